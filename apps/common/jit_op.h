@@ -1,0 +1,43 @@
+// JitOp: one catalogued operator JIT-compiled for the host with a chosen
+// autoscheduler. Estimates for every input and the output come from the op's
+// signature, so any autoscheduler can run on it.
+#pragma once
+
+#include "op_catalog.h"
+#include "tensor.h"
+
+#include <Halide.h>
+
+#include <string>
+#include <vector>
+
+namespace tessera {
+
+class JitOp {
+public:
+    // Builds, schedules and compiles. Throws ops::OpError for a bad configuration and
+    // std::exception (Halide::CompileError included) when scheduling or compilation fails.
+    JitOp(const ops::OpConfig &config, const std::string &scheduler);
+
+    const ops::OpConfig &config() const { return config_; }
+    const ops::OpSignature &signature() const { return signature_; }
+    double schedule_ms() const { return schedule_ms_; }  // autoscheduler time
+    double compile_ms() const { return compile_ms_; }    // lowering + LLVM code generation
+
+    // Runs on `inputs` (shapes as in signature().inputs) into `output` (already sized).
+    void run(std::vector<Tensor> &inputs, Tensor &output);
+
+private:
+    ops::OpConfig config_;
+    ops::OpSignature signature_;
+    Halide::Target target_;
+    std::vector<Halide::ImageParam> params_;
+    Halide::Pipeline pipeline_;
+    double schedule_ms_ = 0, compile_ms_ = 0;
+};
+
+// Fresh random inputs for a signature (seeded per input), and a NaN-poisoned output.
+std::vector<Tensor> make_inputs(const ops::OpSignature &sig, uint64_t seed);
+Tensor make_poisoned_output(const ops::OpSignature &sig);
+
+}  // namespace tessera

@@ -1,0 +1,86 @@
+#include "schedulers.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+namespace tessera {
+
+namespace {
+
+// Plugin paths come from CMake (the imported Halide::<name> targets).
+const std::map<std::string, std::string> &plugin_paths() {
+    static const std::map<std::string, std::string> paths = {
+        {"Mullapudi2016", TESSERA_PLUGIN_MULLAPUDI2016},
+        {"Adams2019", TESSERA_PLUGIN_ADAMS2019},
+        {"Li2018", TESSERA_PLUGIN_LI2018},
+    };
+    return paths;
+}
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+uint64_t llc_bytes() {
+    for (int index = 4; index >= 0; index--) {
+        std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
+        std::string text;
+        if (f >> text && !text.empty()) {
+            uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
+            char unit = text.back();
+            return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
+        }
+    }
+    return 16ull << 20;
+}
+
+}  // namespace
+
+const std::vector<std::string> &scheduler_names() {
+    static const std::vector<std::string> names = {"none", "Mullapudi2016", "Adams2019", "Li2018"};
+    return names;
+}
+
+std::string default_scheduler() {
+    return "Mullapudi2016";
+}
+
+std::string canonical_scheduler(const std::string &name) {
+    for (const std::string &known : scheduler_names()) {
+        if (lower(known) == lower(name)) return known;
+    }
+    std::string list;
+    for (const std::string &known : scheduler_names()) list += " " + known;
+    throw std::invalid_argument("unknown scheduler '" + name + "' (known:" + list + ")");
+}
+
+Halide::MachineParams host_machine_params() {
+    int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    if (const char *env = std::getenv("TESSERA_NUM_THREADS")) threads = std::max(1, std::atoi(env));
+    return Halide::MachineParams(threads, llc_bytes(), 40);
+}
+
+void apply_scheduler(Halide::Pipeline &pipeline, const std::string &scheduler, const Halide::Target &target,
+                     const Halide::MachineParams &params) {
+    const std::string name = canonical_scheduler(scheduler);
+    if (name == "none") return;
+    static std::mutex mutex;
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        static std::map<std::string, bool> loaded;
+        if (!loaded[name]) {
+            Halide::load_plugin(plugin_paths().at(name));
+            loaded[name] = true;
+        }
+    }
+    pipeline.auto_schedule(name, target, params);
+}
+
+}  // namespace tessera

@@ -1,0 +1,95 @@
+// One Generator per operator family. Every key of the family's ops is a string
+// GeneratorParam (empty = the op's default, see tessera-suite's catalogue), e.g.
+//   tessera-generators -g conv -o out op=conv2d c=64 h=56 w=56 oc=64 kh=3 kw=3 pad=1
+#include "op_generator.h"
+
+namespace tessera {
+
+using KeyParam = Halide::GeneratorParam<std::string>;
+
+class MatmulGenerator : public OpGenerator<MatmulGenerator> {
+public:
+    KeyParam op{"op", "matmul"}, B{"B", ""}, M{"M", ""}, N{"N", ""}, K{"K", ""};
+    KeyParam trans_a{"trans_a", ""}, trans_b{"trans_b", ""}, bias{"bias", ""};
+    static const char *family_name() { return "matmul"; }
+    ops::OpConfig config() const {
+        return make_config(op, {{"B", B}, {"M", M}, {"N", N}, {"K", K}, {"trans_a", trans_a},
+                                {"trans_b", trans_b}, {"bias", bias}});
+    }
+};
+
+class ConvGenerator : public OpGenerator<ConvGenerator> {
+public:
+    KeyParam op{"op", "conv2d"}, n{"n", ""}, c{"c", ""}, h{"h", ""}, w{"w", ""}, oc{"oc", ""};
+    KeyParam kh{"kh", ""}, kw{"kw", ""}, stride{"stride", ""}, pad{"pad", ""}, dilation{"dilation", ""};
+    KeyParam groups{"groups", ""}, layout{"layout", ""};
+    static const char *family_name() { return "conv"; }
+    ops::OpConfig config() const {
+        return make_config(op, {{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"oc", oc}, {"kh", kh}, {"kw", kw},
+                                {"stride", stride}, {"pad", pad}, {"dilation", dilation}, {"groups", groups},
+                                {"layout", layout}});
+    }
+};
+
+class PoolGenerator : public OpGenerator<PoolGenerator> {
+public:
+    KeyParam op{"op", "max_pool2d"}, n{"n", ""}, c{"c", ""}, h{"h", ""}, w{"w", ""}, kh{"kh", ""}, kw{"kw", ""};
+    KeyParam stride{"stride", ""}, pad{"pad", ""}, layout{"layout", ""}, count_include_pad{"count_include_pad", ""};
+    static const char *family_name() { return "pool"; }
+    ops::OpConfig config() const {
+        return make_config(op, {{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"kh", kh}, {"kw", kw}, {"stride", stride},
+                                {"pad", pad}, {"layout", layout}, {"count_include_pad", count_include_pad}});
+    }
+};
+
+class ReduceGenerator : public OpGenerator<ReduceGenerator> {
+public:
+    KeyParam op{"op", "reduce_sum"}, shape{"shape", ""}, axes{"axes", ""};
+    static const char *family_name() { return "reduce"; }
+    ops::OpConfig config() const { return make_config(op, {{"shape", shape}, {"axes", axes}}); }
+};
+
+class ElementwiseGenerator : public OpGenerator<ElementwiseGenerator> {
+public:
+    KeyParam op{"op", "relu"}, shape{"shape", ""}, shape_a{"shape_a", ""}, shape_b{"shape_b", ""}, axis{"axis", ""};
+    static const char *family_name() { return "elementwise"; }
+    ops::OpConfig config() const {
+        return make_config(op, {{"shape", shape}, {"shape_a", shape_a}, {"shape_b", shape_b}, {"axis", axis}});
+    }
+};
+
+class SoftmaxGenerator : public OpGenerator<SoftmaxGenerator> {
+public:
+    KeyParam op{"op", "softmax"}, shape{"shape", ""}, axis{"axis", ""};
+    static const char *family_name() { return "softmax"; }
+    ops::OpConfig config() const { return make_config(op, {{"shape", shape}, {"axis", axis}}); }
+};
+
+class NormGenerator : public OpGenerator<NormGenerator> {
+public:
+    KeyParam op{"op", "layer_norm"}, shape{"shape", ""}, axis{"axis", ""}, epsilon{"epsilon", ""};
+    static const char *family_name() { return "norm"; }
+    ops::OpConfig config() const {
+        return make_config(op, {{"shape", shape}, {"axis", axis}, {"epsilon", epsilon}});
+    }
+};
+
+class LayoutGenerator : public OpGenerator<LayoutGenerator> {
+public:
+    KeyParam op{"op", "transpose"}, shape{"shape", ""}, perm{"perm", ""}, pads{"pads", ""}, value{"value", ""};
+    static const char *family_name() { return "layout"; }
+    ops::OpConfig config() const {
+        return make_config(op, {{"shape", shape}, {"perm", perm}, {"pads", pads}, {"value", value}});
+    }
+};
+
+}  // namespace tessera
+
+HALIDE_REGISTER_GENERATOR(tessera::MatmulGenerator, matmul)
+HALIDE_REGISTER_GENERATOR(tessera::ConvGenerator, conv)
+HALIDE_REGISTER_GENERATOR(tessera::PoolGenerator, pool)
+HALIDE_REGISTER_GENERATOR(tessera::ReduceGenerator, reduce)
+HALIDE_REGISTER_GENERATOR(tessera::ElementwiseGenerator, elementwise)
+HALIDE_REGISTER_GENERATOR(tessera::SoftmaxGenerator, softmax)
+HALIDE_REGISTER_GENERATOR(tessera::NormGenerator, norm)
+HALIDE_REGISTER_GENERATOR(tessera::LayoutGenerator, layout)

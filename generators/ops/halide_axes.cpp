@@ -1,0 +1,35 @@
+#include "halide_axes.h"
+
+#include <algorithm>
+
+namespace tessera::ops {
+
+std::vector<Halide::Var> logical_vars(size_t rank, const std::string &prefix) {
+    std::vector<Halide::Var> vars;
+    for (size_t i = 0; i < rank; i++) vars.emplace_back(prefix + std::to_string(i));
+    return vars;
+}
+
+Halide::Expr at(const Halide::Func &f, const std::vector<Halide::Expr> &logical) {
+    std::vector<Halide::Expr> args(logical.rbegin(), logical.rend());
+    return Halide::Func(f)(args);
+}
+
+Halide::FuncRef ref(Halide::Func &f, const std::vector<Halide::Expr> &logical) {
+    std::vector<Halide::Expr> args(logical.rbegin(), logical.rend());
+    return f(args);
+}
+
+std::vector<Halide::Expr> as_exprs(const std::vector<Halide::Var> &vars) {
+    return std::vector<Halide::Expr>(vars.begin(), vars.end());
+}
+
+Halide::Region halide_region(const Shape &logical) {
+    Halide::Region region;
+    for (auto it = logical.rbegin(); it != logical.rend(); ++it) {
+        region.emplace_back(0, static_cast<int>(*it));
+    }
+    return region;
+}
+
+}  // namespace tessera::ops

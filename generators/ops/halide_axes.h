@@ -1,0 +1,27 @@
+// Bridges logical tensor order (outermost axis first, as users and the references
+// write shapes) and Halide's order (dimension 0 innermost). Every op builder
+// indexes Funcs through these helpers so the reversal is written once.
+#pragma once
+
+#include "op_config.h"
+
+#include <Halide.h>
+
+#include <string>
+#include <vector>
+
+namespace tessera::ops {
+
+// Vars named <prefix>0..<prefix>r-1 in logical order.
+std::vector<Halide::Var> logical_vars(size_t rank, const std::string &prefix = "d");
+
+// f at logical coordinates (reversed into Halide's argument order).
+Halide::Expr at(const Halide::Func &f, const std::vector<Halide::Expr> &logical);
+Halide::FuncRef ref(Halide::Func &f, const std::vector<Halide::Expr> &logical);
+
+std::vector<Halide::Expr> as_exprs(const std::vector<Halide::Var> &vars);
+
+// {min 0, extent} per dimension in Halide order, for estimates and boundary conditions.
+Halide::Region halide_region(const Shape &logical);
+
+}  // namespace tessera::ops

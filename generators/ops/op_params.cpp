@@ -1,0 +1,267 @@
+#include "op_params.h"
+
+#include "op_catalog.h"
+
+#include <algorithm>
+
+namespace tessera::ops {
+
+namespace {
+
+int64_t positive(const OpConfig &config, const std::string &key, int64_t fallback = 0) {
+    int64_t v = fallback > 0 ? config.get_int(key, fallback) : config.get_int(key);
+    if (v <= 0) {
+        throw OpError(config.op + ": key '" + key + "' must be positive, got " + std::to_string(v));
+    }
+    return v;
+}
+
+int64_t non_negative(const OpConfig &config, const std::string &key) {
+    int64_t v = config.get_int(key, 0);
+    if (v < 0) {
+        throw OpError(config.op + ": key '" + key + "' must not be negative, got " + std::to_string(v));
+    }
+    return v;
+}
+
+bool parse_layout(const OpConfig &config) {
+    std::string layout = config.get_string("layout", "nchw");
+    if (layout != "nchw" && layout != "nhwc") {
+        throw OpError(config.op + ": key 'layout' must be nchw or nhwc, got '" + layout + "'");
+    }
+    return layout == "nhwc";
+}
+
+// Resolves a possibly negative axis against `rank`.
+int parse_axis(const OpConfig &config, const std::string &key, int64_t fallback, size_t rank) {
+    int64_t axis = config.get_int(key, fallback);
+    int64_t r = static_cast<int64_t>(rank);
+    if (axis < -r || axis >= r) {
+        throw OpError(config.op + ": key '" + key + "' = " + std::to_string(axis) + " is out of range for rank " +
+                      std::to_string(r));
+    }
+    return static_cast<int>(axis < 0 ? axis + r : axis);
+}
+
+}  // namespace
+
+int64_t window_output_extent(const std::string &what, int64_t in, int64_t kernel, int64_t stride, int64_t pad,
+                             int64_t dilation) {
+    int64_t span = dilation * (kernel - 1) + 1;
+    int64_t padded = in + 2 * pad;
+    if (span > padded) {
+        throw OpError(what + ": window of " + std::to_string(span) + " is larger than the padded input of " +
+                      std::to_string(padded));
+    }
+    return (padded - span) / stride + 1;
+}
+
+MatmulParams parse_matmul(const OpConfig &config) {
+    check_keys(config);
+    MatmulParams p;
+    p.batched = config.op == "batch_matmul";
+    p.batch = p.batched ? positive(config, "B") : 1;
+    p.m = positive(config, "M");
+    p.n = positive(config, "N");
+    p.k = positive(config, "K");
+    p.trans_a = config.get_bool("trans_a", false);
+    p.trans_b = config.get_bool("trans_b", false);
+    p.bias = config.get_bool("bias", false);
+    return p;
+}
+
+ConvParams parse_conv(const OpConfig &config) {
+    check_keys(config);
+    ConvParams p;
+    p.depthwise = config.op == "depthwise_conv2d";
+    p.nhwc = parse_layout(config);
+    p.n = positive(config, "n", 1);
+    p.c = positive(config, "c");
+    p.h = positive(config, "h");
+    p.w = positive(config, "w");
+    p.oc = p.depthwise ? p.c : positive(config, "oc");
+    p.kh = positive(config, "kh");
+    p.kw = positive(config, "kw");
+    p.stride = positive(config, "stride", 1);
+    p.pad = non_negative(config, "pad");
+    p.dilation = positive(config, "dilation", 1);
+    p.groups = p.depthwise ? p.c : positive(config, "groups", 1);
+    if (p.c % p.groups != 0) {
+        throw OpError(config.op + ": channels c=" + std::to_string(p.c) + " not divisible by groups=" +
+                      std::to_string(p.groups));
+    }
+    if (p.oc % p.groups != 0) {
+        throw OpError(config.op + ": output channels oc=" + std::to_string(p.oc) + " not divisible by groups=" +
+                      std::to_string(p.groups));
+    }
+    p.oh = window_output_extent(config.op + " (kh, h)", p.h, p.kh, p.stride, p.pad, p.dilation);
+    p.ow = window_output_extent(config.op + " (kw, w)", p.w, p.kw, p.stride, p.pad, p.dilation);
+    return p;
+}
+
+PoolParams parse_pool(const OpConfig &config) {
+    check_keys(config);
+    PoolParams p;
+    p.kind = config.op == "max_pool2d" ? PoolKind::Max
+             : config.op == "avg_pool2d" ? PoolKind::Avg
+                                         : PoolKind::GlobalAvg;
+    p.nhwc = parse_layout(config);
+    p.n = positive(config, "n", 1);
+    p.c = positive(config, "c");
+    p.h = positive(config, "h");
+    p.w = positive(config, "w");
+    if (p.kind == PoolKind::GlobalAvg) {
+        p.kh = p.h;
+        p.kw = p.w;
+        p.oh = p.ow = 1;
+        return p;
+    }
+    p.kh = positive(config, "kh");
+    p.kw = positive(config, "kw");
+    p.stride = positive(config, "stride", 1);
+    p.pad = non_negative(config, "pad");
+    if (p.pad >= p.kh || p.pad >= p.kw) {
+        // Otherwise a window could lie entirely in the padding.
+        throw OpError(config.op + ": pad=" + std::to_string(p.pad) + " must be smaller than the window (kh, kw)");
+    }
+    p.count_include_pad = config.get_bool("count_include_pad", false);
+    p.oh = window_output_extent(config.op + " (kh, h)", p.h, p.kh, p.stride, p.pad, 1);
+    p.ow = window_output_extent(config.op + " (kw, w)", p.w, p.kw, p.stride, p.pad, 1);
+    return p;
+}
+
+ReduceParams parse_reduce(const OpConfig &config) {
+    check_keys(config);
+    ReduceParams p;
+    p.mean = config.op == "reduce_mean";
+    p.shape = config.get_shape("shape");
+    int64_t rank = static_cast<int64_t>(p.shape.size());
+    for (int64_t a : config.get_int_list("axes")) {
+        if (a < -rank || a >= rank) {
+            throw OpError(config.op + ": axis " + std::to_string(a) + " in 'axes' is out of range for rank " +
+                          std::to_string(rank));
+        }
+        int axis = static_cast<int>(a < 0 ? a + rank : a);
+        if (std::find(p.axes.begin(), p.axes.end(), axis) != p.axes.end()) {
+            throw OpError(config.op + ": axis " + std::to_string(axis) + " repeated in 'axes'");
+        }
+        p.axes.push_back(axis);
+    }
+    std::sort(p.axes.begin(), p.axes.end());
+    for (int i = 0; i < rank; i++) {
+        if (std::find(p.axes.begin(), p.axes.end(), i) == p.axes.end()) p.out_shape.push_back(p.shape[i]);
+    }
+    if (p.out_shape.empty()) p.out_shape = {1};
+    return p;
+}
+
+UnaryParams parse_unary(const OpConfig &config) {
+    check_keys(config);
+    UnaryParams p;
+    const std::string &op = config.op;
+    p.kind = op == "relu" ? UnaryKind::Relu
+             : op == "gelu" ? UnaryKind::Gelu
+             : op == "sigmoid" ? UnaryKind::Sigmoid
+             : op == "tanh" ? UnaryKind::Tanh
+             : op == "exp" ? UnaryKind::Exp
+                           : throw OpError(op + " is not a unary elementwise op");
+    p.shape = config.get_shape("shape");
+    return p;
+}
+
+BinaryParams parse_binary(const OpConfig &config) {
+    check_keys(config);
+    BinaryParams p;
+    p.kind = config.op == "mul" ? BinaryKind::Mul : BinaryKind::Add;
+    p.shape_a = config.get_shape("shape_a");
+    p.shape_b = config.get_shape("shape_b");
+    // numpy broadcasting: align trailing axes; extents must match or be 1.
+    size_t rank = std::max(p.shape_a.size(), p.shape_b.size());
+    p.out_shape.assign(rank, 1);
+    for (size_t i = 0; i < rank; i++) {
+        int64_t ea = i < rank - p.shape_a.size() ? 1 : p.shape_a[i - (rank - p.shape_a.size())];
+        int64_t eb = i < rank - p.shape_b.size() ? 1 : p.shape_b[i - (rank - p.shape_b.size())];
+        if (ea != eb && ea != 1 && eb != 1) {
+            throw OpError(config.op + ": shapes shape_a=" + shape_to_string(p.shape_a) + " and shape_b=" +
+                          shape_to_string(p.shape_b) + " do not broadcast");
+        }
+        p.out_shape[i] = std::max(ea, eb);
+    }
+    return p;
+}
+
+BiasAddParams parse_bias_add(const OpConfig &config) {
+    check_keys(config);
+    BiasAddParams p;
+    p.shape = config.get_shape("shape");
+    p.axis = parse_axis(config, "axis", 1 < p.shape.size() ? 1 : 0, p.shape.size());
+    return p;
+}
+
+SoftmaxParams parse_softmax(const OpConfig &config) {
+    check_keys(config);
+    SoftmaxParams p;
+    p.shape = config.get_shape("shape");
+    p.axis = parse_axis(config, "axis", -1, p.shape.size());
+    return p;
+}
+
+NormParams parse_norm(const OpConfig &config) {
+    check_keys(config);
+    NormParams p;
+    p.batch_norm = config.op == "batch_norm";
+    p.shape = config.get_shape("shape");
+    p.axis = p.batch_norm ? parse_axis(config, "axis", 1 < p.shape.size() ? 1 : 0, p.shape.size())
+                          : static_cast<int>(p.shape.size()) - 1;
+    p.epsilon = config.get_float("epsilon", 1e-5);
+    if (!(p.epsilon > 0)) {
+        throw OpError(config.op + ": key 'epsilon' must be positive");
+    }
+    return p;
+}
+
+TransposeParams parse_transpose(const OpConfig &config) {
+    check_keys(config);
+    TransposeParams p;
+    p.shape = config.get_shape("shape");
+    std::vector<int64_t> perm = config.get_int_list("perm");
+    if (perm.size() != p.shape.size()) {
+        throw OpError("transpose: 'perm' has " + std::to_string(perm.size()) + " entries but the shape has rank " +
+                      std::to_string(p.shape.size()));
+    }
+    std::vector<bool> seen(perm.size(), false);
+    for (int64_t a : perm) {
+        if (a < 0 || a >= static_cast<int64_t>(perm.size()) || seen[a]) {
+            throw OpError("transpose: 'perm' = " + config.value("perm") + " is not a permutation of 0.." +
+                          std::to_string(perm.size() - 1));
+        }
+        seen[a] = true;
+        p.perm.push_back(static_cast<int>(a));
+        p.out_shape.push_back(p.shape[a]);
+    }
+    return p;
+}
+
+PadParams parse_pad(const OpConfig &config) {
+    check_keys(config);
+    PadParams p;
+    p.shape = config.get_shape("shape");
+    std::vector<int64_t> pads = config.get_int_list("pads");
+    size_t rank = p.shape.size();
+    if (pads.size() != 2 * rank) {
+        throw OpError("pad: 'pads' needs " + std::to_string(2 * rank) + " entries (befores then afters) for rank " +
+                      std::to_string(rank) + ", got " + std::to_string(pads.size()));
+    }
+    for (size_t i = 0; i < rank; i++) {
+        if (pads[i] < 0 || pads[rank + i] < 0) {
+            throw OpError("pad: negative entry in 'pads' = " + config.value("pads") + " (cropping is not supported)");
+        }
+        p.before.push_back(pads[i]);
+        p.after.push_back(pads[rank + i]);
+        p.out_shape.push_back(p.shape[i] + pads[i] + pads[rank + i]);
+    }
+    p.value = config.get_float("value", 0.0);
+    return p;
+}
+
+}  // namespace tessera::ops

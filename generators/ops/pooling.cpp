@@ -1,0 +1,61 @@
+#include "pooling.h"
+
+namespace tessera::ops {
+
+using namespace Halide;
+
+namespace {
+
+Func global_avg_pool(const PoolParams &p, const Func &input) {
+    Var c("c"), n("n");
+    RDom r(0, int(p.w), 0, int(p.h), "r");
+    Func total("global_sum");
+    total(c, n) = 0.0f;
+    total(c, n) += p.nhwc ? Func(input)(c, r.x, r.y, n) : Func(input)(r.x, r.y, c, n);
+    Func out("global_avg_pool");
+    out(c, n) = total(c, n) * (1.0f / float(p.h * p.w));
+    return out;
+}
+
+}  // namespace
+
+Func pool2d(const PoolParams &p, const Func &input) {
+    if (p.kind == PoolKind::GlobalAvg) return global_avg_pool(p, input);
+
+    const bool is_max = p.kind == PoolKind::Max;
+    Func in = input;
+    if (p.pad > 0) {
+        // Max pooling pads with the lowest float so that padding never wins.
+        Expr fill = is_max ? Float(32).min() : Expr(0.0f);
+        Region bounds = p.nhwc ? Region{Range(), {0, int(p.w)}, {0, int(p.h)}, Range()}
+                               : Region{{0, int(p.w)}, {0, int(p.h)}, Range(), Range()};
+        in = BoundaryConditions::constant_exterior(input, fill, bounds);
+    }
+    Var x("x"), y("y"), c("c"), n("n");
+    RDom r(0, int(p.kw), 0, int(p.kh), "r");
+    Expr ix = x * int(p.stride) + r.x - int(p.pad);
+    Expr iy = y * int(p.stride) + r.y - int(p.pad);
+    Expr v = p.nhwc ? in(c, ix, iy, n) : in(ix, iy, c, n);
+    std::vector<Var> args = p.nhwc ? std::vector<Var>{c, x, y, n} : std::vector<Var>{x, y, c, n};
+
+    Func window(is_max ? "max_pool2d" : "window_sum");
+    window(args) = is_max ? Float(32).min() : Expr(0.0f);
+    window(args) = is_max ? max(window(args), v) : window(args) + v;
+    if (is_max) return window;
+
+    Expr count;
+    if (p.count_include_pad) {
+        count = Expr(float(p.kh * p.kw));
+    } else {
+        // Number of window positions inside the image.
+        Expr x0 = x * int(p.stride) - int(p.pad), y0 = y * int(p.stride) - int(p.pad);
+        Expr cw = min(x0 + int(p.kw), int(p.w)) - max(x0, 0);
+        Expr ch = min(y0 + int(p.kh), int(p.h)) - max(y0, 0);
+        count = cast<float>(cw * ch);
+    }
+    Func avg("avg_pool2d");
+    avg(args) = window(args) / count;
+    return avg;
+}
+
+}  // namespace tessera::ops

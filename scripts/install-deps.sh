@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Installs Tessera's build and run dependencies from Debian's packages.
+# Idempotent: asks dpkg which packages are present and installs only the missing ones.
+# Runs as root (CI and developer machines); uses sudo only when not root and sudo exists.
+set -euo pipefail
+
+packages=(
+  libhalide14-0-dev   # Halide 14 (brings LLVM 14) and its autoscheduler plugins
+  libdnnl-dev         # oneDNN 2.6, the baseline
+  libgtest-dev        # GoogleTest
+  cmake
+  ninja-build
+  g++
+  pocl-opencl-icd     # OpenCL on the CPU
+  ocl-icd-opencl-dev
+  opencl-headers
+  python3
+  python3-matplotlib  # plots of tessera-bench
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+  if [[ "$status" != "install ok installed" ]]; then
+    missing+=("$p")
+  fi
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all ${#packages[@]} Debian packages present"
+  exit 0
+fi
+
+as_root=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    as_root=(sudo)
+  else
+    echo "install-deps: missing packages (${missing[*]}) and not root; install them as root" >&2
+    exit 1
+  fi
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+"${as_root[@]}" apt-get update -q
+"${as_root[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}"
+echo "install-deps: done"

@@ -1,0 +1,63 @@
+// Operator configurations of the correctness matrix: every op, awkward sizes
+// (1, primes, not multiples of 16), both layouts, stride/pad/dilation/groups.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace tessera::test {
+
+inline const std::vector<std::string> &op_cases() {
+    static const std::vector<std::string> cases = {
+        "matmul M=1 N=1 K=1",
+        "matmul M=37 N=53 K=29",
+        "matmul M=17 N=16 K=64 trans_a=1",
+        "matmul M=31 N=7 K=13 trans_b=1 bias=1",
+        "matmul M=64 N=48 K=2",
+        "batch_matmul B=3 M=17 N=19 K=23",
+        "conv2d n=1 c=3 h=17 w=13 oc=5 kh=3 kw=3 pad=1",
+        "conv2d n=2 c=4 h=11 w=12 oc=6 kh=5 kw=5 stride=2",
+        "conv2d n=1 c=5 h=13 w=13 oc=3 kh=3 kw=3 pad=2 dilation=2",
+        "conv2d n=1 c=6 h=9 w=7 oc=4 kh=3 kw=3 pad=1 groups=2",
+        "conv2d n=1 c=16 h=7 w=7 oc=24 kh=1 kw=1",
+        "conv2d n=1 c=3 h=17 w=13 oc=5 kh=3 kw=3 pad=1 layout=nhwc",
+        "conv2d n=2 c=6 h=10 w=9 oc=9 kh=3 kw=2 stride=2 pad=1 groups=3 layout=nhwc",
+        "conv2d n=1 c=4 h=12 w=12 oc=5 kh=3 kw=3 dilation=3 layout=nhwc",
+        "depthwise_conv2d n=1 c=7 h=15 w=15 kh=5 kw=5 stride=2 pad=2",
+        "depthwise_conv2d n=2 c=5 h=9 w=11 kh=3 kw=3 pad=2 dilation=2 layout=nhwc",
+        "max_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1",
+        "max_pool2d n=2 c=5 h=8 w=8 kh=2 kw=2 stride=2 layout=nhwc",
+        "avg_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1",
+        "avg_pool2d n=1 c=4 h=9 w=10 kh=3 kw=3 pad=1 count_include_pad=1 layout=nhwc",
+        "global_avg_pool n=2 c=5 h=7 w=3",
+        "global_avg_pool n=1 c=17 h=5 w=5 layout=nhwc",
+        "reduce_sum shape=13x7 axes=0",
+        "reduce_sum shape=3x5x7 axes=1,2",
+        "reduce_mean shape=4x6x31 axes=-1",
+        "reduce_mean shape=3x5x7 axes=0,1,2",
+        "relu shape=7x131",
+        "gelu shape=3x5x7",
+        "sigmoid shape=1",
+        "tanh shape=257",
+        "exp shape=2x3x17",
+        "add shape_a=2x3x17 shape_b=17",
+        "add shape_a=5x1x7 shape_b=3x1",
+        "mul shape_a=13x1 shape_b=1x11",
+        "bias_add shape=2x5x7x3 axis=1",
+        "bias_add shape=4x19 axis=-1",
+        "softmax shape=5x37 axis=-1",
+        "softmax shape=7x3x5 axis=0",
+        "softmax shape=37",
+        "layer_norm shape=9x65",
+        "layer_norm shape=1x1x31 epsilon=1e-3",
+        "batch_norm shape=2x3x5x7 axis=1",
+        "batch_norm shape=2x5x7x3 axis=-1",
+        "transpose shape=3x5x7 perm=2,0,1",
+        "transpose shape=17x31 perm=1,0",
+        "pad shape=3x5x7 pads=0,1,2,1,0,3 value=-1.5",
+        "pad shape=6x9 pads=2,0,0,1",
+    };
+    return cases;
+}
+
+}  // namespace tessera::test

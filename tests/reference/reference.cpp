@@ -1,0 +1,296 @@
+#include "reference.h"
+
+#include "op_catalog.h"
+#include "op_params.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace tessera {
+
+using namespace ops;
+
+namespace {
+
+// Visits every multi-index of `shape` in row-major order.
+void for_each_index(const Shape &shape, const std::function<void(const std::vector<int64_t> &)> &fn) {
+    std::vector<int64_t> idx(shape.size(), 0);
+    if (num_elements(shape) == 0) return;
+    while (true) {
+        fn(idx);
+        int axis = int(shape.size()) - 1;
+        while (axis >= 0 && ++idx[axis] == shape[axis]) idx[axis--] = 0;
+        if (axis < 0) return;
+    }
+}
+
+int64_t offset(const Tensor &t, const std::vector<int64_t> &idx) {
+    int64_t off = 0;
+    for (size_t i = 0; i < idx.size(); i++) off = off * t.shape[i] + idx[i];
+    return off;
+}
+
+Tensor matmul_ref(const MatmulParams &p, const std::vector<Tensor> &in) {
+    const Tensor &a = in[0], &b = in[1];
+    Tensor out(p.batched ? Shape{p.batch, p.m, p.n} : Shape{p.m, p.n});
+    for (int64_t bt = 0; bt < p.batch; bt++) {
+        const float *A = a.data.data() + bt * p.m * p.k;
+        const float *B = b.data.data() + bt * p.k * p.n;
+        float *C = out.data.data() + bt * p.m * p.n;
+        for (int64_t i = 0; i < p.m; i++) {
+            for (int64_t j = 0; j < p.n; j++) {
+                double acc = p.bias ? in[2].data[j] : 0.0;
+                for (int64_t k = 0; k < p.k; k++) {
+                    double av = p.trans_a ? A[k * p.m + i] : A[i * p.k + k];
+                    double bv = p.trans_b ? B[j * p.k + k] : B[k * p.n + j];
+                    acc += av * bv;
+                }
+                C[i * p.n + j] = float(acc);
+            }
+        }
+    }
+    return out;
+}
+
+// Image access in either layout, logical (n, c, y, x).
+struct Image {
+    const Tensor &t;
+    bool nhwc;
+    int64_t c, h, w;
+    double at(int64_t n, int64_t ch, int64_t y, int64_t x) const {
+        return nhwc ? t.data[((n * h + y) * w + x) * c + ch] : t.data[((n * c + ch) * h + y) * w + x];
+    }
+};
+
+int64_t image_offset(bool nhwc, int64_t c, int64_t h, int64_t w, int64_t n, int64_t ch, int64_t y, int64_t x) {
+    return nhwc ? ((n * h + y) * w + x) * c + ch : ((n * c + ch) * h + y) * w + x;
+}
+
+Tensor conv_ref(const ConvParams &p, const std::vector<Tensor> &in) {
+    Image img{in[0], p.nhwc, p.c, p.h, p.w};
+    const Tensor &wt = in[1];
+    const int64_t cg = p.c / p.groups, ocg = p.oc / p.groups;
+    Tensor out(p.nhwc ? Shape{p.n, p.oh, p.ow, p.oc} : Shape{p.n, p.oc, p.oh, p.ow});
+    for (int64_t n = 0; n < p.n; n++)
+        for (int64_t o = 0; o < p.oc; o++)
+            for (int64_t y = 0; y < p.oh; y++)
+                for (int64_t x = 0; x < p.ow; x++) {
+                    double acc = 0;
+                    const int64_t g = o / ocg;
+                    for (int64_t ci = 0; ci < (p.depthwise ? 1 : cg); ci++)
+                        for (int64_t ky = 0; ky < p.kh; ky++)
+                            for (int64_t kx = 0; kx < p.kw; kx++) {
+                                int64_t iy = y * p.stride + ky * p.dilation - p.pad;
+                                int64_t ix = x * p.stride + kx * p.dilation - p.pad;
+                                if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
+                                int64_t ch = p.depthwise ? o : g * cg + ci;
+                                double wv;
+                                if (p.depthwise) {
+                                    wv = p.nhwc ? wt.data[(ky * p.kw + kx) * p.c + o]
+                                                : wt.data[(o * p.kh + ky) * p.kw + kx];
+                                } else {
+                                    wv = p.nhwc ? wt.data[((ky * p.kw + kx) * cg + ci) * p.oc + o]
+                                                : wt.data[((o * cg + ci) * p.kh + ky) * p.kw + kx];
+                                }
+                                acc += img.at(n, ch, iy, ix) * wv;
+                            }
+                    out.data[image_offset(p.nhwc, p.oc, p.oh, p.ow, n, o, y, x)] = float(acc);
+                }
+    return out;
+}
+
+Tensor pool_ref(const PoolParams &p, const std::vector<Tensor> &in) {
+    Image img{in[0], p.nhwc, p.c, p.h, p.w};
+    if (p.kind == PoolKind::GlobalAvg) {
+        Tensor out({p.n, p.c});
+        for (int64_t n = 0; n < p.n; n++)
+            for (int64_t c = 0; c < p.c; c++) {
+                double acc = 0;
+                for (int64_t y = 0; y < p.h; y++)
+                    for (int64_t x = 0; x < p.w; x++) acc += img.at(n, c, y, x);
+                out.data[n * p.c + c] = float(acc / double(p.h * p.w));
+            }
+        return out;
+    }
+    Tensor out(p.nhwc ? Shape{p.n, p.oh, p.ow, p.c} : Shape{p.n, p.c, p.oh, p.ow});
+    for (int64_t n = 0; n < p.n; n++)
+        for (int64_t c = 0; c < p.c; c++)
+            for (int64_t y = 0; y < p.oh; y++)
+                for (int64_t x = 0; x < p.ow; x++) {
+                    double acc = p.kind == PoolKind::Max ? -INFINITY : 0.0;
+                    int64_t count = 0;
+                    for (int64_t ky = 0; ky < p.kh; ky++)
+                        for (int64_t kx = 0; kx < p.kw; kx++) {
+                            int64_t iy = y * p.stride + ky - p.pad, ix = x * p.stride + kx - p.pad;
+                            if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
+                            double v = img.at(n, c, iy, ix);
+                            acc = p.kind == PoolKind::Max ? std::max(acc, v) : acc + v;
+                            count++;
+                        }
+                    if (p.kind == PoolKind::Avg) acc /= double(p.count_include_pad ? p.kh * p.kw : count);
+                    out.data[image_offset(p.nhwc, p.c, p.oh, p.ow, n, c, y, x)] = float(acc);
+                }
+    return out;
+}
+
+Tensor reduce_ref(const ReduceParams &p, const Tensor &x) {
+    std::vector<double> acc(num_elements(p.out_shape), 0.0);
+    double count = 1;
+    for (int a : p.axes) count *= double(p.shape[a]);
+    for_each_index(p.shape, [&](const std::vector<int64_t> &idx) {
+        int64_t o = 0;
+        for (size_t i = 0; i < idx.size(); i++) {
+            if (std::find(p.axes.begin(), p.axes.end(), int(i)) == p.axes.end()) o = o * p.shape[i] + idx[i];
+        }
+        acc[o] += x.data[offset(x, idx)];
+    });
+    Tensor out(p.out_shape);
+    for (size_t i = 0; i < acc.size(); i++) out.data[i] = float(p.mean ? acc[i] / count : acc[i]);
+    return out;
+}
+
+double unary_ref(UnaryKind kind, double x) {
+    switch (kind) {
+    case UnaryKind::Relu: return x > 0 ? x : 0;
+    case UnaryKind::Gelu: return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    case UnaryKind::Sigmoid: return 1 / (1 + std::exp(-x));
+    case UnaryKind::Tanh: return std::tanh(x);
+    case UnaryKind::Exp: return std::exp(x);
+    }
+    return x;
+}
+
+Tensor binary_ref(const BinaryParams &p, const Tensor &a, const Tensor &b) {
+    Tensor out(p.out_shape);
+    size_t rank = p.out_shape.size();
+    auto source_index = [&](const Tensor &t, const std::vector<int64_t> &idx) {
+        std::vector<int64_t> sub;
+        for (size_t i = rank - t.shape.size(); i < rank; i++) {
+            sub.push_back(t.shape[i - (rank - t.shape.size())] == 1 ? 0 : idx[i]);
+        }
+        return offset(t, sub);
+    };
+    for_each_index(p.out_shape, [&](const std::vector<int64_t> &idx) {
+        double va = a.data[source_index(a, idx)], vb = b.data[source_index(b, idx)];
+        out.data[offset(out, idx)] = float(p.kind == BinaryKind::Add ? va + vb : va * vb);
+    });
+    return out;
+}
+
+// Applies fn to each 1-D row along `axis` (the row as doubles, written back as floats).
+Tensor map_rows(const Tensor &x, int axis, const std::function<void(std::vector<double> &)> &fn) {
+    Tensor out(x.shape);
+    Shape outer = x.shape;
+    outer[axis] = 1;
+    const int64_t stride = x.strides()[axis], len = x.shape[axis];
+    for_each_index(outer, [&](const std::vector<int64_t> &idx) {
+        int64_t base = offset(x, idx);
+        std::vector<double> row(len);
+        for (int64_t i = 0; i < len; i++) row[i] = x.data[base + i * stride];
+        fn(row);
+        for (int64_t i = 0; i < len; i++) out.data[base + i * stride] = float(row[i]);
+    });
+    return out;
+}
+
+Tensor softmax_ref(const SoftmaxParams &p, const Tensor &x) {
+    return map_rows(x, p.axis, [](std::vector<double> &row) {
+        double mx = *std::max_element(row.begin(), row.end()), total = 0;
+        for (double &v : row) total += (v = std::exp(v - mx));
+        for (double &v : row) v /= total;
+    });
+}
+
+Tensor layer_norm_ref(const NormParams &p, const std::vector<Tensor> &in) {
+    return map_rows(in[0], p.axis, [&](std::vector<double> &row) {
+        double mean = 0, var = 0;
+        for (double v : row) mean += v;
+        mean /= double(row.size());
+        for (double v : row) var += (v - mean) * (v - mean);
+        var /= double(row.size());
+        for (size_t i = 0; i < row.size(); i++) {
+            row[i] = (row[i] - mean) / std::sqrt(var + p.epsilon) * in[1].data[i] + in[2].data[i];
+        }
+    });
+}
+
+Tensor batch_norm_ref(const NormParams &p, const std::vector<Tensor> &in) {
+    Tensor out(p.shape);
+    for_each_index(p.shape, [&](const std::vector<int64_t> &idx) {
+        int64_t c = idx[p.axis], o = offset(out, idx);
+        double inv_std = 1.0 / std::sqrt(double(in[4].data[c]) + p.epsilon);
+        out.data[o] = float((in[0].data[o] - double(in[3].data[c])) * inv_std * in[1].data[c] + in[2].data[c]);
+    });
+    return out;
+}
+
+Tensor transpose_ref(const TransposeParams &p, const Tensor &x) {
+    Tensor out(p.out_shape);
+    for_each_index(p.out_shape, [&](const std::vector<int64_t> &idx) {
+        std::vector<int64_t> src(idx.size());
+        for (size_t i = 0; i < idx.size(); i++) src[p.perm[i]] = idx[i];
+        out.data[offset(out, idx)] = x.data[offset(x, src)];
+    });
+    return out;
+}
+
+Tensor pad_ref(const PadParams &p, const Tensor &x) {
+    Tensor out(p.out_shape);
+    for_each_index(p.out_shape, [&](const std::vector<int64_t> &idx) {
+        std::vector<int64_t> src(idx.size());
+        bool inside = true;
+        for (size_t i = 0; i < idx.size(); i++) {
+            src[i] = idx[i] - p.before[i];
+            inside = inside && src[i] >= 0 && src[i] < p.shape[i];
+        }
+        out.data[offset(out, idx)] = inside ? x.data[offset(x, src)] : float(p.value);
+    });
+    return out;
+}
+
+}  // namespace
+
+Tensor reference(const OpConfig &config, const std::vector<Tensor> &inputs) {
+    const OpSignature sig = describe_op(config);
+    if (inputs.size() != sig.inputs.size()) {
+        throw OpError(config.op + ": reference expects " + std::to_string(sig.inputs.size()) + " inputs");
+    }
+    for (size_t i = 0; i < inputs.size(); i++) {
+        if (inputs[i].shape != sig.inputs[i].shape) {
+            throw OpError(config.op + ": input '" + sig.inputs[i].name + "' has shape " +
+                          shape_to_string(inputs[i].shape) + ", expected " + shape_to_string(sig.inputs[i].shape));
+        }
+    }
+    const std::string &family = find_op(config.op).family;
+    if (family == "matmul") return matmul_ref(parse_matmul(config), inputs);
+    if (family == "conv") return conv_ref(parse_conv(config), inputs);
+    if (family == "pool") return pool_ref(parse_pool(config), inputs);
+    if (family == "reduce") return reduce_ref(parse_reduce(config), inputs[0]);
+    if (config.op == "add" || config.op == "mul") return binary_ref(parse_binary(config), inputs[0], inputs[1]);
+    if (config.op == "bias_add") {
+        BiasAddParams p = parse_bias_add(config);
+        Tensor out(p.shape);
+        for_each_index(p.shape, [&](const std::vector<int64_t> &idx) {
+            int64_t o = offset(out, idx);
+            out.data[o] = float(double(inputs[0].data[o]) + inputs[1].data[idx[p.axis]]);
+        });
+        return out;
+    }
+    if (family == "elementwise") {
+        UnaryParams p = parse_unary(config);
+        Tensor out(p.shape);
+        for (size_t i = 0; i < out.size(); i++) out.data[i] = float(unary_ref(p.kind, inputs[0].data[i]));
+        return out;
+    }
+    if (family == "softmax") return softmax_ref(parse_softmax(config), inputs[0]);
+    if (family == "norm") {
+        NormParams p = parse_norm(config);
+        return p.batch_norm ? batch_norm_ref(p, inputs) : layer_norm_ref(p, inputs);
+    }
+    if (config.op == "transpose") return transpose_ref(parse_transpose(config), inputs[0]);
+    if (config.op == "pad") return pad_ref(parse_pad(config), inputs[0]);
+    throw OpError("internal: op '" + config.op + "' has no reference");
+}
+
+}  // namespace tessera
