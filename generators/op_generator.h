@@ -20,16 +20,18 @@ template <typename Family>
 class OpGenerator : public Halide::Generator<Family> {
 public:
     void configure() {
+        const char *family = Family::family_name();
         try {
             config_ = static_cast<Family *>(this)->config();
+            const std::string op_family = ops::find_op(config_.op).family;
+            if (op_family != family) {
+                throw ops::OpError("op '" + config_.op + "' belongs to generator '" + op_family + "', not '" +
+                                   family + "'");
+            }
             signature_ = ops::describe_op(config_);
         } catch (const ops::OpError &e) {
-            _halide_user_assert(false) << "generator " << static_cast<Family *>(this)->family_name() << ": " << e.what() << "\n";
+            _halide_user_assert(false) << "generator " << family << ": " << e.what() << "\n";
         }
-        const std::string family = ops::find_op(config_.op).family;
-        _halide_user_assert(family == static_cast<Family *>(this)->family_name())
-            << "op '" << config_.op << "' belongs to generator '" << family << "', not '"
-            << static_cast<Family *>(this)->family_name() << "'\n";
         for (const ops::TensorSpec &spec : signature_.inputs) {
             inputs_.push_back(this->template add_input<Halide::Buffer<float>>(spec.name, int(spec.shape.size())));
         }

@@ -77,9 +77,14 @@ TEST(GeneratorCli, BadParameterIsNamed) {
 
 TEST(GeneratorCli, OpOfAnotherFamilyIsRejected) {
     Result r = run(std::string(TESSERA_GENERATOR_BIN) + " -g pool -o " + ::testing::TempDir() +
-                   " -e static_library op=relu shape=4 target=host");
+                   " -e static_library op=relu target=host");
     EXPECT_NE(r.exit_code, 0);
-    EXPECT_NE(r.output.find("unknown key"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("op 'relu' belongs to generator 'elementwise'"), std::string::npos) << r.output;
+
+    r = run(std::string(TESSERA_GENERATOR_BIN) + " -g pool -o " + ::testing::TempDir() +
+            " -e static_library op=max_pool2d shape=4 target=host");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("no GeneratorParam named: shape"), std::string::npos) << r.output;
 }
 
 }  // namespace

@@ -48,7 +48,8 @@ Expr unary_expr(UnaryKind kind, const Expr &x) {
 
 Func unary(const UnaryParams &p, const Func &input) {
     std::vector<Var> v = logical_vars(p.shape.size());
-    Func out(unary_name(p.kind));
+    // Prefixed: a Func named like a math function ("tanh") clashes with the libm symbol.
+    Func out(std::string("elementwise_") + unary_name(p.kind));
     ref(out, as_exprs(v)) = unary_expr(p.kind, at(input, as_exprs(v)));
     return out;
 }
