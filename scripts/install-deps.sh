@@ -16,6 +16,7 @@ packages=(
   opencl-headers
   python3
   python3-matplotlib  # plots of tessera-bench
+  nlohmann-json3-dev  # JSON: device profiles, benchmark reports
 )
 
 missing=()

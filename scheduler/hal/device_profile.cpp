@@ -1,0 +1,138 @@
+#include "device_profile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <thread>
+
+namespace tessera::hal {
+
+namespace {
+
+uint64_t sysfs_cache_bytes(int level, bool data_or_unified) {
+    for (int index = 0; index < 8; index++) {
+        std::string base = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+        std::ifstream level_file(base + "level"), type_file(base + "type"), size_file(base + "size");
+        int l = 0;
+        std::string type, size;
+        if (!(level_file >> l) || !(type_file >> type) || !(size_file >> size)) continue;
+        if (l != level || (data_or_unified && type == "Instruction")) continue;
+        uint64_t v = std::strtoull(size.c_str(), nullptr, 10);
+        char unit = size.back();
+        return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
+    }
+    return 0;
+}
+
+std::string cpu_model_name() {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            size_t colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(colon + 2);
+        }
+    }
+    return "unknown";
+}
+
+}  // namespace
+
+const MemoryLayerProfile *DeviceProfile::layer(const std::string &name) const {
+    for (const MemoryLayerProfile &l : layers) {
+        if (l.name == name) return &l;
+    }
+    return nullptr;
+}
+
+std::string default_profile_path() {
+    if (const char *env = std::getenv("TESSERA_DEVICE_PROFILE")) return env;
+    if (const char *xdg = std::getenv("XDG_CACHE_HOME")) return std::string(xdg) + "/tessera/device_profile.json";
+    const char *home = std::getenv("HOME");
+    return std::string(home ? home : "/tmp") + "/.cache/tessera/device_profile.json";
+}
+
+DeviceProfile builtin_profile() {
+    DeviceProfile p;
+    p.source = "built-in";
+    p.cpu_model = cpu_model_name();
+    p.cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    __builtin_cpu_init();
+    p.vector_lanes_fp32 = __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx2") ? 8 : 4;
+    // Modest figures: 2 FMA pipes at ~2 GHz, and bandwidths well below typical server parts.
+    p.fma_gflops_per_core = 2.0 * 2 * p.vector_lanes_fp32 * 2.0;
+    auto or_default = [](uint64_t v, uint64_t d) { return v ? v : d; };
+    p.layers = {
+        {"L1", or_default(sysfs_cache_bytes(1, true), 32 << 10), 100, 100.0 * p.cores},
+        {"L2", or_default(sysfs_cache_bytes(2, true), 1 << 20), 50, 50.0 * p.cores},
+        {"LLC", or_default(sysfs_cache_bytes(3, true), 8 << 20), 20, 30},
+        {"DRAM", 0, 6, 8},
+    };
+    p.dram_copy_gbs = 8;
+    return p;
+}
+
+std::optional<DeviceProfile> load_profile(const std::string &path, std::string *error) {
+    std::ifstream in(path);
+    if (!in) {
+        if (error) *error = path + ": cannot open";
+        return std::nullopt;
+    }
+    try {
+        nlohmann::json j = nlohmann::json::parse(in);
+        DeviceProfile p;
+        p.version = j.at("version").get<int>();
+        if (p.version != 1) throw std::runtime_error("unsupported version " + std::to_string(p.version));
+        p.source = j.value("source", "measured");
+        p.cpu_model = j.value("cpu_model", "unknown");
+        p.cores = j.at("cores").get<int>();
+        p.vector_lanes_fp32 = j.at("vector_lanes_fp32").get<int>();
+        p.fma_gflops_per_core = j.at("fma_gflops_per_core").get<double>();
+        p.dram_copy_gbs = j.at("dram_copy_gbs").get<double>();
+        for (const auto &l : j.at("layers")) {
+            p.layers.push_back({l.at("name").get<std::string>(), l.at("capacity_bytes").get<uint64_t>(),
+                                l.at("read_gbs_per_core").get<double>(), l.at("read_gbs_all_cores").get<double>()});
+        }
+        if (p.cores <= 0 || p.fma_gflops_per_core <= 0 || p.layers.empty()) {
+            throw std::runtime_error("cores, fma_gflops_per_core and layers must be positive / non-empty");
+        }
+        return p;
+    } catch (const std::exception &e) {
+        if (error) *error = path + ": " + e.what();
+        return std::nullopt;
+    }
+}
+
+void save_profile(const DeviceProfile &p, const std::string &path) {
+    nlohmann::json j;
+    j["version"] = p.version;
+    j["source"] = p.source;
+    j["cpu_model"] = p.cpu_model;
+    j["cores"] = p.cores;
+    j["vector_lanes_fp32"] = p.vector_lanes_fp32;
+    j["fma_gflops_per_core"] = p.fma_gflops_per_core;
+    j["dram_copy_gbs"] = p.dram_copy_gbs;
+    j["layers"] = nlohmann::json::array();
+    for (const MemoryLayerProfile &l : p.layers) {
+        j["layers"].push_back({{"name", l.name},
+                               {"capacity_bytes", l.capacity_bytes},
+                               {"read_gbs_per_core", l.read_gbs_per_core},
+                               {"read_gbs_all_cores", l.read_gbs_all_cores}});
+    }
+    std::filesystem::path file(path);
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(path);
+    if (!out) throw std::runtime_error(path + ": cannot write");
+    out << j.dump(2) << "\n";
+}
+
+DeviceProfile host_profile() {
+    std::string error;
+    if (auto p = load_profile(default_profile_path(), &error)) return *p;
+    return builtin_profile();
+}
+
+}  // namespace tessera::hal

@@ -1,0 +1,50 @@
+// DeviceProfile: measured figures of a CPU (peak FMA throughput and bandwidth of
+// every memory layer), written by `tessera-profile` as JSON and read by the
+// scheduler's HAL and by tessera-bench. Without a profile file, conservative
+// built-in figures are used (cache sizes still come from sysfs).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tessera::hal {
+
+struct MemoryLayerProfile {
+    std::string name;              // "L1", "L2", "LLC", "DRAM"
+    uint64_t capacity_bytes = 0;   // per core for private caches, whole chip for LLC; 0 for DRAM
+    double read_gbs_per_core = 0;  // one thread reading a buffer that fits this layer
+    double read_gbs_all_cores = 0; // every core reading at once (what is shared gets split)
+};
+
+struct DeviceProfile {
+    int version = 1;
+    std::string source;  // "measured" (tessera-profile) or "built-in"
+    std::string cpu_model;
+    int cores = 1;
+    int vector_lanes_fp32 = 8;          // 16 with AVX-512, 8 with AVX2
+    double fma_gflops_per_core = 0;     // measured fp32 peak, an FMA counted as 2 flops
+    std::vector<MemoryLayerProfile> layers;  // registers excluded; L1 first, DRAM last
+    double dram_copy_gbs = 0;           // all cores copying: bytes read + bytes written per second
+
+    const MemoryLayerProfile *layer(const std::string &name) const;
+};
+
+// $TESSERA_DEVICE_PROFILE, else $XDG_CACHE_HOME/tessera/device_profile.json, else
+// ~/.cache/tessera/device_profile.json.
+std::string default_profile_path();
+
+// Cache capacities from sysfs, core count and vector width of this host, and
+// deliberately modest throughput figures.
+DeviceProfile builtin_profile();
+
+// Reads a profile; on failure returns nullopt and says why in *error.
+std::optional<DeviceProfile> load_profile(const std::string &path, std::string *error);
+// Writes a profile (creating the parent folder); throws std::runtime_error on failure.
+void save_profile(const DeviceProfile &profile, const std::string &path);
+
+// The profile at default_profile_path() if it loads, otherwise builtin_profile().
+DeviceProfile host_profile();
+
+}  // namespace tessera::hal
