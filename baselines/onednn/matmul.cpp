@@ -1,0 +1,66 @@
+// matmul and batch_matmul with dnnl::matmul. Both operands are read in place in their
+// stored layout (transposes become strides), like the Halide kernels read them.
+#include "onednn_common.h"
+
+namespace tessera::onednn {
+
+namespace {
+
+using dims = dnnl::memory::dims;
+
+// Descriptor of a logical [batch,] rows x cols operand stored row-major, or
+// column-major when `transposed` (stored as [cols, rows]).
+dnnl::memory::desc operand_desc(const ops::MatmulParams &p, int64_t rows, int64_t cols, bool transposed) {
+    dims d = {rows, cols};
+    dims s = transposed ? dims{1, rows} : dims{cols, 1};
+    if (p.batched) {
+        d.insert(d.begin(), p.batch);
+        s.insert(s.begin(), rows * cols);
+    }
+    return strided_desc(d, s);
+}
+
+class MatmulKernel : public Kernel {
+public:
+    explicit MatmulKernel(const ops::MatmulParams &p) : bias_(p.bias) {
+        dnnl::memory::desc a = operand_desc(p, p.m, p.k, p.trans_a);
+        dnnl::memory::desc b = operand_desc(p, p.k, p.n, p.trans_b);
+        dnnl::memory::desc c = operand_desc(p, p.m, p.n, false);
+        dnnl::memory::desc bias = p.bias ? plain_desc(dims{1, p.n}) : dnnl::memory::desc();
+        pd_ = dnnl::matmul::primitive_desc(dnnl::matmul::desc(a, b, bias, c), cpu_engine());
+        prim_ = dnnl::matmul(pd_);
+        a_ = user_memory(a);
+        b_ = user_memory(b);
+        c_ = user_memory(c);
+        args_ = {{DNNL_ARG_SRC, a_}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, c_}};
+        if (bias_) {
+            bias_mem_ = user_memory(bias);
+            args_[DNNL_ARG_BIAS] = bias_mem_;
+        }
+    }
+    std::string impl() const override { return impl_of(pd_); }
+    std::string main_impl() const override { return impl_of(pd_); }
+    void run(std::vector<Tensor> &in, Tensor &out) override {
+        point(a_, in[0]);
+        point(b_, in[1]);
+        point(c_, out);
+        if (bias_) point(bias_mem_, in[2]);
+        prim_.execute(cpu_stream(), args_);
+        cpu_stream().wait();
+    }
+
+private:
+    bool bias_;
+    dnnl::matmul::primitive_desc pd_;
+    dnnl::matmul prim_;
+    dnnl::memory a_, b_, c_, bias_mem_;
+    std::unordered_map<int, dnnl::memory> args_;  // handles shared with the members above
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_matmul_kernel(const ops::MatmulParams &p) {
+    return std::make_unique<MatmulKernel>(p);
+}
+
+}  // namespace tessera::onednn

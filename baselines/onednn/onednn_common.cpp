@@ -1,0 +1,74 @@
+#include "onednn_common.h"
+
+namespace tessera::onednn {
+
+dnnl::engine &cpu_engine() {
+    static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+    return engine;
+}
+
+dnnl::stream &cpu_stream() {
+    static dnnl::stream stream(cpu_engine());
+    return stream;
+}
+
+dnnl::memory::dims to_dims(const ops::Shape &shape) {
+    return dnnl::memory::dims(shape.begin(), shape.end());
+}
+
+dnnl::memory::dims row_major_strides(const dnnl::memory::dims &dims) {
+    dnnl::memory::dims strides(dims.size(), 1);
+    for (int i = int(dims.size()) - 2; i >= 0; i--) strides[i] = strides[i + 1] * dims[i + 1];
+    return strides;
+}
+
+dnnl::memory::desc plain_desc(const dnnl::memory::dims &dims) {
+    return strided_desc(dims, row_major_strides(dims));
+}
+
+dnnl::memory::desc strided_desc(const dnnl::memory::dims &dims, const dnnl::memory::dims &strides) {
+    if (dims.size() > DNNL_MAX_NDIMS) {
+        throw Unsupported("rank " + std::to_string(dims.size()) + " exceeds oneDNN's " +
+                          std::to_string(DNNL_MAX_NDIMS));
+    }
+    return dnnl::memory::desc(dims, dnnl::memory::data_type::f32, strides);
+}
+
+dnnl::memory user_memory(const dnnl::memory::desc &md) {
+    return dnnl::memory(md, cpu_engine(), DNNL_MEMORY_NONE);
+}
+
+void point(dnnl::memory &mem, const Tensor &t) {
+    // oneDNN takes non-const handles; inputs are only read.
+    mem.set_data_handle(const_cast<float *>(t.data.data()));
+}
+
+LayoutBridge::LayoutBridge(const dnnl::memory::desc &user, const dnnl::memory::desc &primitive,
+                           bool into_primitive)
+    : user_(user_memory(user)), into_primitive_(into_primitive) {
+    if (user == primitive) {
+        primitive_ = user_;
+        return;
+    }
+    primitive_ = dnnl::memory(primitive, cpu_engine());
+    dnnl::reorder::primitive_desc pd = into_primitive ? dnnl::reorder::primitive_desc(user_, primitive_)
+                                                      : dnnl::reorder::primitive_desc(primitive_, user_);
+    impl_ = pd.impl_info_str();
+    reorder_ = std::make_unique<dnnl::reorder>(pd);
+}
+
+dnnl::memory &LayoutBridge::bind(const Tensor &t) {
+    point(user_, t);
+    return primitive_;
+}
+
+void LayoutBridge::convert() {
+    if (!reorder_) return;
+    if (into_primitive_) {
+        reorder_->execute(cpu_stream(), user_, primitive_);
+    } else {
+        reorder_->execute(cpu_stream(), primitive_, user_);
+    }
+}
+
+}  // namespace tessera::onednn

@@ -1,0 +1,89 @@
+// Internal pieces shared by the oneDNN kernels: the CPU engine and stream, memory
+// descriptors for Tensors, the Kernel interface, and a timed layout bridge.
+#pragma once
+
+#include "op_params.h"
+#include "tensor.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace tessera::onednn {
+
+// Thrown while building a kernel when oneDNN cannot run the op; the message says why.
+class Unsupported : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// One op's primitives, built once; run() only re-points memory and executes.
+class Kernel {
+public:
+    virtual ~Kernel() = default;
+    virtual std::string impl() const = 0;
+    // The main primitive's impl_info_str() (reorders excluded).
+    virtual std::string main_impl() const = 0;
+    virtual void run(std::vector<Tensor> &inputs, Tensor &output) = 0;
+};
+
+dnnl::engine &cpu_engine();
+dnnl::stream &cpu_stream();
+
+// ops::Shape and dnnl::memory::dims are both std::vector<int64_t>; this names the intent.
+dnnl::memory::dims to_dims(const ops::Shape &shape);
+// Row-major (plain) descriptor of a logical shape.
+dnnl::memory::desc plain_desc(const dnnl::memory::dims &dims);
+dnnl::memory::desc strided_desc(const dnnl::memory::dims &dims, const dnnl::memory::dims &strides);
+// Row-major strides of dims.
+dnnl::memory::dims row_major_strides(const dnnl::memory::dims &dims);
+
+// A memory object over caller storage, re-pointed on every run (cheap) so the
+// object itself is made outside the timed region.
+dnnl::memory user_memory(const dnnl::memory::desc &md);
+void point(dnnl::memory &mem, const Tensor &t);
+
+template <typename PrimitiveDesc>
+std::string impl_of(const PrimitiveDesc &pd) {
+    return pd.impl_info_str();
+}
+
+// Converts between the user's plain layout and the layout a primitive chose.
+// When they agree it does nothing and the primitive reads/writes user storage;
+// otherwise it owns a scratch buffer and a reorder that run() executes (timed).
+class LayoutBridge {
+public:
+    LayoutBridge() = default;
+    LayoutBridge(const dnnl::memory::desc &user, const dnnl::memory::desc &primitive, bool into_primitive);
+
+    bool reorders() const { return reorder_ != nullptr; }
+    std::string impl() const { return impl_; }
+    // The memory the primitive uses, after pointing the user side at t.
+    dnnl::memory &bind(const Tensor &t);
+    // Executes the reorder if there is one (before the primitive for inputs, after it for outputs).
+    void convert();
+
+private:
+    dnnl::memory user_, primitive_;
+    std::unique_ptr<dnnl::reorder> reorder_;
+    bool into_primitive_ = true;
+    std::string impl_;
+};
+
+// Factories, one per family; each throws Unsupported when oneDNN cannot run the op.
+std::unique_ptr<Kernel> make_matmul_kernel(const ops::MatmulParams &p);
+std::unique_ptr<Kernel> make_conv_kernel(const ops::ConvParams &p);
+std::unique_ptr<Kernel> make_pool_kernel(const ops::PoolParams &p);
+std::unique_ptr<Kernel> make_reduce_kernel(const ops::ReduceParams &p);
+std::unique_ptr<Kernel> make_unary_kernel(const ops::UnaryParams &p);
+std::unique_ptr<Kernel> make_binary_kernel(const ops::BinaryParams &p);
+std::unique_ptr<Kernel> make_bias_add_kernel(const ops::BiasAddParams &p);
+std::unique_ptr<Kernel> make_softmax_kernel(const ops::SoftmaxParams &p);
+std::unique_ptr<Kernel> make_norm_kernel(const ops::NormParams &p);
+std::unique_ptr<Kernel> make_transpose_kernel(const ops::TransposeParams &p);
+std::unique_ptr<Kernel> make_pad_kernel(const ops::PadParams &p);
+
+}  // namespace tessera::onednn
