@@ -16,6 +16,7 @@ namespace {
 // Plugin paths come from CMake (the imported Halide::<name> targets).
 const std::map<std::string, std::string> &plugin_paths() {
     static const std::map<std::string, std::string> paths = {
+        {"Tessera", TESSERA_PLUGIN_TESSERA},
         {"Mullapudi2016", TESSERA_PLUGIN_MULLAPUDI2016},
         {"Adams2019", TESSERA_PLUGIN_ADAMS2019},
         {"Li2018", TESSERA_PLUGIN_LI2018},
@@ -44,7 +45,7 @@ uint64_t llc_bytes() {
 }  // namespace
 
 const std::vector<std::string> &scheduler_names() {
-    static const std::vector<std::string> names = {"none", "Mullapudi2016", "Adams2019", "Li2018"};
+    static const std::vector<std::string> names = {"none", "Tessera", "Mullapudi2016", "Adams2019", "Li2018"};
     return names;
 }
 

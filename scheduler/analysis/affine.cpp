@@ -1,0 +1,73 @@
+#include "affine.h"
+
+namespace tessera::analysis {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+AffineForm scaled(AffineForm f, int64_t k) {
+    for (auto &kv : f.coef) kv.second *= k;
+    f.offset *= k;
+    return f;
+}
+
+AffineForm sum(AffineForm a, const AffineForm &b, int64_t sign) {
+    for (const auto &kv : b.coef) {
+        a.coef[kv.first] += sign * kv.second;
+        if (a.coef[kv.first] == 0) a.coef.erase(kv.first);
+    }
+    a.offset += sign * b.offset;
+    return a;
+}
+
+std::optional<AffineForm> form(const Expr &e) {
+    if (const int64_t *c = as_const_int(e)) return AffineForm{{}, *c};
+    if (const Variable *v = e.as<Variable>()) {
+        return AffineForm{{{v->name, 1}}, 0};
+    }
+    if (const Cast *c = e.as<Cast>()) {
+        if (c->type.is_int() || c->type.is_uint()) return form(c->value);
+        return std::nullopt;
+    }
+    if (const Add *a = e.as<Add>()) {
+        auto l = form(a->a), r = form(a->b);
+        if (l && r) return sum(*l, *r, 1);
+        return std::nullopt;
+    }
+    if (const Sub *s = e.as<Sub>()) {
+        auto l = form(s->a), r = form(s->b);
+        if (l && r) return sum(*l, *r, -1);
+        return std::nullopt;
+    }
+    if (const Mul *m = e.as<Mul>()) {
+        if (const int64_t *k = as_const_int(m->b)) {
+            if (auto l = form(m->a)) return scaled(*l, *k);
+        }
+        if (const int64_t *k = as_const_int(m->a)) {
+            if (auto r = form(m->b)) return scaled(*r, *k);
+        }
+        return std::nullopt;
+    }
+    // Boundary conditions clamp an affine index against constants.
+    if (const Min *m = e.as<Min>()) {
+        if (is_const(m->b)) return form(m->a);
+        if (is_const(m->a)) return form(m->b);
+        return std::nullopt;
+    }
+    if (const Max *m = e.as<Max>()) {
+        if (is_const(m->b)) return form(m->a);
+        if (is_const(m->a)) return form(m->b);
+        return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<AffineForm> affine_form(const Expr &e) {
+    return form(simplify(e));
+}
+
+}  // namespace tessera::analysis

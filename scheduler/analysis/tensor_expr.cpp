@@ -1,0 +1,232 @@
+#include "tensor_expr.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace tessera::analysis {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+struct CallCollector : public IRVisitor {
+    std::vector<const Call *> calls;
+    int64_t ops = 0;
+    bool opaque = false;  // extern calls with side effects or unknown semantics
+    using IRVisitor::visit;
+    void visit(const Call *c) override {
+        if (c->call_type == Call::Halide || c->call_type == Call::Image) {
+            calls.push_back(c);
+        } else if (c->call_type == Call::Extern || c->call_type == Call::ExternCPlusPlus) {
+            opaque = true;
+        } else if (c->call_type == Call::PureExtern) {
+            ops += 8;  // exp, tanh, sqrt ...: several instructions each
+        }
+        IRVisitor::visit(c);
+    }
+    void visit(const Add *op) override { ops++; IRVisitor::visit(op); }
+    void visit(const Sub *op) override { ops++; IRVisitor::visit(op); }
+    void visit(const Mul *op) override { ops++; IRVisitor::visit(op); }
+    void visit(const Div *op) override { ops++; IRVisitor::visit(op); }
+    void visit(const Min *op) override { ops++; IRVisitor::visit(op); }
+    void visit(const Max *op) override { ops++; IRVisitor::visit(op); }
+    void visit(const Select *op) override { ops++; IRVisitor::visit(op); }
+};
+
+AccessMap make_access(const std::string &tensor, bool is_input, const std::vector<Expr> &args,
+                      const std::vector<LoopDim> &dims) {
+    AccessMap m;
+    m.tensor = tensor;
+    m.text = tensor + "(";
+    for (size_t i = 0; i < args.size(); i++) {
+        std::ostringstream os;
+        os << args[i];
+        m.text += (i ? ", " : "") + os.str();
+    }
+    m.text += ")";
+    m.is_input = is_input;
+    for (const Expr &a : args) {
+        std::vector<int64_t> row(dims.size(), 0);
+        int64_t offset = 0;
+        std::optional<AffineForm> f = affine_form(a);
+        if (!f) {
+            m.affine = false;
+        } else {
+            offset = f->offset;
+            for (const auto &kv : f->coef) {
+                auto it = std::find_if(dims.begin(), dims.end(), [&](const LoopDim &d) { return d.name == kv.first; });
+                if (it == dims.end()) {
+                    m.affine = false;  // a scalar parameter or a variable from elsewhere
+                } else {
+                    row[it - dims.begin()] = kv.second;
+                }
+            }
+        }
+        m.coef.push_back(row);
+        m.offset.push_back(offset);
+    }
+    return m;
+}
+
+// Folds inlined producers into an expression: each call to one is replaced by its
+// definition with the callee's arguments substituted.
+class InlineProducers : public IRMutator {
+public:
+    InlineProducers(const std::function<bool(const std::string &)> &inlined, const std::map<std::string, Function> &env)
+        : inlined_(inlined), env_(env) {}
+
+    using IRMutator::visit;
+    Expr visit(const Call *c) override {
+        Expr e = IRMutator::visit(c);
+        const Call *call = e.as<Call>();
+        if (!call || call->call_type != Call::Halide || !inlined_(call->name) || !env_.count(call->name)) return e;
+        const Function &g = env_.at(call->name);
+        if (!g.updates().empty() || g.has_extern_definition()) return e;
+        std::map<std::string, Expr> args;
+        for (size_t i = 0; i < g.args().size(); i++) args[g.args()[i]] = call->args[i];
+        return mutate(substitute(args, g.values()[call->value_index]));
+    }
+
+private:
+    const std::function<bool(const std::string &)> &inlined_;
+    const std::map<std::string, Function> &env_;
+};
+
+Expr fold_inlined(const Expr &e, const std::function<bool(const std::string &)> &inlined,
+                  const std::map<std::string, Function> &env) {
+    return InlineProducers(inlined, env).mutate(e);
+}
+
+}  // namespace
+
+const char *to_string(StageClass c) {
+    switch (c) {
+    case StageClass::ComputeIntensive: return "compute-intensive";
+    case StageClass::Reduction: return "reduction";
+    case StageClass::Elementwise: return "memory-intensive";
+    case StageClass::Inlined: return "inlined";
+    case StageClass::Unanalysable: return "unanalysable";
+    }
+    return "?";
+}
+
+bool AccessMap::depends_on(size_t j) const {
+    return std::any_of(coef.begin(), coef.end(), [&](const std::vector<int64_t> &row) { return row[j] != 0; });
+}
+
+int64_t AccessMap::tile_extent(size_t d, const std::vector<int64_t> &tile) const {
+    int64_t e = 1;
+    for (size_t j = 0; j < tile.size(); j++) e += std::abs(coef[d][j]) * (tile[j] - 1);
+    return e;
+}
+
+int64_t AccessMap::tile_elements(const std::vector<int64_t> &tile) const {
+    int64_t n = 1;
+    for (size_t d = 0; d < coef.size(); d++) n *= tile_extent(d, tile);
+    return n;
+}
+
+int64_t TensorExpr::points() const {
+    int64_t n = 1;
+    for (const LoopDim &d : dims) n *= d.extent;
+    return n;
+}
+
+std::vector<size_t> TensorExpr::spatial_dims() const {
+    std::vector<size_t> out;
+    for (size_t j = 0; j < dims.size(); j++) {
+        if (!dims[j].reduction) out.push_back(j);
+    }
+    return out;
+}
+
+std::vector<size_t> TensorExpr::reduction_dims() const {
+    std::vector<size_t> out;
+    for (size_t j = 0; j < dims.size(); j++) {
+        if (dims[j].reduction) out.push_back(j);
+    }
+    return out;
+}
+
+int TensorExpr::find_dim(const std::string &name) const {
+    for (size_t j = 0; j < dims.size(); j++) {
+        if (dims[j].name == name) return int(j);
+    }
+    return -1;
+}
+
+std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
+                                           const std::function<bool(const std::string &)> &inlined,
+                                           const std::map<std::string, Function> &env) {
+    const Function &f = node.func;
+    std::vector<TensorExpr> stages;
+    for (int s = 0; s <= int(f.updates().size()); s++) {
+        const Definition &def = s == 0 ? f.definition() : f.updates()[s - 1];
+        TensorExpr t;
+        t.func = f.name();
+        t.stage = s;
+        for (size_t i = 0; i < f.args().size(); i++) {
+            t.dims.push_back({f.args()[i], node.region[i].min, node.region[i].extent, false});
+        }
+        if (s > 0) {
+            for (const ReductionVariable &rv : def.schedule().rvars()) {
+                const int64_t *mn = as_const_int(rv.min), *ex = as_const_int(rv.extent);
+                if (!mn || !ex) {
+                    t.cls = StageClass::Unanalysable;
+                    t.reason = "reduction variable " + rv.var + " has a non-constant domain";
+                    t.dims.push_back({rv.var, 0, 1, true});
+                } else {
+                    t.dims.push_back({rv.var, *mn, *ex, true});
+                }
+            }
+        }
+        t.write = make_access(f.name(), false, def.args(), t.dims);
+
+        CallCollector calls;
+        std::vector<Expr> folded;  // keeps the IR alive while `calls` points into it
+        for (const Expr &v : def.values()) folded.push_back(fold_inlined(v, inlined, env));
+        for (const Expr &v : folded) v.accept(&calls);
+        t.ops_per_point = std::max<int64_t>(1, calls.ops);
+        for (const Call *c : calls.calls) {
+            if (c->name == f.name()) continue;  // the accumulator itself
+            t.reads.push_back(make_access(c->name, c->call_type == Call::Image, c->args, t.dims));
+        }
+
+        // Classification.
+        bool all_affine = t.write.affine && std::all_of(t.reads.begin(), t.reads.end(),
+                                                         [](const AccessMap &m) { return m.affine; });
+        if (t.cls == StageClass::Unanalysable) {
+            // already explained
+        } else if (calls.opaque || f.has_extern_definition()) {
+            t.cls = StageClass::Unanalysable;
+            t.reason = "extern call";
+        } else if (!all_affine) {
+            t.cls = StageClass::Unanalysable;
+            for (const AccessMap &m : t.reads) {
+                if (!m.affine) t.reason = "non-affine access " + m.text;
+            }
+            if (!t.write.affine) t.reason = "update writes a non-affine location (scatter)";
+        } else if (s == 0 && !f.updates().empty()) {
+            t.cls = StageClass::Elementwise;  // the initial value of a reduction
+        } else if (t.reduction_dims().empty()) {
+            t.cls = (!node.is_output && inlined(f.name())) ? StageClass::Inlined : StageClass::Elementwise;
+        } else {
+            // Roller's test: reuse grows with the tile when some operand ignores a
+            // spatial dimension that has more than one point.
+            int64_t reduction_points = 1;
+            for (size_t j : t.reduction_dims()) reduction_points *= t.dims[j].extent;
+            bool reuse = false;
+            for (const AccessMap &m : t.reads) {
+                for (size_t j : t.spatial_dims()) {
+                    if (t.dims[j].extent > 1 && !m.depends_on(j)) reuse = true;
+                }
+            }
+            t.cls = reuse && reduction_points >= 8 ? StageClass::ComputeIntensive : StageClass::Reduction;
+        }
+        stages.push_back(t);
+    }
+    return stages;
+}
+
+}  // namespace tessera::analysis

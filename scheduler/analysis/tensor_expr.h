@@ -1,0 +1,74 @@
+// TensorExpr: one stage (a Function's pure definition or one of its updates) seen
+// as a tensor expression: loop dimensions with extents, an affine access map for
+// every tensor it reads and for the one it writes, arithmetic per point, and a
+// class that tells the constructor how to treat it. Footprints and traffic of any
+// tile follow from the access maps (see rtile/), never from per-operator rules.
+#pragma once
+
+#include "affine.h"
+#include "function_dag.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tessera::analysis {
+
+struct LoopDim {
+    std::string name;
+    int64_t min = 0, extent = 1;
+    bool reduction = false;
+};
+
+// index along storage dimension d = sum_j coef[d][j] * loop_j + offset[d]
+// (storage dimensions in Halide order: 0 is innermost).
+struct AccessMap {
+    std::string tensor;
+    std::string text;       // the access as written, for messages
+    bool is_input = false;  // an ImageParam / input buffer rather than a computed Function
+    bool affine = true;
+    std::vector<std::vector<int64_t>> coef;
+    std::vector<int64_t> offset;
+
+    // Whether any storage index moves with loop dimension j.
+    bool depends_on(size_t j) const;
+    // Extent of the data tile along storage dim d when loop j covers tile[j] points.
+    int64_t tile_extent(size_t d, const std::vector<int64_t> &tile) const;
+    // Elements of the data tile (product over storage dims).
+    int64_t tile_elements(const std::vector<int64_t> &tile) const;
+};
+
+enum class StageClass {
+    ComputeIntensive,  // a reduction whose operands are reused across output points: reuse grows with the tile
+    Reduction,         // a reduction without such reuse (sum, max, pooling window, depthwise)
+    Elementwise,       // pure, affine: elementwise, broadcast, transpose, pad
+    Inlined,           // pure, called by others, cheap: folded into its consumers
+    Unanalysable,      // non-affine or data-dependent access, extern: safe schedule only
+};
+
+const char *to_string(StageClass c);
+
+struct TensorExpr {
+    std::string func;
+    int stage = 0;                // 0 = pure definition, k = update k-1
+    std::vector<LoopDim> dims;    // pure vars in Halide order, then RVars innermost first
+    std::vector<AccessMap> reads;
+    AccessMap write;
+    int64_t ops_per_point = 0;
+    StageClass cls = StageClass::Elementwise;
+    std::string reason;           // why it is Unanalysable
+
+    int64_t points() const;       // product of loop extents
+    std::vector<size_t> spatial_dims() const;
+    std::vector<size_t> reduction_dims() const;
+    int find_dim(const std::string &name) const;  // -1 if absent
+};
+
+// Builds the TensorExpr of every stage of node.func. `inlined(name)` tells which
+// producers will be inlined: their definitions are folded in, so accesses point
+// through them (e.g. through a boundary condition) to the tensors really read.
+std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
+                                           const std::function<bool(const std::string &)> &inlined,
+                                           const std::map<std::string, Halide::Internal::Function> &env);
+
+}  // namespace tessera::analysis

@@ -1,0 +1,214 @@
+#include "schedule_script.h"
+#include "diagnostics.h"
+
+namespace tessera::apply {
+
+using namespace Halide;
+
+namespace {
+std::string tail_name(TailStrategy t) {
+    switch (t) {
+    case TailStrategy::RoundUp: return "TailStrategy::RoundUp";
+    case TailStrategy::GuardWithIf: return "TailStrategy::GuardWithIf";
+    case TailStrategy::ShiftInwards: return "TailStrategy::ShiftInwards";
+    default: return "TailStrategy::Auto";
+    }
+}
+}  // namespace
+
+std::string ScheduleScript::ident(const std::string &name) {
+    std::string s;
+    for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "v_" + s;
+    return s;
+}
+
+ScheduleScript::ScheduleScript(const std::vector<Internal::Function> &order) {
+    for (size_t i = 0; i < order.size(); i++) {
+        by_name_[order[i].name()] = order[i];
+        index_[order[i].name()] = int(i);
+    }
+}
+
+Func ScheduleScript::func(const std::string &name) {
+    auto h = handles_.find(name);
+    if (h != handles_.end()) return h->second;
+    auto f = by_name_.find(name);
+    internal_assert(f != by_name_.end()) << "no Function " << name << " in the pipeline\n";
+    Func handle(f->second);
+    handles_[name] = handle;
+    declared_.insert(ident(name));
+    decls_ << "Func " << ident(name) << " = pipeline.get_func(" << index_.at(name) << ");\n";
+    return handle;
+}
+
+void ScheduleScript::declare_var(const std::string &name, bool rvar, const std::string &init) {
+    std::string id = ident(name);
+    if (declared_.count(id)) return;
+    declared_.insert(id);
+    if (!init.empty()) {
+        decls_ << (rvar ? "RVar " : "Var ") << id << "(" << init << ");\n";
+    } else {
+        decls_ << (rvar ? "RVar " : "Var ") << id << "(\"" << name << "\");\n";
+    }
+}
+
+void ScheduleScript::compute_root(const std::string &f) {
+    func(f).compute_root();
+    statement(ident(f) + ".compute_root();");
+}
+
+void ScheduleScript::compute_at(const std::string &f, const std::string &consumer, const std::string &var) {
+    Func c = func(consumer);
+    // The loop may be a pure var or an RVar of the consumer's last stage.
+    bool is_rvar = false;
+    for (const auto &d : c.function().updates().empty() ? std::vector<Internal::Dim>{}
+                                                        : c.function().updates().back().schedule().dims()) {
+        if (d.var == var) is_rvar = d.is_rvar();
+    }
+    if (is_rvar) {
+        func(f).compute_at(c, RVar(var));
+    } else {
+        func(f).compute_at(c, Var(var));
+    }
+    declare_var(var, is_rvar);
+    statement(ident(f) + ".compute_at(" + ident(consumer) + ", " + ident(var) + ");");
+}
+
+void ScheduleScript::rfactor(const std::string &f, int update, const std::string &rvar, const std::string &new_var,
+                             const std::string &result) {
+    Func intm = func(f).update(update).rfactor(RVar(rvar), Var(new_var));
+    handles_[result] = intm;
+    by_name_[result] = intm.function();
+    declare_var(rvar, true);
+    declare_var(new_var, false);
+    declared_.insert(ident(result));
+    statement("Func " + ident(result) + " = " + ident(f) + ".update(" + std::to_string(update) + ").rfactor(" +
+              ident(rvar) + ", " + ident(new_var) + ");");
+}
+
+void ScheduleScript::wrap(const std::string &f, const std::string &consumer, const std::string &result) {
+    Func w = func(f).in(func(consumer));
+    handles_[result] = w;
+    by_name_[result] = w.function();
+    declared_.insert(ident(result));
+    statement("Func " + ident(result) + " = " + ident(f) + ".in(" + ident(consumer) + ");");
+}
+
+void ScheduleScript::bound_storage_align(const std::string &f, const std::string &var, int align) {
+    func(f).align_storage(Var(var), align);
+    declare_var(var, false);
+    statement(ident(f) + ".align_storage(" + ident(var) + ", " + std::to_string(align) + ");");
+}
+
+std::string ScheduleScript::source() const {
+    return decls_.str() + body_.str();
+}
+
+StageScript::StageScript(ScheduleScript &script, Func func, int update)
+    : script_(script), func_(func), update_(update) {
+    if (update >= 0) {
+        stage_ = func.update(update);
+        const auto &rvars = func.function().update(update).schedule().rvars();
+        for (size_t i = 0; i < rvars.size(); i++) {
+            rvars_.insert(rvars[i].var);
+            script_.declare_var(rvars[i].var, true,
+                                ScheduleScript::ident(func.name()) + ".update(" + std::to_string(update) +
+                                    ").get_schedule().rvars()[" + std::to_string(i) + "].var");
+        }
+    }
+    text_ << ScheduleScript::ident(func.name());
+    if (update >= 0) text_ << ".update(" << update << ")";
+}
+
+StageScript::~StageScript() {
+    if (any_) script_.statement(text_.str() + ";");
+}
+
+VarOrRVar StageScript::handle(const std::string &name) {
+    bool r = rvars_.count(name) > 0;
+    script_.declare_var(name, r);
+    return r ? VarOrRVar(RVar(name)) : VarOrRVar(Var(name));
+}
+
+void StageScript::emit(const std::string &call) {
+    text_ << "\n    ." << call;
+    any_ = true;
+}
+
+StageScript &StageScript::split(const std::string &old, const std::string &outer, const std::string &inner,
+                                int factor, TailStrategy tail) {
+    if (rvars_.count(old)) {
+        rvars_.insert(outer);
+        rvars_.insert(inner);
+    }
+    VarOrRVar o = handle(old), po = handle(outer), pi = handle(inner);
+    if (update_ < 0) {
+        func_.split(o, po, pi, factor, tail);
+    } else {
+        stage_->split(o, po, pi, factor, tail);
+    }
+    emit("split(" + ScheduleScript::ident(old) + ", " + ScheduleScript::ident(outer) + ", " +
+         ScheduleScript::ident(inner) + ", " + std::to_string(factor) + ", " + tail_name(tail) + ")");
+    return *this;
+}
+
+StageScript &StageScript::fuse(const std::string &inner, const std::string &outer, const std::string &fused) {
+    VarOrRVar i = handle(inner), o = handle(outer), f = handle(fused);
+    if (update_ < 0) {
+        func_.fuse(i, o, f);
+    } else {
+        stage_->fuse(i, o, f);
+    }
+    emit("fuse(" + ScheduleScript::ident(inner) + ", " + ScheduleScript::ident(outer) + ", " +
+         ScheduleScript::ident(fused) + ")");
+    return *this;
+}
+
+StageScript &StageScript::reorder(const std::vector<std::string> &inner_first) {
+    std::vector<VarOrRVar> vars;
+    std::string args;
+    for (const std::string &v : inner_first) {
+        vars.push_back(handle(v));
+        args += (args.empty() ? "" : ", ") + ScheduleScript::ident(v);
+    }
+    if (update_ < 0) {
+        func_.reorder(vars);
+    } else {
+        stage_->reorder(vars);
+    }
+    emit("reorder(" + args + ")");
+    return *this;
+}
+
+StageScript &StageScript::vectorize(const std::string &var) {
+    if (update_ < 0) {
+        func_.vectorize(handle(var));
+    } else {
+        stage_->vectorize(handle(var));
+    }
+    emit("vectorize(" + ScheduleScript::ident(var) + ")");
+    return *this;
+}
+
+StageScript &StageScript::unroll(const std::string &var) {
+    if (update_ < 0) {
+        func_.unroll(handle(var));
+    } else {
+        stage_->unroll(handle(var));
+    }
+    emit("unroll(" + ScheduleScript::ident(var) + ")");
+    return *this;
+}
+
+StageScript &StageScript::parallel(const std::string &var) {
+    if (update_ < 0) {
+        func_.parallel(handle(var));
+    } else {
+        stage_->parallel(handle(var));
+    }
+    emit("parallel(" + ScheduleScript::ident(var) + ")");
+    return *this;
+}
+
+}  // namespace tessera::apply

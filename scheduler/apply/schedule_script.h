@@ -1,0 +1,84 @@
+// ScheduleScript: applies scheduling directives to the live Funcs of a pipeline and
+// records the equivalent C++ at the same time, so the schedule_source Halide writes
+// into a .schedule.h is, by construction, what was applied. Names follow the
+// source Mullapudi2016 emits: `Func f = pipeline.get_func(i);`.
+#pragma once
+
+#include <Halide.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace tessera::apply {
+
+class ScheduleScript;
+
+// Directives on one stage of a Func (stage -1: the Func's pure definition via Func
+// methods, which also set its storage; k >= 0: update k).
+class StageScript {
+public:
+    StageScript(ScheduleScript &script, Halide::Func func, int update);
+    ~StageScript();
+
+    StageScript &split(const std::string &old, const std::string &outer, const std::string &inner, int factor,
+                       Halide::TailStrategy tail = Halide::TailStrategy::Auto);
+    StageScript &fuse(const std::string &inner, const std::string &outer, const std::string &fused);
+    StageScript &reorder(const std::vector<std::string> &inner_first);
+    StageScript &vectorize(const std::string &var);
+    StageScript &unroll(const std::string &var);
+    StageScript &parallel(const std::string &var);
+
+private:
+    Halide::VarOrRVar handle(const std::string &name);
+    void emit(const std::string &call);
+
+    ScheduleScript &script_;
+    Halide::Func func_;
+    int update_;
+    std::optional<Halide::Stage> stage_;  // set for updates
+    std::set<std::string> rvars_;  // names in this stage that are reduction variables
+    std::ostringstream text_;
+    bool any_ = false;
+};
+
+class ScheduleScript {
+public:
+    // `order`: the pipeline's Functions in Halide's topological order (Pipeline::get_func).
+    explicit ScheduleScript(const std::vector<Halide::Internal::Function> &order);
+
+    // A live handle on a pipeline Function, declared in the source on first use.
+    Halide::Func func(const std::string &name);
+    // Func-level directives.
+    void compute_root(const std::string &f);
+    void compute_at(const std::string &f, const std::string &consumer, const std::string &var);
+    // Creates `result` = the stage's rfactor intermediate (see Halide's Stage::rfactor).
+    void rfactor(const std::string &f, int update, const std::string &rvar, const std::string &new_var,
+                 const std::string &result);
+    // Creates `result` = f.in(consumer): a wrapper of f used only by consumer.
+    void wrap(const std::string &f, const std::string &consumer, const std::string &result);
+    void bound_storage_align(const std::string &f, const std::string &var, int align);  // storage_align-like padding
+
+    StageScript stage(const std::string &f, int update = -1) { return StageScript(*this, func(f), update); }
+
+    // C++ statements equivalent to everything applied.
+    std::string source() const;
+    // A C++ identifier for a Halide name ("k$x" -> "k_x").
+    static std::string ident(const std::string &name);
+
+private:
+    friend class StageScript;
+    void declare_var(const std::string &name, bool rvar, const std::string &init = "");
+    void statement(const std::string &s) { body_ << s << "\n"; }
+
+    std::map<std::string, Halide::Internal::Function> by_name_;
+    std::map<std::string, int> index_;
+    std::map<std::string, Halide::Func> handles_;
+    std::set<std::string> declared_;
+    std::ostringstream decls_, body_;
+};
+
+}  // namespace tessera::apply

@@ -1,0 +1,263 @@
+#include "stage_schedules.h"
+
+#include <algorithm>
+
+namespace tessera::apply {
+
+using analysis::TensorExpr;
+using Halide::TailStrategy;
+
+namespace {
+
+// Fewer points than this per parallel task and the thread pool's overhead shows.
+constexpr int64_t kMinTaskPoints = 4096;
+
+std::string suffixed(const std::string &v, const std::string &s) {
+    return v + "_" + s;
+}
+
+// Pure dims of stage t in Halide order with their extents.
+std::vector<std::pair<std::string, int64_t>> pure_dims(const TensorExpr &t) {
+    std::vector<std::pair<std::string, int64_t>> out;
+    for (size_t j : t.spatial_dims()) out.push_back({t.dims[j].name, t.dims[j].extent});
+    return out;
+}
+
+// Fuses `outer_vars` (innermost first) into one loop and splits it so that tasks
+// hold at least kMinTaskPoints points; parallelises the outer part. Returns the
+// loop inside one task that producers attach to (empty when nothing to fuse).
+std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
+                          int64_t points_per_row, int cores, const std::string &prefix) {
+    if (outer_vars.empty()) return "";
+    std::string row = outer_vars[0].first;
+    int64_t rows = outer_vars[0].second;
+    for (size_t i = 1; i < outer_vars.size(); i++) {
+        std::string fused = prefix + "_rows" + std::to_string(i);
+        s.fuse(row, outer_vars[i].first, fused);
+        row = fused;
+        rows *= outer_vars[i].second;
+    }
+    int64_t rows_per_task = std::max<int64_t>(1, kMinTaskPoints / std::max<int64_t>(1, points_per_row));
+    rows_per_task = std::min(rows_per_task, std::max<int64_t>(1, rows / (2 * int64_t(cores))));
+    if (rows_per_task > 1 && rows >= rows_per_task) {
+        s.split(row, suffixed(row, "task"), suffixed(row, "r"), int(rows_per_task), TailStrategy::GuardWithIf);
+        s.parallel(suffixed(row, "task"));
+        return suffixed(row, "r");
+    }
+    if (rows > 1) s.parallel(row);
+    return row;
+}
+
+// Splits dim `v` of extent `e` into a vector of `lanes` (when it has that many points).
+bool vector_split(StageScript &s, const std::string &v, int64_t e, int lanes, bool pure_output) {
+    if (e < lanes) return false;
+    TailStrategy tail = e % lanes == 0 ? TailStrategy::Auto
+                        : pure_output  ? TailStrategy::ShiftInwards
+                                       : TailStrategy::GuardWithIf;
+    s.split(v, suffixed(v, "vo"), suffixed(v, "vi"), lanes, tail);
+    s.vectorize(suffixed(v, "vi"));
+    return true;
+}
+
+}  // namespace
+
+Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, const hal::DeviceSpec &d) {
+    auto dims = pure_dims(t);
+    StageScript s = script.stage(t.func);
+    bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);
+    std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
+    int64_t row_points = dims[0].second;
+    if (outer.empty()) {
+        // One dimension: its vector-outer loop becomes the row loop.
+        if (!vec) return {t.func, ""};
+        outer = {{suffixed(dims[0].first, "vo"), (dims[0].second + d.vector_lanes - 1) / d.vector_lanes}};
+        row_points = d.vector_lanes;
+    }
+    std::string row = parallel_rows(s, outer, row_points, d.cores, t.func);
+    return {t.func, row};
+}
+
+void schedule_reduction(ScheduleScript &script, const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d,
+                        bool is_output, const Attachment &at) {
+    const TensorExpr &init = stages[0];
+    if (!is_output) {
+        if (at.var.empty()) {
+            script.compute_root(init.func);
+        } else {
+            script.compute_at(init.func, at.consumer, at.var);
+        }
+    }
+    auto dims = pure_dims(init);
+    {
+        StageScript s = script.stage(init.func);
+        vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, false);
+        if (is_output) {
+            std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
+            parallel_rows(s, outer, dims[0].second, d.cores, init.func + "_init");
+        }
+    }
+    for (size_t k = 1; k < stages.size(); k++) {
+        const TensorExpr &u = stages[k];
+        StageScript s = script.stage(u.func, int(k) - 1);
+        // The innermost pure dim must be written with coefficient 1 to vectorise it.
+        int j0 = u.find_dim(dims[0].first);
+        bool vec = j0 >= 0 && !u.write.coef.empty() && u.write.coef[0][j0] == 1 && dims[0].second >= d.vector_lanes;
+        std::vector<std::string> order;
+        if (vec) {
+            vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, false);
+            order.push_back(suffixed(dims[0].first, "vi"));
+        }
+        for (size_t r : u.reduction_dims()) order.push_back(u.dims[r].name);
+        order.push_back(vec ? suffixed(dims[0].first, "vo") : dims[0].first);
+        for (size_t i = 1; i < dims.size(); i++) order.push_back(dims[i].first);
+        s.reorder(order);
+        if (is_output) {
+            std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
+            int64_t reduction_points = 1;
+            for (size_t r : u.reduction_dims()) reduction_points *= u.dims[r].extent;
+            parallel_rows(s, outer, dims[0].second * reduction_points, d.cores, u.func + "_u" + std::to_string(k));
+        }
+    }
+}
+
+void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExpr> &stages, const rtile::RProgram &p,
+                             const hal::DeviceSpec &d, const std::vector<std::string> &pack_producers) {
+    const TensorExpr &t = stages[1];  // the reduction update
+    const std::string f = t.func;
+    const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l1 = p.tiles[rtile::kL1Tile],
+                       &l2 = p.tiles[rtile::kL2Tile];
+    const std::string kvar = t.dims[p.split_reduction].name;
+    const int64_t kc = l1.shape[p.split_reduction];
+
+    // Initial value: vectorised, parallel over rows, at root.
+    {
+        auto dims = pure_dims(stages[0]);
+        StageScript s = script.stage(f);
+        vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, false);
+        std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
+        parallel_rows(s, outer, dims[0].second, d.cores, f + "_init");
+    }
+
+    // Chunk the reduction and move the in-register accumulation into an rfactor
+    // intermediate: intm(..., u) sums one chunk; the update adds the chunks up.
+    // (Split even when the chunk is the whole extent: the chunk loop then runs once.)
+    const std::string intm = f + "_acc";
+    const std::string u = "u";
+    const std::string ko = kvar + "_o", ki = kvar + "_i";
+    script.stage(f, 0).split(kvar, ko, ki, int(kc));
+    script.rfactor(f, 0, ko, u, intm);
+
+    // Tile loops of the update, innermost first: register-tile points, register
+    // tiles, L1 tiles, the chunk loop, L2 tiles (the parallel tasks).
+    std::vector<std::string> points, regs, l1s;
+    std::vector<std::pair<std::string, int64_t>> task_loops;
+    std::string vector_point;
+    {
+        StageScript s = script.stage(f, 0);
+        for (size_t j : t.spatial_dims()) {
+            const std::string v = t.dims[j].name;
+            const int64_t e = t.dims[j].extent;
+            std::string cur = v;
+            if (l2.shape[j] < e) {
+                s.split(cur, v + "_2", v + "_2i", int(l2.shape[j]));
+                task_loops.push_back({v + "_2", e / l2.shape[j]});
+                cur = v + "_2i";
+            }
+            if (l1.shape[j] < l2.shape[j]) {
+                s.split(cur, v + "_1", v + "_1i", int(l1.shape[j]));
+                l1s.push_back(v + "_1");
+                cur = v + "_1i";
+            }
+            if (reg.shape[j] == 1) {
+                regs.push_back(cur);  // not part of the register tile: a loop around it
+                continue;
+            }
+            if (reg.shape[j] < l1.shape[j]) {
+                s.split(cur, v + "_r", v + "_p", int(reg.shape[j]));
+                regs.push_back(v + "_r");
+                cur = v + "_p";
+            }
+            points.push_back(cur);
+            if (j == p.vector_dim) vector_point = cur;
+        }
+        std::vector<std::string> order = points;
+        order.insert(order.end(), regs.begin(), regs.end());
+        order.insert(order.end(), l1s.begin(), l1s.end());
+        order.push_back(ko);
+        for (auto &tl : task_loops) order.push_back(tl.first);
+        s.reorder(order);
+        if (!vector_point.empty()) s.vectorize(vector_point);
+        // Parallel over the L2 tiles (fused); the chunk loop stays inside a task.
+        if (!task_loops.empty()) {
+            std::string task = task_loops[0].first;
+            for (size_t i = 1; i < task_loops.size(); i++) {
+                s.fuse(task, task_loops[i].first, f + "_tasks" + std::to_string(i));
+                task = f + "_tasks" + std::to_string(i);
+            }
+            s.parallel(task);
+        }
+    }
+    // The register tile: computed inside the innermost loop around it, its
+    // accumulators vectorised along the vector dim and unrolled along the other.
+    const std::string attach = !regs.empty() ? regs.front() : !l1s.empty() ? l1s.front() : ko;
+    script.compute_at(intm, f, attach);
+    const std::string vname = t.dims[p.vector_dim].name;
+    const bool whole_vectors = reg.shape[p.vector_dim] % d.vector_lanes == 0;
+    const std::string second = p.second_dim >= 0 && reg.shape[p.second_dim] > 1 ? t.dims[p.second_dim].name : "";
+    auto micro_kernel = [&](StageScript &s, bool update) {
+        std::vector<std::string> order;
+        if (whole_vectors) {
+            s.split(vname, vname + "_vo", vname + "_vi", d.vector_lanes);
+            s.vectorize(vname + "_vi");
+            order = {vname + "_vi", vname + "_vo"};
+        } else {
+            s.vectorize(vname);
+            order = {vname};
+        }
+        if (!second.empty()) order.push_back(second);
+        if (update) {
+            for (size_t r : t.reduction_dims()) order.push_back(r == p.split_reduction ? ki : t.dims[r].name);
+            for (size_t j : t.spatial_dims()) {
+                if (j != p.vector_dim && t.dims[j].name != second) order.push_back(t.dims[j].name);
+            }
+            order.push_back(u);
+            s.reorder(order);
+        }
+        if (whole_vectors) s.unroll(vname + "_vo");
+        if (!second.empty()) s.unroll(second);
+    };
+    {
+        StageScript s = script.stage(intm);
+        micro_kernel(s, false);
+    }
+    {
+        StageScript s = script.stage(intm, 0);
+        micro_kernel(s, true);
+    }
+    // Packed operand tiles: computed once per chunk of each L2 tile, vectorised.
+    for (const std::string &producer : pack_producers) {
+        std::string packed = producer;
+        if (producer.size() > 3 && producer.compare(producer.size() - 3, 3, "_im") == 0) {
+            packed = producer + "_packed";  // an input: copy it through a wrapper
+            script.wrap(producer, intm, packed);
+        }
+        script.compute_at(packed, f, ko);
+        const std::string a0 = script.func(packed).args()[0].name();
+        StageScript s = script.stage(packed);
+        // Guarded: a rounded-up tile would read past the end of the input.
+        s.split(a0, a0 + "_vo", a0 + "_vi", d.vector_lanes, TailStrategy::GuardWithIf);
+        s.vectorize(a0 + "_vi");
+    }
+}
+
+void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, const hal::DeviceSpec &d) {
+    (void)d;
+    script.compute_root(f.name());
+    const std::vector<std::string> &args = f.args();
+    if (args.size() > 1) {
+        StageScript s = script.stage(f.name());
+        s.parallel(args.back());
+    }
+}
+
+}  // namespace tessera::apply

@@ -1,0 +1,44 @@
+// Turning the constructor's decisions into Halide directives, one function per kind
+// of stage (see scheduler/README.md for the loop nests they produce).
+#pragma once
+
+#include "construction.h"
+#include "device_spec.h"
+#include "schedule_script.h"
+#include "tensor_expr.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera::apply {
+
+// Where a producer is computed inside its consumer: the consumer's Func and loop.
+struct Attachment {
+    std::string consumer, var;
+};
+
+// A pure output (elementwise, broadcast, transpose, pad, or the epilogue of a
+// reduction): vectorised along dimension 0, the other dimensions fused into a row
+// loop split into parallel tasks of at least `min_task_points` points. Returns the
+// row loop that producers attach to.
+Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d);
+
+// A reduction without reuse (sum, max, pooling window, depthwise): vectorised along
+// its innermost pure dimension with the reduction loops just outside. As an
+// output it is also parallelised; otherwise it is computed at `at`.
+void schedule_reduction(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
+                        const hal::DeviceSpec &d, bool is_output, const Attachment &at);
+
+// A compute-intensive reduction that is a pipeline output, following rProgram `p`:
+// L2 tiles in parallel, the reduction chunked (rfactor) with the chunk loop outside
+// the L1 and register tiles, the register tile's accumulators computed in
+// registers (vectorised + unrolled), the packed operand computed per L2 tile.
+void schedule_compute_output(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
+                             const rtile::RProgram &p, const hal::DeviceSpec &d,
+                             const std::vector<std::string> &pack_producers);
+
+// A stage the constructor cannot analyse: computed at root, outer loop parallel,
+// no vectorisation -- valid for any definition.
+void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, const hal::DeviceSpec &d);
+
+}  // namespace tessera::apply

@@ -1,0 +1,46 @@
+// DeviceSpec: Tessera's hardware abstraction layer (Roller's HAL, seed 000 Fig. 9)
+// for CPUs. Memory layers run from the vector registers outward (registers, L1,
+// L2, LLC share, DRAM), each with a capacity, line size and per-core bandwidth;
+// execution units are cores x vector lanes x FMA pipes. Built from the Halide
+// Target, the parallelism Halide gives the autoscheduler and a DeviceProfile.
+#pragma once
+
+#include "device_profile.h"
+
+#include <Halide.h>
+
+#include <string>
+#include <vector>
+
+namespace tessera::hal {
+
+struct MemoryLayer {
+    std::string name;          // "registers", "L1", "L2", "LLC", "DRAM"
+    int64_t capacity_bytes;    // usable by one core's tiles (LLC: its share); DRAM: effectively unbounded
+    int64_t line_bytes;        // transfer granularity
+    double gbs_per_core;       // bandwidth into the layer above when every core streams at once
+};
+
+struct DeviceSpec {
+    std::string arch = "x86";
+    int cores = 1;
+    int vector_lanes = 8;      // fp32 lanes per vector register
+    int vector_registers = 16;
+    int fma_pipes = 2;         // Skylake-SP and later server cores: two FMA ports,
+    int fma_latency = 4;       // four cycles each: 8 independent accumulators hide it
+    double peak_gflops_per_core = 0;
+    std::vector<MemoryLayer> layers;  // registers first, DRAM last
+    std::string profile_source;
+
+    // The accumulators that keep every FMA pipe busy.
+    int min_accumulators() const { return fma_pipes * fma_latency; }
+    const MemoryLayer &layer(const std::string &name) const;
+
+    // One line per field, for TESSERA_EXPLAIN and scheduler/README.md.
+    std::string describe() const;
+};
+
+// x86 only for now; other targets get a user error naming the target.
+DeviceSpec make_device_spec(const Halide::Target &target, int parallelism, const DeviceProfile &profile);
+
+}  // namespace tessera::hal

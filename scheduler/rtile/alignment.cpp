@@ -1,0 +1,30 @@
+#include "alignment.h"
+
+namespace tessera::rtile {
+
+std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule) {
+    std::vector<int64_t> out;
+    for (int64_t s = current + 1; s < extent; s++) {
+        if (s % granule == 0 && extent % s == 0) out.push_back(s);
+    }
+    if (current < extent) out.push_back(extent);
+    return out;
+}
+
+int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
+    int64_t vectors = (tile.shape[p.vector_dim] + d.vector_lanes - 1) / d.vector_lanes;
+    int64_t rows = p.second_dim >= 0 ? tile.shape[p.second_dim] : 1;
+    return int(vectors * rows);
+}
+
+int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
+    int64_t vectors = (tile.shape[p.vector_dim] + d.vector_lanes - 1) / d.vector_lanes;
+    return register_tile_accumulators(tile, p, d) + int(vectors) + 1;
+}
+
+int64_t storage_padding(int64_t row_floats) {
+    const int64_t page_floats = 4096 / 4, line_floats = 64 / 4;
+    return row_floats % page_floats == 0 ? line_floats : 0;
+}
+
+}  // namespace tessera::rtile

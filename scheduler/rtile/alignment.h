@@ -1,0 +1,31 @@
+// CPU alignment rules (Roller seed 000 §3.1 mapped onto a CPU):
+// - register tile: the vectorised dim a multiple of the vector lanes; at least
+//   fma_pipes x latency independent accumulators when the shape allows, and
+//   accumulators + operand registers within the register file;
+// - cache tiles: sizes that divide the loop extent (Halide computes the register
+//   tile's accumulator inside the tile loops, which must not overrun the tensor:
+//   the padding bound epsilon is 0 here, see scheduler/README.md), and the
+//   vectorised dim's data tiles a multiple of the 64-byte line where possible;
+// - storage padding: a packed tile whose row stride is a multiple of 4 KiB gets a
+//   line of padding so its rows do not alias in the same cache sets.
+#pragma once
+
+#include "device_spec.h"
+#include "rtile.h"
+
+namespace tessera::rtile {
+
+// Candidate sizes for loop dim `j` larger than `current`, smallest first: divisors
+// of the extent that are multiples of `granule` (and the full extent).
+std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule);
+
+// Vector registers a register tile needs: accumulators plus one operand vector per
+// vector of the tile and one broadcast register.
+int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
+int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
+
+// Padding (in floats) for rows of `row_floats` floats so that consecutive rows do
+// not map to the same cache sets.
+int64_t storage_padding(int64_t row_floats);
+
+}  // namespace tessera::rtile

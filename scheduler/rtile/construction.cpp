@@ -1,0 +1,212 @@
+#include "construction.h"
+
+#include "alignment.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tessera::rtile {
+
+namespace {
+
+using analysis::TensorExpr;
+
+// The register tile vectorises the loop dim that is innermost in the output's
+// storage; the stage must write with coefficient 1 along it.
+size_t choose_vector_dim(const TensorExpr &t) {
+    for (size_t j : t.spatial_dims()) {
+        if (!t.write.coef.empty() && t.write.coef[0][j] == 1) return j;
+    }
+    return t.spatial_dims().front();
+}
+
+// The reduction dim chunked at the cache levels: the outermost one with more than
+// one point (RVars are innermost first, so the last).
+size_t choose_split_reduction(const TensorExpr &t) {
+    std::vector<size_t> r = t.reduction_dims();
+    for (auto it = r.rbegin(); it != r.rend(); ++it) {
+        if (t.dims[*it].extent > 1) return *it;
+    }
+    return r.back();
+}
+
+struct Growth {
+    RTile tile;
+    size_t dim;
+    double score;
+};
+
+// Every one-step enlargement of `tile` at `level` that stays within the layer's
+// capacity, scored by data reuse.
+std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, const RProgram &p, const RTile &tile,
+                                 TileLevel level, const RTile &inner, int lanes) {
+    std::vector<Growth> out;
+    const double q = model.mem_traffic(tile, level, p);
+    const int64_t f = model.mem_footprint(tile, level, p);
+    for (size_t j = 0; j < t.dims.size(); j++) {
+        const bool reduction = t.dims[j].reduction;
+        if (level == kRegisterTile) {
+            if (reduction) continue;
+            // Two register dims at most: the vector dim and one more.
+            if (j != p.vector_dim && p.second_dim >= 0 && int(j) != p.second_dim) continue;
+        }
+        if (level == kL1Tile && reduction && j != p.split_reduction) continue;
+        if (level == kL2Tile && reduction) continue;
+        int64_t granule = level == kRegisterTile && j == p.vector_dim ? lanes : inner.shape[j];
+        std::vector<int64_t> sizes = next_aligned_sizes(tile.shape[j], t.dims[j].extent, granule);
+        if (sizes.empty()) continue;
+        RTile bigger = tile;
+        bigger.shape[j] = sizes.front();
+        RProgram trial = p;
+        if (level == kRegisterTile && j != p.vector_dim) trial.second_dim = int(j);
+        int64_t f2 = model.mem_footprint(bigger, level, trial);
+        if (f2 > model.capacity(level)) continue;
+        double q2 = model.mem_traffic(bigger, level, trial);
+        double score = (q - q2) / std::max<double>(1, double(f2 - f));
+        out.push_back({bigger, j, score});
+    }
+    std::sort(out.begin(), out.end(), [](const Growth &a, const Growth &b) {
+        return a.score != b.score ? a.score > b.score : a.dim < b.dim;  // deterministic ties
+    });
+    return out;
+}
+
+// Scale-up at one layer: greedy growth along the best-score axis until capacity or
+// compute-bound. `branch` picks the n-th best first step (the beam).
+RTile enlarge(const TensorExpr &t, const PerfModel &model, RProgram &p, RTile tile, TileLevel level,
+              const RTile &inner, int lanes, size_t branch, bool *branched, std::vector<std::string> &log) {
+    for (int step = 0; step < 256; step++) {
+        std::vector<Growth> g = enlargements(t, model, p, tile, level, inner, lanes);
+        if (g.empty() || g.front().score <= 0) break;
+        size_t pick = step == 0 ? branch : 0;
+        if (pick >= g.size()) {
+            *branched = false;
+            return tile;
+        }
+        tile = g[pick].tile;
+        if (level == kRegisterTile && g[pick].dim != p.vector_dim) p.second_dim = int(g[pick].dim);
+        if (level != kRegisterTile &&
+            model.mem_time_ms(tile, level, p) <= model.compute_time_ms(p.tiles[kRegisterTile], p)) {
+            break;  // compute-bound at this layer: enlarging further buys nothing
+        }
+    }
+    (void)log;
+    return tile;
+}
+
+// Shrink the L2 tile until there are enough tasks for every core (Roller's
+// shrinking for parallelism), along the axis whose shrinking costs least traffic.
+void scale_out(const TensorExpr &t, const PerfModel &model, RProgram &p, int cores) {
+    auto tasks_of = [&](const RTile &tile) {
+        int64_t n = 1;
+        for (size_t j : t.spatial_dims()) n *= (t.dims[j].extent + tile.shape[j] - 1) / tile.shape[j];
+        return n;
+    };
+    const int64_t wanted = 2 * int64_t(cores);
+    RTile &outer = p.tiles[kL2Tile];
+    while (tasks_of(outer) < wanted) {
+        int best = -1;
+        double best_cost = std::numeric_limits<double>::infinity();
+        RTile best_tile;
+        for (size_t j : t.spatial_dims()) {
+            // Largest aligned size below the current one that still contains the L1 tile.
+            int64_t granule = p.tiles[kL1Tile].shape[j];
+            int64_t smaller = 0;
+            for (int64_t s = outer.shape[j] - granule; s >= granule; s -= granule) {
+                if (outer.shape[j] % s == 0 && t.dims[j].extent % s == 0) {
+                    smaller = s;
+                    break;
+                }
+            }
+            if (smaller == 0) continue;
+            RTile trial = outer;
+            trial.shape[j] = smaller;
+            double cost = model.mem_traffic(trial, kL2Tile, p) - model.mem_traffic(outer, kL2Tile, p);
+            if (cost < best_cost) {
+                best_cost = cost;
+                best = int(j);
+                best_tile = trial;
+            }
+        }
+        if (best < 0) break;  // cannot shrink further: fewer tasks than wanted
+        outer = best_tile;
+    }
+    p.parallel_tasks = tasks_of(outer);
+}
+
+// Pack the reused operand that streams along the vector dim when its L2 data tile
+// is not one contiguous run (layout alignment, seed 003): it becomes a dense tile.
+void choose_packing(const TensorExpr &t, RProgram &p) {
+    for (size_t i = 0; i < t.reads.size(); i++) {
+        const analysis::AccessMap &m = t.reads[i];
+        if (!m.is_input || m.coef.empty() || m.coef[0][p.vector_dim] != 1) continue;
+        if (p.second_dim >= 0 && m.depends_on(size_t(p.second_dim))) continue;  // not reused across the tile
+        std::vector<int64_t> full;
+        for (const analysis::LoopDim &dim : t.dims) full.push_back(dim.extent);
+        bool contiguous = m.tile_extent(0, p.tiles[kL2Tile].shape) == m.tile_extent(0, full);
+        if (!contiguous) {
+            p.packed_read = int(i);
+            p.padding_floats = storage_padding(m.tile_extent(0, p.tiles[kL2Tile].shape));
+            return;
+        }
+    }
+}
+
+}  // namespace
+
+ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec &d, int top_k) {
+    ConstructionResult result;
+    PerfModel model(t, d);
+    RProgram base;
+    base.vector_dim = choose_vector_dim(t);
+    base.split_reduction = choose_split_reduction(t);
+
+    RTile start;
+    start.shape.assign(t.dims.size(), 1);
+    start.shape[base.vector_dim] = std::min<int64_t>(d.vector_lanes, t.dims[base.vector_dim].extent);
+    if (t.dims[base.vector_dim].extent % start.shape[base.vector_dim] != 0) {
+        start.shape[base.vector_dim] = t.dims[base.vector_dim].extent;  // odd extents: the whole row
+    }
+
+    // Beam: the best and second-best first step at each of the three layers.
+    const size_t beam = 2;
+    for (size_t b0 = 0; b0 < beam; b0++) {
+        for (size_t b1 = 0; b1 < beam; b1++) {
+            for (size_t b2 = 0; b2 < beam; b2++) {
+                RProgram p = base;
+                bool ok = true;
+                RTile reg = enlarge(t, model, p, start, kRegisterTile, start, d.vector_lanes, b0, &ok, result.log);
+                if (!ok) continue;
+                p.tiles = {reg, reg, reg};
+                // L1 starts with every inner reduction dim whole.
+                RTile l1 = reg;
+                for (size_t j : t.reduction_dims()) {
+                    if (j != p.split_reduction) l1.shape[j] = t.dims[j].extent;
+                }
+                l1 = enlarge(t, model, p, l1, kL1Tile, reg, d.vector_lanes, b1, &ok, result.log);
+                if (!ok) continue;
+                p.tiles[kL1Tile] = l1;
+                RTile l2 = enlarge(t, model, p, l1, kL2Tile, l1, d.vector_lanes, b2, &ok, result.log);
+                if (!ok) continue;
+                p.tiles[kL2Tile] = l2;
+                scale_out(t, model, p, d.cores);
+                choose_packing(t, p);
+                model.predict(p);
+                bool duplicate = std::any_of(result.programs.begin(), result.programs.end(), [&](const RProgram &q) {
+                    for (int l = 0; l < kTileLevels; l++) {
+                        if (q.tiles[l].shape != p.tiles[l].shape) return false;
+                    }
+                    return true;
+                });
+                if (!duplicate) result.programs.push_back(p);
+            }
+        }
+    }
+    std::stable_sort(result.programs.begin(), result.programs.end(),
+                     [](const RProgram &a, const RProgram &b) { return a.predicted_ms < b.predicted_ms; });
+    if (int(result.programs.size()) > top_k) result.programs.resize(top_k);
+    return result;
+}
+
+}  // namespace tessera::rtile

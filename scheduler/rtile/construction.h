@@ -1,0 +1,24 @@
+// rProgram construction for a compute-intensive stage (Roller seed 000 Fig. 8,
+// mapped onto a CPU): scale up an rTile layer by layer from the registers outward,
+// growing it along the axis with the best data-reuse score
+//   S_i = (Q(T) - Q(T'_i)) / (F(T'_i) - F(T)),
+// moving to the next layer when the layer's capacity is hit or the tile becomes
+// compute-bound there; then scale out over the cores, shrinking the outer tile
+// along its lowest-score axis while there are too few tasks. A small beam keeps
+// the top K rPrograms, ranked by predicted time.
+#pragma once
+
+#include "perf_model.h"
+
+#include <vector>
+
+namespace tessera::rtile {
+
+struct ConstructionResult {
+    std::vector<RProgram> programs;  // best first
+    std::vector<std::string> log;    // one line per decision, for TESSERA_EXPLAIN
+};
+
+ConstructionResult construct_programs(const analysis::TensorExpr &t, const hal::DeviceSpec &d, int top_k);
+
+}  // namespace tessera::rtile

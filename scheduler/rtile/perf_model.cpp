@@ -1,0 +1,101 @@
+#include "perf_model.h"
+
+#include "alignment.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tessera::rtile {
+
+namespace {
+constexpr double kLoadsPerCycle = 2;    // two load ports on Skylake-class cores
+constexpr double kUsableFraction = 0.5; // of a cache, for one tile's data (the rest: other data, prefetch)
+
+int64_t tile_count(const analysis::TensorExpr &t, const RTile &tile) {
+    int64_t n = 1;
+    for (size_t j = 0; j < t.dims.size(); j++) n *= (t.dims[j].extent + tile.shape[j] - 1) / tile.shape[j];
+    return n;
+}
+}  // namespace
+
+double PerfModel::ghz() const {
+    return d_.peak_gflops_per_core / (2.0 * d_.vector_lanes * d_.fma_pipes);
+}
+
+int64_t PerfModel::capacity(TileLevel level) const {
+    if (level == kRegisterTile) return int64_t(d_.vector_registers);
+    return int64_t(d_.layers[level].capacity_bytes * kUsableFraction);
+}
+
+int64_t PerfModel::mem_footprint(const RTile &tile, TileLevel level, const RProgram &p) const {
+    if (level == kRegisterTile) return register_tile_registers(tile, p, d_);
+    int64_t elems = tile.write_tile(t_);
+    for (int64_t e : tile.read_tiles(t_)) elems += e;
+    return elems * 4;
+}
+
+double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram &p) const {
+    const double tiles = double(tile_count(t_, tile));
+    if (level == kRegisterTile) {
+        double loads = 0;
+        for (const analysis::AccessMap &m : t_.reads) {
+            double elems = double(m.tile_elements(tile.shape));
+            loads += m.depends_on(p.vector_dim) ? std::ceil(elems / d_.vector_lanes) : elems;
+        }
+        return tiles * loads;
+    }
+    // Partial sums go out and come back once per reduction chunk.
+    bool chunked = false;
+    for (size_t j : t_.reduction_dims()) chunked = chunked || tile.shape[j] < t_.dims[j].extent;
+    double elems = double(tile.write_tile(t_)) * (chunked ? 2 : 1);
+    for (int64_t e : tile.read_tiles(t_)) elems += double(e);
+    return tiles * elems * 4;
+}
+
+double PerfModel::mem_time_ms(const RTile &tile, TileLevel level, const RProgram &p) const {
+    double traffic = mem_traffic(tile, level, p);
+    if (level == kRegisterTile) return traffic / (kLoadsPerCycle * ghz() * 1e9 * d_.cores) * 1e3;
+    // Tiles of level L are filled from layer L+1; an L2 tile comes from the LLC
+    // share when the stage's data fits there, otherwise from DRAM.
+    size_t source = size_t(level) + 1;
+    if (level == kL2Tile) {
+        double data = 0;
+        for (const analysis::AccessMap &m : t_.reads) {
+            std::vector<int64_t> full;
+            for (const analysis::LoopDim &dim : t_.dims) full.push_back(dim.extent);
+            data += double(m.tile_elements(full)) * 4;
+        }
+        const hal::MemoryLayer &llc = d_.layer("LLC");
+        if (data > double(llc.capacity_bytes) * d_.cores) source = d_.layers.size() - 1;
+    }
+    return traffic / (d_.layers[source].gbs_per_core * 1e9 * d_.cores) * 1e3;
+}
+
+double PerfModel::compute_time_ms(const RTile &register_tile, const RProgram &p) const {
+    // One FMA per point per vector lane; a narrow register tile leaves pipes idle.
+    double vector_fmas = double(t_.points()) / d_.vector_lanes;
+    double lanes_used = double(register_tile.shape[p.vector_dim]) /
+                        (std::ceil(double(register_tile.shape[p.vector_dim]) / d_.vector_lanes) * d_.vector_lanes);
+    int acc = register_tile_accumulators(register_tile, p, d_);
+    double latency_bound = std::max(1.0, double(d_.min_accumulators()) / std::max(1, acc));
+    return vector_fmas / lanes_used * latency_bound / (d_.fma_pipes * ghz() * 1e9 * d_.cores) * 1e3;
+}
+
+void PerfModel::predict(RProgram &p) const {
+    static const char *names[] = {"L1->registers", "L2->L1", "LLC/DRAM->L2"};
+    double best = compute_time_ms(p.tiles[kRegisterTile], p);
+    p.bottleneck = "compute";
+    for (int level = 0; level < kTileLevels; level++) {
+        double ms = mem_time_ms(p.tiles[level], TileLevel(level), p);
+        if (ms > best) {
+            best = ms;
+            p.bottleneck = names[level];
+        }
+    }
+    // Uneven spread of tasks over cores.
+    double rounds = std::ceil(double(p.parallel_tasks) / d_.cores);
+    double imbalance = rounds * d_.cores / double(std::max<int64_t>(1, p.parallel_tasks));
+    p.predicted_ms = best * imbalance;
+}
+
+}  // namespace tessera::rtile

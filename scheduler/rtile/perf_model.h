@@ -1,0 +1,38 @@
+// Roller's micro-performance model (seed 000 §3.3, Fig. 9) for a CPU core:
+// memory footprint and traffic of a tile at each layer come from the access maps;
+// time at a layer is traffic / bandwidth of the layer below (shared layers split
+// evenly over the cores); compute time comes from the measured FMA peak, slowed
+// when the register tile has too few accumulators to hide the FMA latency.
+#pragma once
+
+#include "device_spec.h"
+#include "rtile.h"
+
+namespace tessera::rtile {
+
+class PerfModel {
+public:
+    PerfModel(const analysis::TensorExpr &t, const hal::DeviceSpec &d) : t_(t), d_(d) {}
+
+    // Bytes a tile of this level occupies (registers: the register file bytes it needs).
+    int64_t mem_footprint(const RTile &tile, TileLevel level, const RProgram &p) const;
+    // Data moved into the layer holding `tile` over the whole stage. Registers: load
+    // instructions (a broadcast costs as much as a vector load); caches: bytes.
+    double mem_traffic(const RTile &tile, TileLevel level, const RProgram &p) const;
+    // Milliseconds to move mem_traffic at this level with `cores` cores streaming.
+    double mem_time_ms(const RTile &tile, TileLevel level, const RProgram &p) const;
+    // Milliseconds of arithmetic for the whole stage on all cores, for this register tile.
+    double compute_time_ms(const RTile &register_tile, const RProgram &p) const;
+    int64_t capacity(TileLevel level) const;
+
+    // Fills p.predicted_ms and p.bottleneck from its tiles.
+    void predict(RProgram &p) const;
+
+    double ghz() const;
+
+private:
+    const analysis::TensorExpr &t_;
+    const hal::DeviceSpec &d_;
+};
+
+}  // namespace tessera::rtile

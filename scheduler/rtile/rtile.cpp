@@ -1,0 +1,30 @@
+#include "rtile.h"
+
+namespace tessera::rtile {
+
+int64_t RTile::points() const {
+    int64_t n = 1;
+    for (int64_t s : shape) n *= s;
+    return n;
+}
+
+std::vector<int64_t> RTile::read_tiles(const analysis::TensorExpr &t) const {
+    std::vector<int64_t> out;
+    for (const analysis::AccessMap &m : t.reads) out.push_back(m.tile_elements(shape));
+    return out;
+}
+
+int64_t RTile::write_tile(const analysis::TensorExpr &t) const {
+    return t.write.tile_elements(shape);
+}
+
+std::string RTile::to_string(const analysis::TensorExpr &t) const {
+    std::string s;
+    for (size_t j = 0; j < shape.size(); j++) {
+        if (!s.empty()) s += " ";
+        s += t.dims[j].name + "=" + std::to_string(shape[j]);
+    }
+    return s;
+}
+
+}  // namespace tessera::rtile

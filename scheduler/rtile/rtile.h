@@ -1,0 +1,38 @@
+// RTile: a tile shape over a TensorExpr's loop dimensions (Roller seed 000, Fig. 3)
+// plus the storage padding of its data tiles, and RProgram: one rTile per memory
+// layer with the scale-out over cores, its predicted time and bottleneck.
+#pragma once
+
+#include "tensor_expr.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera::rtile {
+
+struct RTile {
+    std::vector<int64_t> shape;  // points per loop dimension (TensorExpr::dims order)
+
+    int64_t points() const;
+    // Data tile of every tensor the stage reads (elements), in TensorExpr::reads order.
+    std::vector<int64_t> read_tiles(const analysis::TensorExpr &t) const;
+    int64_t write_tile(const analysis::TensorExpr &t) const;
+    std::string to_string(const analysis::TensorExpr &t) const;  // "n=32 m=4 k=256"
+};
+
+// Layer indices into DeviceSpec::layers: 0 registers, 1 L1, 2 L2 (the tiles we build).
+enum TileLevel { kRegisterTile = 0, kL1Tile = 1, kL2Tile = 2, kTileLevels = 3 };
+
+struct RProgram {
+    std::vector<RTile> tiles;      // one per TileLevel, each containing the one before
+    size_t vector_dim = 0;         // loop dim vectorised in the register tile
+    int second_dim = -1;           // the other register-tile dim (-1: none)
+    size_t split_reduction = 0;    // reduction dim chunked at the L1/L2 levels
+    int64_t parallel_tasks = 1;    // L2 tiles spread over the cores
+    int packed_read = -1;          // read packed into a contiguous L2 tile (-1: none)
+    int64_t padding_floats = 0;    // storage padding of the packed tile's rows
+    double predicted_ms = 0;
+    std::string bottleneck;        // memory layer (or "compute") that bounds the prediction
+};
+
+}  // namespace tessera::rtile

@@ -1,0 +1,207 @@
+#include "tessera_scheduler.h"
+#include "diagnostics.h"
+
+#include "construction.h"
+#include "device_spec.h"
+#include "function_dag.h"
+#include "schedule_script.h"
+#include "stage_schedules.h"
+#include "tensor_expr.h"
+
+#include <cstdlib>
+#include <iomanip>
+#include <set>
+#include <sstream>
+
+namespace tessera {
+
+using namespace Halide;
+using namespace Halide::Internal;
+using analysis::StageClass;
+using analysis::TensorExpr;
+
+SchedulerOptions SchedulerOptions::from_environment(int parallelism) {
+    SchedulerOptions o;
+    o.parallelism = parallelism;
+    if (const char *e = std::getenv("TESSERA_EXPLAIN")) o.explain = std::string(e) != "0";
+    if (const char *k = std::getenv("TESSERA_TOPK")) o.top_k = std::max(1, std::atoi(k));
+    return o;
+}
+
+namespace {
+
+bool is_input_wrapper(const Function &f) {
+    // ImageParams reach definitions through a hidden pure Func "<name>_im".
+    if (!f.updates().empty() || f.definition().values().size() != 1) return false;
+    const Call *c = f.definition().values()[0].as<Call>();
+    return c && c->call_type == Call::Image;
+}
+
+struct Plan {
+    std::map<std::string, Function> env;
+    std::set<std::string> inlined;
+    std::map<std::string, std::vector<TensorExpr>> stages;
+};
+
+// Pure producers are folded into their consumers, except (a) those feeding a
+// compute-intensive stage (computed per tile, as packed operands) and (b)
+// expensive ones read by several consumers (computed once per row).
+Plan make_plan(const analysis::FunctionDag &dag) {
+    Plan plan;
+    for (const analysis::FunctionNode &n : dag.nodes()) plan.env[n.func.name()] = n.func;
+    auto pure_candidate = [&](const analysis::FunctionNode &n) { return !n.is_output && n.func.updates().empty(); };
+    for (const analysis::FunctionNode &n : dag.nodes()) {
+        if (pure_candidate(n)) plan.inlined.insert(n.func.name());
+    }
+    auto inlined = [&](const std::string &name) { return plan.inlined.count(name) > 0; };
+    std::map<std::string, std::vector<TensorExpr>> first;
+    for (const analysis::FunctionNode &n : dag.nodes()) first[n.func.name()] = build_tensor_exprs(n, inlined, plan.env);
+
+    for (const analysis::FunctionNode &n : dag.nodes()) {
+        if (!pure_candidate(n) || is_input_wrapper(n.func)) continue;
+        bool feeds_compute = false;
+        for (const std::string &c : n.consumers) {
+            for (const TensorExpr &t : first[c]) feeds_compute |= t.cls == StageClass::ComputeIntensive;
+        }
+        bool shared_expensive = n.consumers.size() > 1 && first[n.func.name()][0].ops_per_point >= 8;
+        if (feeds_compute || shared_expensive) plan.inlined.erase(n.func.name());
+    }
+    for (const analysis::FunctionNode &n : dag.nodes()) {
+        plan.stages[n.func.name()] = build_tensor_exprs(n, inlined, plan.env);
+    }
+    return plan;
+}
+
+const TensorExpr *compute_stage(const std::vector<TensorExpr> &stages) {
+    for (const TensorExpr &t : stages) {
+        if (t.cls == StageClass::ComputeIntensive) return &t;
+    }
+    return nullptr;
+}
+
+std::string unanalysable_reason(const std::vector<TensorExpr> &stages) {
+    for (const TensorExpr &t : stages) {
+        if (t.cls == StageClass::Unanalysable) return t.reason;
+    }
+    return "";
+}
+
+void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgram &p, const char *label) {
+    out << "    " << label << ": predicted " << std::fixed << std::setprecision(3) << p.predicted_ms
+        << " ms, bottleneck " << p.bottleneck << ", " << p.parallel_tasks << " parallel tasks\n";
+    static const char *levels[] = {"registers", "L1", "L2"};
+    for (int l = 0; l < rtile::kTileLevels; l++) {
+        out << "      " << levels[l] << " tile: " << p.tiles[l].to_string(t) << "\n";
+    }
+    if (p.packed_read >= 0) {
+        out << "      packed operand: " << t.reads[p.packed_read].tensor << " (row padding " << p.padding_floats
+            << " floats)\n";
+    }
+}
+
+}  // namespace
+
+ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target, const SchedulerOptions &options) {
+    std::vector<Function> outputs;
+    for (const Func &f : pipeline.outputs()) outputs.push_back(f.function());
+    analysis::FunctionDag dag(outputs);
+    hal::DeviceSpec device = hal::make_device_spec(target, options.parallelism, hal::host_profile());
+    Plan plan = make_plan(dag);
+
+    std::vector<Function> order;
+    for (const analysis::FunctionNode &n : dag.nodes()) order.push_back(n.func);
+    apply::ScheduleScript script(order);
+    std::ostringstream explain;
+    explain << "Tessera: " << device.describe();
+
+    // Consumers before producers: a producer attaches to its consumer's loops.
+    std::map<std::string, apply::Attachment> row_of;  // each output's row loop
+    for (auto it = dag.nodes().rbegin(); it != dag.nodes().rend(); ++it) {
+        const analysis::FunctionNode &node = *it;
+        const std::string &name = node.func.name();
+        const std::vector<TensorExpr> &stages = plan.stages.at(name);
+        if (plan.inlined.count(name)) continue;  // Halide inlines by default
+
+        // Where a non-output producer attaches: its first consumer's row loop (or root).
+        apply::Attachment at;
+        for (const std::string &c : node.consumers) {
+            auto r = row_of.find(c);
+            if (r != row_of.end()) {
+                at = r->second;
+                break;
+            }
+        }
+
+        std::string reason = unanalysable_reason(stages);
+        if (!reason.empty()) {
+            user_warning << "Tessera: stage " << name << " cannot be analysed (" << reason
+                         << "); it gets a safe schedule: computed at root, outer loop parallel\n";
+            apply::schedule_safe(script, node.func, device);
+            explain << "  " << name << ": unanalysable (" << reason << "): safe schedule\n";
+            row_of[name] = {name, ""};
+            continue;
+        }
+
+        const TensorExpr *compute = compute_stage(stages);
+        if (compute && node.is_output) {
+            rtile::ConstructionResult built = rtile::construct_programs(*compute, device, std::max(2, options.top_k));
+            const rtile::RProgram &best = built.programs.front();
+            std::vector<std::string> packs;
+            for (const analysis::FunctionNode &producer : dag.nodes()) {
+                bool consumed = std::find(producer.consumers.begin(), producer.consumers.end(), name) !=
+                                producer.consumers.end();
+                if (!consumed || plan.inlined.count(producer.func.name())) continue;
+                packs.push_back(producer.func.name());  // non-inlined pure producer: computed per tile
+            }
+            if (best.packed_read >= 0) {
+                std::string wrapper = compute->reads[best.packed_read].tensor + "_im";
+                if (plan.env.count(wrapper)) packs.push_back(wrapper);
+            }
+            apply::schedule_compute_output(script, stages, best, device, packs);
+            explain << "  " << name << ": " << to_string(compute->cls) << ", " << compute->points()
+                    << " points, " << built.programs.size() << " candidate rPrograms\n";
+            explain_program(explain, *compute, best, "chosen");
+            if (built.programs.size() > 1) explain_program(explain, *compute, built.programs[1], "runner-up");
+            row_of[name] = {name, ""};
+            continue;
+        }
+        if (node.is_output && node.func.updates().empty()) {
+            row_of[name] = apply::schedule_pure_output(script, stages[0], device);
+            explain << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"
+                    << (row_of[name].var.empty() ? "" : " (row loop " + row_of[name].var + ")") << "\n";
+            continue;
+        }
+        if (!node.func.updates().empty()) {
+            apply::schedule_reduction(script, stages, device, node.is_output, at);
+            explain << "  " << name << ": " << to_string(compute ? StageClass::ComputeIntensive : StageClass::Reduction)
+                    << (node.is_output ? " output" : at.var.empty() ? ", at root" : ", at " + at.consumer + "." + at.var)
+                    << "\n";
+            row_of[name] = at.var.empty() ? apply::Attachment{name, ""} : at;
+            continue;
+        }
+        // A pure producer kept out of line: computed at its consumer's row (or root).
+        if (at.var.empty()) {
+            script.compute_root(name);
+        } else {
+            script.compute_at(name, at.consumer, at.var);
+        }
+        {
+            apply::StageScript s = script.stage(name);
+            const std::string a0 = node.func.args()[0];
+            if (node.region[0].extent >= device.vector_lanes) {
+                s.split(a0, a0 + "_vo", a0 + "_vi", device.vector_lanes, TailStrategy::GuardWithIf);
+                s.vectorize(a0 + "_vi");
+            }
+        }
+        explain << "  " << name << ": shared producer, " << (at.var.empty() ? "at root" : "at " + at.consumer + "." + at.var)
+                << "\n";
+        row_of[name] = at.var.empty() ? apply::Attachment{name, ""} : at;
+    }
+
+    ScheduleOutcome outcome;
+    outcome.source = script.source();
+    outcome.explanation = explain.str();
+    return outcome;
+}
+
+}  // namespace tessera

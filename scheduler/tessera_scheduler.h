@@ -1,0 +1,30 @@
+// The Tessera autoscheduler, independent of Halide's plugin interface: analyse
+// the pipeline, construct an rProgram for every compute-intensive stage, schedule
+// the memory-intensive ones by rule, apply it all to the live Funcs and return
+// the equivalent schedule source. plugin.cpp adapts this to Halide 14.
+#pragma once
+
+#include <Halide.h>
+
+#include <string>
+
+namespace tessera {
+
+struct SchedulerOptions {
+    int parallelism = 0;  // cores to use; 0: from the device profile
+    bool explain = false; // TESSERA_EXPLAIN: print the decisions to stderr
+    int top_k = 1;        // TESSERA_TOPK: candidates kept per compute-intensive stage
+
+    // From the TESSERA_* environment variables.
+    static SchedulerOptions from_environment(int parallelism);
+};
+
+struct ScheduleOutcome {
+    std::string source;       // C++ equivalent of the applied schedule (for .schedule.h)
+    std::string explanation;  // what TESSERA_EXPLAIN prints
+};
+
+ScheduleOutcome schedule_pipeline(const Halide::Pipeline &pipeline, const Halide::Target &target,
+                                  const SchedulerOptions &options);
+
+}  // namespace tessera
