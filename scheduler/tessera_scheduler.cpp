@@ -116,11 +116,12 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
 
     // Consumers before producers: a producer attaches to its consumer's loops.
     std::map<std::string, apply::Attachment> row_of;  // each output's row loop
+    std::set<std::string> handled;                    // producers scheduled with their consumer
     for (auto it = dag.nodes().rbegin(); it != dag.nodes().rend(); ++it) {
         const analysis::FunctionNode &node = *it;
         const std::string &name = node.func.name();
         const std::vector<TensorExpr> &stages = plan.stages.at(name);
-        if (plan.inlined.count(name)) continue;  // Halide inlines by default
+        if (plan.inlined.count(name) || handled.count(name)) continue;  // Halide inlines by default
 
         // Where a non-output producer attaches: its first consumer's row loop (or root).
         apply::Attachment at;
@@ -158,6 +159,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                 if (plan.env.count(wrapper)) packs.push_back(wrapper);
             }
             apply::schedule_compute_output(script, stages, best, device, packs);
+            handled.insert(packs.begin(), packs.end());
             explain << "  " << name << ": " << to_string(compute->cls) << ", " << compute->points()
                     << " points, " << built.programs.size() << " candidate rPrograms\n";
             explain_program(explain, *compute, best, "chosen");

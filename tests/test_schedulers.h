@@ -8,7 +8,7 @@
 namespace tessera::test {
 
 inline const std::vector<std::string> &test_schedulers() {
-    static const std::vector<std::string> schedulers = {"none", "Mullapudi2016"};
+    static const std::vector<std::string> schedulers = {"none", "Tessera", "Mullapudi2016"};
     return schedulers;
 }
 

@@ -50,6 +50,14 @@ std::optional<AffineForm> form(const Expr &e) {
         }
         return std::nullopt;
     }
+    // Hints the boundary conditions wrap around indices change nothing.
+    if (const Call *c = e.as<Call>()) {
+        if (c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::likely_if_innermost) ||
+            c->is_intrinsic(Call::promise_clamped) || c->is_intrinsic(Call::unsafe_promise_clamped)) {
+            return form(c->args[0]);
+        }
+        return std::nullopt;
+    }
     // Boundary conditions clamp an affine index against constants.
     if (const Min *m = e.as<Min>()) {
         if (is_const(m->b)) return form(m->a);

@@ -201,6 +201,13 @@ StageScript &StageScript::unroll(const std::string &var) {
     return *this;
 }
 
+StageScript &StageScript::unscheduled() {
+    internal_assert(update_ >= 0) << "only updates can be left unscheduled\n";
+    stage_->unscheduled();
+    emit("unscheduled()");
+    return *this;
+}
+
 StageScript &StageScript::parallel(const std::string &var) {
     if (update_ < 0) {
         func_.parallel(handle(var));

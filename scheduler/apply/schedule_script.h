@@ -31,6 +31,8 @@ public:
     StageScript &vectorize(const std::string &var);
     StageScript &unroll(const std::string &var);
     StageScript &parallel(const std::string &var);
+    // Leaves a serial update as written (Halide's Stage::unscheduled), on purpose.
+    StageScript &unscheduled();
 
 private:
     Halide::VarOrRVar handle(const std::string &name);

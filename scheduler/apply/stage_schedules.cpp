@@ -1,5 +1,7 @@
 #include "stage_schedules.h"
 
+#include "alignment.h"
+
 #include <algorithm>
 
 namespace tessera::apply {
@@ -172,11 +174,10 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
                 regs.push_back(cur);  // not part of the register tile: a loop around it
                 continue;
             }
-            if (reg.shape[j] < l1.shape[j]) {
-                s.split(cur, v + "_r", v + "_p", int(reg.shape[j]));
-                regs.push_back(v + "_r");
-                cur = v + "_p";
-            }
+            // Always split here: the register tile's loop needs a constant extent.
+            s.split(cur, v + "_r", v + "_p", int(reg.shape[j]));
+            regs.push_back(v + "_r");
+            cur = v + "_p";
             points.push_back(cur);
             if (j == p.vector_dim) vector_point = cur;
         }
@@ -186,7 +187,15 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
         order.push_back(ko);
         for (auto &tl : task_loops) order.push_back(tl.first);
         s.reorder(order);
-        if (!vector_point.empty()) s.vectorize(vector_point);
+        if (!vector_point.empty()) {
+            const int w = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
+            if (reg.shape[p.vector_dim] > w) {
+                s.split(vector_point, vector_point + "_vo", vector_point + "_vi", w, TailStrategy::GuardWithIf);
+                s.vectorize(vector_point + "_vi");
+            } else {
+                s.vectorize(vector_point);
+            }
+        }
         // Parallel over the L2 tiles (fused); the chunk loop stays inside a task.
         if (!task_loops.empty()) {
             std::string task = task_loops[0].first;
@@ -202,12 +211,16 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
     const std::string attach = !regs.empty() ? regs.front() : !l1s.empty() ? l1s.front() : ko;
     script.compute_at(intm, f, attach);
     const std::string vname = t.dims[p.vector_dim].name;
-    const bool whole_vectors = reg.shape[p.vector_dim] % d.vector_lanes == 0;
+    // Vector width: one that divides the register tile, else full vectors with a guarded tail.
+    const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
+    const bool whole_vectors = reg.shape[p.vector_dim] % vw == 0;
     const std::string second = p.second_dim >= 0 && reg.shape[p.second_dim] > 1 ? t.dims[p.second_dim].name : "";
     auto micro_kernel = [&](StageScript &s, bool update) {
         std::vector<std::string> order;
-        if (whole_vectors) {
-            s.split(vname, vname + "_vo", vname + "_vi", d.vector_lanes);
+        const bool split_vectors = reg.shape[p.vector_dim] > vw;
+        if (split_vectors) {
+            s.split(vname, vname + "_vo", vname + "_vi", vw,
+                    whole_vectors ? TailStrategy::Auto : TailStrategy::GuardWithIf);
             s.vectorize(vname + "_vi");
             order = {vname + "_vi", vname + "_vo"};
         } else {
@@ -223,7 +236,7 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
             order.push_back(u);
             s.reorder(order);
         }
-        if (whole_vectors) s.unroll(vname + "_vo");
+        if (split_vectors) s.unroll(vname + "_vo");
         if (!second.empty()) s.unroll(second);
     };
     {
@@ -257,6 +270,19 @@ void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, 
     if (args.size() > 1) {
         StageScript s = script.stage(f.name());
         s.parallel(args.back());
+    }
+    // Updates run in parallel over the outermost pure variable when it indexes the
+    // update's own output directly (no two iterations write the same place); a
+    // scatter runs serially, as written.
+    for (size_t k = 0; k < f.updates().size(); k++) {
+        StageScript s = script.stage(f.name(), int(k));
+        const std::vector<Halide::Expr> &uargs = f.updates()[k].args();
+        const Halide::Internal::Variable *v = uargs.back().as<Halide::Internal::Variable>();
+        if (args.size() > 1 && v && v->name == args.back()) {
+            s.parallel(args.back());
+        } else {
+            s.unscheduled();
+        }
     }
 }
 

@@ -11,14 +11,29 @@ std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t
     return out;
 }
 
+int64_t vector_granule(int64_t extent, int lanes) {
+    for (int64_t g = lanes; g >= 4; g /= 2) {
+        if (extent % g == 0) return g;
+    }
+    return 0;
+}
+
+int vector_width(int64_t extent, int lanes) {
+    if (extent <= lanes) return int(extent);
+    int64_t g = vector_granule(extent, lanes);
+    return int(g ? g : lanes);
+}
+
 int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
-    int64_t vectors = (tile.shape[p.vector_dim] + d.vector_lanes - 1) / d.vector_lanes;
+    const int64_t w = vector_width(tile.shape[p.vector_dim], d.vector_lanes);
+    int64_t vectors = (tile.shape[p.vector_dim] + w - 1) / w;
     int64_t rows = p.second_dim >= 0 ? tile.shape[p.second_dim] : 1;
     return int(vectors * rows);
 }
 
 int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
-    int64_t vectors = (tile.shape[p.vector_dim] + d.vector_lanes - 1) / d.vector_lanes;
+    const int64_t w = vector_width(tile.shape[p.vector_dim], d.vector_lanes);
+    int64_t vectors = (tile.shape[p.vector_dim] + w - 1) / w;
     return register_tile_accumulators(tile, p, d) + int(vectors) + 1;
 }
 

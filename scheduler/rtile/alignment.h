@@ -19,6 +19,14 @@ namespace tessera::rtile {
 // of the extent that are multiples of `granule` (and the full extent).
 std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule);
 
+// Step of the vectorised dim's register tile: the vector lanes, or the largest
+// power-of-two fraction of them (at least 4) dividing the extent; 0 when none does.
+int64_t vector_granule(int64_t extent, int lanes);
+
+// Width the micro-kernel vectorises a register tile of `extent` points with: the
+// vector granule of that extent, or full vectors with a guarded tail when none.
+int vector_width(int64_t extent, int lanes);
+
 // Vector registers a register tile needs: accumulators plus one operand vector per
 // vector of the tile and one broadcast register.
 int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);

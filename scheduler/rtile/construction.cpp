@@ -53,7 +53,11 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
         }
         if (level == kL1Tile && reduction && j != p.split_reduction) continue;
         if (level == kL2Tile && reduction) continue;
-        int64_t granule = level == kRegisterTile && j == p.vector_dim ? lanes : inner.shape[j];
+        int64_t granule = inner.shape[j];
+        if (level == kRegisterTile && j == p.vector_dim) {
+            granule = vector_granule(t.dims[j].extent, lanes);
+            if (granule == 0) continue;  // no aligned size: the start tile is the whole extent
+        }
         std::vector<int64_t> sizes = next_aligned_sizes(tile.shape[j], t.dims[j].extent, granule);
         if (sizes.empty()) continue;
         RTile bigger = tile;
@@ -86,9 +90,12 @@ RTile enlarge(const TensorExpr &t, const PerfModel &model, RProgram &p, RTile ti
         }
         tile = g[pick].tile;
         if (level == kRegisterTile && g[pick].dim != p.vector_dim) p.second_dim = int(g[pick].dim);
-        if (level != kRegisterTile &&
+        // Compute-bound at the outer layer: enlarging further buys nothing. (The L1
+        // tile keeps growing to capacity: each reduction chunk also costs a pass over
+        // the partial sums and loop overhead that the model does not see.)
+        if (level == kL2Tile &&
             model.mem_time_ms(tile, level, p) <= model.compute_time_ms(p.tiles[kRegisterTile], p)) {
-            break;  // compute-bound at this layer: enlarging further buys nothing
+            break;
         }
     }
     (void)log;
@@ -164,10 +171,11 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
 
     RTile start;
     start.shape.assign(t.dims.size(), 1);
-    start.shape[base.vector_dim] = std::min<int64_t>(d.vector_lanes, t.dims[base.vector_dim].extent);
-    if (t.dims[base.vector_dim].extent % start.shape[base.vector_dim] != 0) {
-        start.shape[base.vector_dim] = t.dims[base.vector_dim].extent;  // odd extents: the whole row
-    }
+    // The vectorised dim starts at one (possibly partial) vector that divides its
+    // extent; an extent with no such divisor (a prime) is taken whole.
+    const int64_t vext = t.dims[base.vector_dim].extent;
+    const int64_t granule = vector_granule(vext, d.vector_lanes);
+    start.shape[base.vector_dim] = vext <= d.vector_lanes ? vext : granule ? granule : vext;
 
     // Beam: the best and second-best first step at each of the three layers.
     const size_t beam = 2;

@@ -74,8 +74,10 @@ double PerfModel::mem_time_ms(const RTile &tile, TileLevel level, const RProgram
 double PerfModel::compute_time_ms(const RTile &register_tile, const RProgram &p) const {
     // One FMA per point per vector lane; a narrow register tile leaves pipes idle.
     double vector_fmas = double(t_.points()) / d_.vector_lanes;
-    double lanes_used = double(register_tile.shape[p.vector_dim]) /
-                        (std::ceil(double(register_tile.shape[p.vector_dim]) / d_.vector_lanes) * d_.vector_lanes);
+    // A register tile vectorised narrower than the hardware leaves lanes idle.
+    const int64_t extent = register_tile.shape[p.vector_dim];
+    const int w = vector_width(extent, d_.vector_lanes);
+    double lanes_used = double(extent) / (std::ceil(double(extent) / w) * d_.vector_lanes);
     int acc = register_tile_accumulators(register_tile, p, d_);
     double latency_bound = std::max(1.0, double(d_.min_accumulators()) / std::max(1, acc));
     return vector_fmas / lanes_used * latency_bound / (d_.fma_pipes * ghz() * 1e9 * d_.cores) * 1e3;
