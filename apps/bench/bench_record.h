@@ -1,0 +1,58 @@
+// BenchRecord: one (op, scheduler) row of a tessera-bench run, and the reports made
+// from a list of them (JSON array, CSV, geomean summary).
+#pragma once
+
+#include "device_profile.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace tessera::bench {
+
+// The name tessera-bench uses for the oneDNN baseline in --schedulers and reports.
+inline const std::string kOnednn = "oneDNN";
+
+struct BenchRecord {
+    std::string op, shape, scheduler;
+    // "ok", "mismatch" (ran, wrong result), "failed" (threw), "crashed" (signal or
+    // timeout in the isolated child), "n/a" (the baseline does not support the op).
+    std::string status = "failed";
+    std::string error;  // why, for every status but ok
+    std::string impl;   // Halide scheduler or oneDNN impl_info_str()
+    bool reference_impl = false;  // oneDNN fell back to a ref: implementation
+    bool ok = false;
+    double rel_error = 0;
+    double schedule_ms = 0, compile_ms = 0;
+    double time_ms_min = 0, time_ms_median = 0;
+    int rounds = 0, threads = 0;
+    double flops = 0, bytes = 0;
+    bool compute_bound = false;
+    double gflops = 0, gbytes_per_s = 0;
+    double percent_of_peak = 0;     // of peak FMA (compute-bound) or DRAM copy bandwidth (otherwise)
+    double speedup_vs_onednn = 0;   // oneDNN median / this median; 0 when either is not ok
+    // Ceilings for the roofline (threads used), and where they came from.
+    double peak_gflops = 0, peak_dram_gbs = 0, peak_llc_gbs = 0;
+    std::string profile_source;
+};
+
+nlohmann::json to_json(const BenchRecord &r);
+BenchRecord record_from_json(const nlohmann::json &j);
+
+// Fills the derived fields (rates, % of peak, ceilings) from the times, the device
+// profile and the thread count.
+void derive_rates(BenchRecord &r, const hal::DeviceProfile &profile, int threads);
+// Sets speedup_vs_onednn on every record that has an ok oneDNN row for the same op and shape.
+void derive_speedups(std::vector<BenchRecord> &records);
+
+void write_json(const std::vector<BenchRecord> &records, const std::string &path);
+void write_csv(const std::vector<BenchRecord> &records, const std::string &path);
+
+// Human-readable rows of one op's records.
+std::string format_rows(const std::vector<BenchRecord> &records);
+// Geomean of each scheduler's speedup over oneDNN, and of Tessera over each other
+// scheduler when Tessera took part (only ops where both sides are correct).
+std::string format_summary(const std::vector<BenchRecord> &records, const std::vector<std::string> &schedulers);
+
+}  // namespace tessera::bench

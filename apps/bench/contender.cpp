@@ -1,0 +1,68 @@
+#include "contender.h"
+
+#include "bench_record.h"
+#include "stopwatch.h"
+
+#ifdef TESSERA_HAVE_ONEDNN
+#include "onednn_op.h"
+#endif
+
+namespace tessera::bench {
+
+bool have_onednn() {
+#ifdef TESSERA_HAVE_ONEDNN
+    return true;
+#else
+    return false;
+#endif
+}
+
+Contender::Contender(const ops::OpConfig &config, const std::string &scheduler) : scheduler_(scheduler) {
+    if (scheduler != kOnednn) {
+        halide_ = std::make_unique<JitOp>(config, scheduler);
+        schedule_ms_ = halide_->schedule_ms();
+        compile_ms_ = halide_->compile_ms();
+        return;
+    }
+#ifdef TESSERA_HAVE_ONEDNN
+    Stopwatch watch;
+    onednn_ = std::make_unique<onednn::OnednnOp>(config);
+    // Primitive creation is oneDNN's "code generation" (its JIT kernels are made here).
+    compile_ms_ = watch.lap_ms();
+    if (!onednn_->supported()) why_not_ = onednn_->why_not();
+#else
+    why_not_ = "this build has no oneDNN (libdnnl-dev was not found by CMake)";
+#endif
+}
+
+Contender::~Contender() = default;
+
+std::string Contender::impl() const {
+#ifdef TESSERA_HAVE_ONEDNN
+    if (onednn_) return onednn_->impl();
+#endif
+    return "halide:" + scheduler_;
+}
+
+bool Contender::reference_impl() const {
+#ifdef TESSERA_HAVE_ONEDNN
+    if (onednn_) return onednn_->reference_impl();
+#endif
+    return false;
+}
+
+void Contender::run(std::vector<Tensor> &inputs, Tensor &output) {
+    if (halide_) {
+        halide_->run(inputs, output);
+        return;
+    }
+#ifdef TESSERA_HAVE_ONEDNN
+    if (onednn_) {
+        onednn_->run(inputs, output);
+        return;
+    }
+#endif
+    throw std::logic_error("Contender::run: " + scheduler_ + " cannot run this op: " + why_not_);
+}
+
+}  // namespace tessera::bench

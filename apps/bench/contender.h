@@ -1,0 +1,43 @@
+// Contender: one way of running an op that tessera-bench times, either the op
+// JIT-compiled with a Halide autoscheduler or the oneDNN baseline.
+#pragma once
+
+#include "jit_op.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tessera::onednn {
+class OnednnOp;
+}
+
+namespace tessera::bench {
+
+class Contender {
+public:
+    // Builds (schedules and compiles, or creates oneDNN primitives). Throws on failure.
+    Contender(const ops::OpConfig &config, const std::string &scheduler);
+    ~Contender();
+
+    // False (with the reason) when the baseline cannot run this op.
+    bool supported() const { return why_not_.empty(); }
+    const std::string &why_not() const { return why_not_; }
+    std::string impl() const;
+    bool reference_impl() const;
+    double schedule_ms() const { return schedule_ms_; }
+    double compile_ms() const { return compile_ms_; }
+
+    void run(std::vector<Tensor> &inputs, Tensor &output);
+
+private:
+    std::unique_ptr<JitOp> halide_;
+    std::unique_ptr<onednn::OnednnOp> onednn_;
+    std::string scheduler_, why_not_;
+    double schedule_ms_ = 0, compile_ms_ = 0;
+};
+
+// True when this build has the oneDNN baseline.
+bool have_onednn();
+
+}  // namespace tessera::bench

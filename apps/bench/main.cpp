@@ -1,0 +1,279 @@
+// tessera-bench: compares Halide's autoschedulers (and Tessera's, once registered)
+// with the oneDNN baseline on any op or suite: each contender is checked against the
+// reference, then all are timed side by side in interleaved rounds with the same
+// thread count. Writes a table, and optionally JSON, CSV and a PNG plot.
+// Exit status: 0 the run completed (failures are recorded in their rows), 1 a report
+// could not be written, 2 a usage error (unknown op, scheduler or key, bad value).
+#include "bench_record.h"
+#include "contender.h"
+#include "device_profile.h"
+#include "op_bench.h"
+#include "op_catalog.h"
+#include "schedulers.h"
+#include "suite_file.h"
+#include "thread_env.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using tessera::bench::kOnednn;
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct Options {
+    std::string op, shape, suite, suite_file, json, csv, plot;
+    std::vector<std::string> schedulers;
+    bool list = false;
+    int threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    tessera::bench::BenchSettings settings;
+};
+
+std::string lower(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+std::vector<std::string> known_contenders() {
+    std::vector<std::string> all = tessera::scheduler_names();
+    all.push_back(kOnednn);
+    return all;
+}
+
+// Every Halide autoscheduler but "none" (Halide's unscheduled default), and oneDNN.
+std::vector<std::string> default_contenders() {
+    std::vector<std::string> all;
+    for (const std::string &s : tessera::scheduler_names()) {
+        if (s != "none") all.push_back(s);
+    }
+    all.push_back(kOnednn);
+    return all;
+}
+
+std::vector<std::string> parse_schedulers(const std::string &list) {
+    std::vector<std::string> out;
+    std::stringstream in(list);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+        if (name.empty()) continue;
+        std::string canonical;
+        for (const std::string &known : known_contenders()) {
+            if (lower(known) == lower(name)) canonical = known;
+        }
+        if (canonical.empty()) {
+            std::string names;
+            for (const std::string &known : known_contenders()) names += " " + known;
+            throw UsageError("unknown scheduler '" + name + "' (known:" + names + ")");
+        }
+        if (std::find(out.begin(), out.end(), canonical) == out.end()) out.push_back(canonical);
+    }
+    if (out.empty()) throw UsageError("--schedulers needs at least one name");
+    return out;
+}
+
+// "M=512,N=1024,K=64" (commas or spaces between keys). A piece without '=' continues
+// the previous value, so list values survive: "shape=4x8,axes=0,1".
+tessera::ops::OpConfig parse_op(const std::string &op, const std::string &shape) {
+    std::string line = op;
+    std::string token;
+    std::vector<std::string> tokens;
+    for (char c : shape + ",") {
+        if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
+            if (token.empty()) continue;
+            if (token.find('=') == std::string::npos && !tokens.empty()) {
+                tokens.back() += "," + token;
+            } else {
+                tokens.push_back(token);
+            }
+            token.clear();
+        } else {
+            token += c;
+        }
+    }
+    for (const std::string &t : tokens) line += " " + t;
+    tessera::ops::OpConfig config = tessera::ops::parse_op_line(line);
+    tessera::ops::describe_op(config);  // unknown op or key, missing key, bad value
+    return config;
+}
+
+void usage(std::FILE *to) {
+    std::string names;
+    for (const std::string &s : known_contenders()) names += (names.empty() ? "" : ",") + s;
+    std::fprintf(to,
+                 "usage: tessera-bench (--op NAME [--shape K=V,...] | --suite default|roller|chimera | --suite-file F)\n"
+                 "                     [--schedulers LIST] [--reps N] [--threads N] [--seed N] [--timeout S]\n"
+                 "                     [--json F] [--csv F] [--plot F.png] [--verbose]\n"
+                 "       tessera-bench --list\n"
+                 "  --op, --shape  one op, e.g. --op matmul --shape M=512,N=1024,K=64\n"
+                 "  --suite        built-in suite file (apps/suites/NAME.suite)\n"
+                 "  --suite-file   your own suite: one op per line, 'op key=value ...'\n"
+                 "  --schedulers   comma-separated, case-insensitive, of: %s\n"
+                 "                 (default: all but none)\n"
+                 "  --reps         timed interleaved rounds at most (default 20, at least 3; stops after ~1.5 s)\n"
+                 "  --threads      threads for every contender (HL_NUM_THREADS, OMP_NUM_THREADS; default all cores)\n"
+                 "  --seed         seed of the random inputs (default 1)\n"
+                 "  --timeout      seconds one op may take before its running contender is marked crashed (600)\n"
+                 "  --json, --csv  write every record; --plot draws speedups over oneDNN and a roofline\n"
+                 "  --verbose      keep the autoschedulers' own output on stderr\n"
+                 "  --list         every op with its keys\n",
+                 names.c_str());
+}
+
+int to_int(const std::string &flag, const std::string &value, int lo) {
+    try {
+        size_t used = 0;
+        int v = std::stoi(value, &used);
+        if (used == value.size() && v >= lo) return v;
+    } catch (const std::exception &) {
+    }
+    throw UsageError(flag + " needs an integer >= " + std::to_string(lo) + ", got '" + value + "'");
+}
+
+Options parse_args(int argc, char **argv) {
+    Options o;
+    std::string schedulers;
+    for (int i = 1; i < argc; i++) {
+        const std::string arg = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) throw UsageError(arg + " needs a value");
+            return argv[++i];
+        };
+        if (arg == "--op") o.op = next();
+        else if (arg == "--shape") o.shape = next();
+        else if (arg == "--schedulers") schedulers = next();
+        else if (arg == "--suite") o.suite = next();
+        else if (arg == "--suite-file") o.suite_file = next();
+        else if (arg == "--json") o.json = next();
+        else if (arg == "--csv") o.csv = next();
+        else if (arg == "--plot") o.plot = next();
+        else if (arg == "--reps") o.settings.reps = to_int(arg, next(), 1);
+        else if (arg == "--threads") o.threads = to_int(arg, next(), 1);
+        else if (arg == "--timeout") o.settings.timeout_s = to_int(arg, next(), 1);
+        else if (arg == "--seed") o.settings.seed = uint64_t(to_int(arg, next(), 0));
+        else if (arg == "--list") o.list = true;
+        else if (arg == "--verbose") o.settings.quiet = false;
+        else throw UsageError("unknown argument '" + arg + "'");
+    }
+    o.schedulers = schedulers.empty() ? default_contenders() : parse_schedulers(schedulers);
+    const int sources = int(!o.op.empty()) + int(!o.suite.empty()) + int(!o.suite_file.empty());
+    if (!o.list && sources != 1) throw UsageError("give exactly one of --op, --suite, --suite-file");
+    if (!o.shape.empty() && o.op.empty()) throw UsageError("--shape needs --op");
+    return o;
+}
+
+std::string profile_line(const tessera::hal::DeviceProfile &p) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "device profile: %s (%s), peak %.1f GFLOP/s per core, DRAM copy %.1f GB/s",
+                  p.source.c_str(),
+                  p.source == "built-in" ? ("no usable " + tessera::hal::default_profile_path() +
+                                            "; run tessera-profile for measured peaks")
+                                               .c_str()
+                                         : tessera::hal::default_profile_path().c_str(),
+                  p.fma_gflops_per_core, p.dram_copy_gbs);
+    return buf;
+}
+
+int run(const Options &o) {
+    std::vector<tessera::ops::OpConfig> configs;
+    std::string source;
+    if (!o.op.empty()) {
+        configs.push_back(parse_op(o.op, o.shape));
+        source = "the command line";
+    } else {
+        source = o.suite_file.empty() ? tessera::builtin_suite_path(o.suite) : o.suite_file;
+        for (const tessera::SuiteEntry &e : tessera::load_suite_file(source)) configs.push_back(e.config);
+    }
+
+    const tessera::hal::DeviceProfile profile = tessera::hal::host_profile();
+    std::string names;
+    for (const std::string &s : o.schedulers) names += " " + s;
+    std::printf("tessera-bench: %zu ops from %s, %d threads, seed %llu, contenders:%s\n", configs.size(),
+                source.c_str(), o.threads, (unsigned long long)o.settings.seed, names.c_str());
+    std::printf("%s\n", profile_line(profile).c_str());
+    std::printf("  %-14s %-8s %9s %9s %15s %7s %9s %9s %9s %9s  %s\n", "scheduler", "status", "min ms", "med ms",
+                "rate", "%peak", "vs oneDNN", "sched ms", "cg ms", "rel err", "impl");
+    std::fflush(stdout);
+
+    std::vector<tessera::bench::BenchRecord> all;
+    for (const tessera::ops::OpConfig &config : configs) {
+        std::vector<tessera::bench::BenchRecord> records =
+            tessera::bench::bench_op_isolated(config, o.schedulers, o.settings);
+        for (auto &r : records) tessera::bench::derive_rates(r, profile, o.threads);
+        tessera::bench::derive_speedups(records);
+        std::printf("%s %s\n%s", config.op.c_str(), config.attrs_string().c_str(),
+                    tessera::bench::format_rows(records).c_str());
+        std::fflush(stdout);
+        all.insert(all.end(), records.begin(), records.end());
+    }
+    std::printf("%s", tessera::bench::format_summary(all, o.schedulers).c_str());
+
+    int status = 0;
+    std::string json = o.json;
+    if (json.empty() && !o.plot.empty()) json = o.plot + ".json";
+    try {
+        if (!json.empty()) tessera::bench::write_json(all, json);
+        if (!o.csv.empty()) tessera::bench::write_csv(all, o.csv);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tessera-bench: %s\n", e.what());
+        return 1;
+    }
+    if (!o.plot.empty()) {
+        // Debian's interpreter has python3-matplotlib; a python3 earlier on PATH may not.
+        const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+        const std::string command = python + " '" + std::string(TESSERA_SOURCE_DIR) + "/scripts/bench_plot.py' '" +
+                                    json + "' '" + o.plot + "'";
+        if (std::system(command.c_str()) != 0) {
+            std::fprintf(stderr, "tessera-bench: plotting failed: %s\n", command.c_str());
+            status = 1;
+        } else {
+            std::printf("plot: %s\n", o.plot.c_str());
+        }
+    }
+    if (!json.empty()) std::printf("json: %s\n", json.c_str());
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    Options options;
+    try {
+        options = parse_args(argc, argv);
+        if (options.list) {
+            std::printf("%s", tessera::ops::catalog_listing().c_str());
+            std::string names;
+            for (const std::string &s : known_contenders()) names += " " + s;
+            std::printf("\nschedulers:%s\nsuites: default roller chimera (apps/suites/)\n", names.c_str());
+            return 0;
+        }
+        // Validate the ops before the re-exec so a usage error is reported once.
+        if (!options.op.empty()) parse_op(options.op, options.shape);
+        tessera::bench::ensure_thread_environment(options.threads, argv);
+        return run(options);
+    } catch (const UsageError &e) {
+        std::fprintf(stderr, "tessera-bench: %s\n", e.what());
+        usage(stderr);
+        return 2;
+    } catch (const tessera::ops::OpError &e) {
+        std::fprintf(stderr, "tessera-bench: %s\n", e.what());
+        return 2;
+    } catch (const tessera::SuiteError &e) {
+        std::fprintf(stderr, "tessera-bench: %s\n", e.what());
+        return 2;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tessera-bench: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,243 @@
+#include "op_bench.h"
+
+#include "contender.h"
+#include "op_catalog.h"
+#include "op_check.h"
+#include "reference.h"
+#include "stopwatch.h"
+
+#include <Halide.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace tessera::bench {
+
+namespace {
+
+BenchRecord blank_record(const ops::OpConfig &config, const ops::OpSignature &sig, const std::string &scheduler) {
+    BenchRecord r;
+    r.op = config.op;
+    r.shape = config.attrs_string();
+    r.scheduler = scheduler;
+    r.flops = sig.flops;
+    r.bytes = sig.bytes;
+    r.compute_bound = sig.compute_bound;
+    return r;
+}
+
+// Builds and checks one contender; returns it when it can be timed.
+std::unique_ptr<Contender> build_and_check(const ops::OpConfig &config, const ops::OpSignature &sig,
+                                           std::vector<Tensor> &inputs, const Tensor &expected, BenchRecord &r) {
+    try {
+        auto c = std::make_unique<Contender>(config, r.scheduler);
+        r.schedule_ms = c->schedule_ms();
+        r.compile_ms = c->compile_ms();
+        if (!c->supported()) {
+            r.status = "n/a";
+            r.error = c->why_not();
+            return nullptr;
+        }
+        r.impl = c->impl();
+        r.reference_impl = c->reference_impl();
+        Tensor out = make_poisoned_output(sig);
+        c->run(inputs, out);
+        r.rel_error = relative_error(out, expected);
+        r.ok = r.rel_error <= kRelTolerance;
+        r.status = r.ok ? "ok" : "mismatch";
+        if (!r.ok) r.error = "relative error " + std::to_string(r.rel_error) + " above the bound";
+        return c;
+    } catch (const Halide::CompileError &e) {
+        r.error = std::string("compile error: ") + e.what();
+    } catch (const Halide::RuntimeError &e) {
+        r.error = std::string("runtime error: ") + e.what();
+    } catch (const std::exception &e) {
+        r.error = e.what();
+    }
+    r.status = "failed";
+    r.ok = false;
+    while (!r.error.empty() && (r.error.back() == '\n' || r.error.back() == ' ')) r.error.pop_back();
+    return nullptr;
+}
+
+}  // namespace
+
+std::vector<BenchRecord> bench_op_here(const ops::OpConfig &config, const std::vector<std::string> &schedulers,
+                                       const BenchSettings &settings, Progress *progress) {
+    const ops::OpSignature sig = ops::describe_op(config);
+    std::vector<Tensor> inputs = make_inputs(sig, settings.seed);
+    const Tensor expected = reference(config, inputs);
+
+    std::vector<BenchRecord> records;
+    std::vector<std::unique_ptr<Contender>> contenders;
+    for (size_t i = 0; i < schedulers.size(); i++) {
+        if (progress) progress->index = int(i);
+        // Test hook (tests/bench): a contender that crashes, to check the isolation.
+        const char *inject = std::getenv("TESSERA_BENCH_INJECT_CRASH");
+        if (progress && inject && schedulers[i] == inject) std::raise(SIGSEGV);
+        records.push_back(blank_record(config, sig, schedulers[i]));
+        contenders.push_back(build_and_check(config, sig, inputs, expected, records.back()));
+    }
+
+    // Interleaved rounds: every contender once per round, each into its own output.
+    if (progress) progress->timing = 1;
+    std::vector<Tensor> outputs;
+    for (size_t i = 0; i < contenders.size(); i++) outputs.emplace_back(sig.output.shape);
+    std::vector<std::vector<double>> times(contenders.size());
+    auto round = [&](bool record) {
+        double spent = 0;
+        for (size_t i = 0; i < contenders.size(); i++) {
+            if (!contenders[i]) continue;
+            if (progress) progress->index = int(i);
+            Stopwatch watch;
+            contenders[i]->run(inputs, outputs[i]);
+            double ms = watch.lap_ms();
+            spent += ms;
+            if (record) times[i].push_back(ms);
+        }
+        return spent;
+    };
+    round(false);  // warm-up: caches, thread pools, page faults of the outputs
+    double spent_ms = 0;
+    const int max_rounds = std::max(3, settings.reps);
+    for (int k = 0; k < max_rounds && (k < 3 || spent_ms < settings.budget_ms); k++) spent_ms += round(true);
+    for (size_t i = 0; i < contenders.size(); i++) {
+        if (times[i].empty()) continue;
+        records[i].time_ms_min = *std::min_element(times[i].begin(), times[i].end());
+        records[i].time_ms_median = median(times[i]);
+        records[i].rounds = int(times[i].size());
+    }
+    return records;
+}
+
+namespace {
+
+std::string read_all(int fd) {
+    std::string text;
+    char buf[8192];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+        if (n > 0) text.append(buf, size_t(n));
+    }
+    return text;
+}
+
+struct Attempt {
+    std::vector<BenchRecord> records;  // complete when ok
+    bool ok = false;
+    int culprit = -1;                  // index of the contender running when the child died
+    std::string why;
+};
+
+Attempt attempt_in_child(const ops::OpConfig &config, const std::vector<std::string> &schedulers,
+                         const BenchSettings &settings) {
+    Attempt a;
+    void *shared = mmap(nullptr, sizeof(Progress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED) throw std::runtime_error(std::string("mmap: ") + std::strerror(errno));
+    Progress *progress = new (shared) Progress();
+    int fds[2];
+    if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    std::fflush(stdout);
+    std::fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (pid == 0) {
+        close(fds[0]);
+        if (settings.quiet) {
+            // Failures travel back as records; the plugins' progress output would bury the table.
+            int null_fd = open("/dev/null", O_WRONLY);
+            if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
+        }
+        alarm(unsigned(settings.timeout_s));
+        int code = 0;
+        std::string text;
+        try {
+            nlohmann::json all = nlohmann::json::array();
+            for (const BenchRecord &r : bench_op_here(config, schedulers, settings, progress)) all.push_back(to_json(r));
+            text = all.dump();
+        } catch (const std::exception &e) {
+            text = std::string("error: ") + e.what();
+            code = 3;
+        }
+        for (size_t off = 0; off < text.size();) {
+            ssize_t n = write(fds[1], text.data() + off, text.size() - off);
+            if (n <= 0) break;
+            off += size_t(n);
+        }
+        close(fds[1]);
+        std::fflush(stdout);
+        _exit(code);
+    }
+    close(fds[1]);
+    std::string text = read_all(fds[0]);
+    close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const bool timing = progress->timing != 0;
+    a.culprit = progress->index;
+    munmap(shared, sizeof(Progress));
+
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        for (const auto &j : nlohmann::json::parse(text)) a.records.push_back(record_from_json(j));
+        a.ok = true;
+        return a;
+    }
+    const std::string phase = timing ? "while timing" : "while building or checking";
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        a.why = sig == SIGALRM ? "timed out after " + std::to_string(settings.timeout_s) + " s " + phase
+                               : std::string("crashed (") + strsignal(sig) + ") " + phase;
+    } else {
+        a.why = "child exited with status " + std::to_string(WEXITSTATUS(status)) + ": " + text;
+        a.culprit = -1;
+    }
+    return a;
+}
+
+}  // namespace
+
+std::vector<BenchRecord> bench_op_isolated(const ops::OpConfig &config, const std::vector<std::string> &schedulers,
+                                           const BenchSettings &settings) {
+    const ops::OpSignature sig = ops::describe_op(config);
+    std::vector<BenchRecord> records;
+    std::vector<std::string> remaining = schedulers;
+    while (!remaining.empty()) {
+        Attempt a = attempt_in_child(config, remaining, settings);
+        if (a.ok) {
+            records.insert(records.end(), a.records.begin(), a.records.end());
+            break;
+        }
+        if (a.culprit < 0 || a.culprit >= int(remaining.size())) {
+            // Not attributable to one contender: every remaining one failed with the reason.
+            for (const std::string &s : remaining) {
+                BenchRecord r = blank_record(config, sig, s);
+                r.status = "crashed";
+                r.error = a.why;
+                records.push_back(r);
+            }
+            break;
+        }
+        BenchRecord r = blank_record(config, sig, remaining[a.culprit]);
+        r.status = "crashed";
+        r.error = a.why;
+        records.push_back(r);
+        remaining.erase(remaining.begin() + a.culprit);
+    }
+    // Report in the order asked for.
+    std::vector<BenchRecord> ordered;
+    for (const std::string &s : schedulers) {
+        for (const BenchRecord &r : records) {
+            if (r.scheduler == s) ordered.push_back(r);
+        }
+    }
+    return ordered;
+}
+
+}  // namespace tessera::bench

@@ -1,0 +1,19 @@
+// The thread environment of a benchmark run. OpenMP (oneDNN) reads its variables
+// when libgomp is loaded, before main(), so tessera-bench sets them and re-executes
+// itself once: every contender then uses the same thread count, and OpenMP threads
+// sleep (OMP_WAIT_POLICY=passive) instead of spinning on the cores Halide's pool
+// needs in the next round of an interleaved run.
+#pragma once
+
+namespace tessera::bench {
+
+// The thread count this process runs with (from the environment the re-exec set).
+int configured_threads();
+
+// Sets HL_NUM_THREADS, OMP_NUM_THREADS, TESSERA_NUM_THREADS, OMP_WAIT_POLICY and
+// OMP_PROC_BIND for `threads` and re-executes argv when the running process did not
+// start with exactly these; returns only when the environment is already right.
+// Throws std::runtime_error when the re-exec fails.
+void ensure_thread_environment(int threads, char **argv);
+
+}  // namespace tessera::bench

@@ -1,0 +1,107 @@
+// tessera-profile: measures this CPU's peak fp32 FMA throughput and the read
+// bandwidth of every memory layer, and writes the device profile the Tessera
+// scheduler and tessera-bench read (scheduler/hal/device_profile.h).
+// Exit status: 0 written, 1 measurement or write failed, 2 usage error.
+#include "device_profile.h"
+#include "microbench.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+void usage(std::FILE *to) {
+    std::fprintf(to, "usage: tessera-profile [--output FILE] [--quick]\n"
+                     "  --output  where to write the JSON profile (default %s)\n"
+                     "  --quick   short, smaller measurements (for tests; less accurate)\n",
+                 tessera::hal::default_profile_path().c_str());
+}
+
+struct Plan {
+    double seconds;  // per measurement trial
+    int trials;
+    uint64_t dram_total_bytes;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    namespace hal = tessera::hal;
+    namespace prof = tessera::profile;
+    std::string output = hal::default_profile_path();
+    bool quick = false;
+    for (int i = 1; i < argc; i++) {
+        std::string arg = argv[i];
+        if (arg == "--quick") {
+            quick = true;
+        } else if (arg == "--output" && i + 1 < argc) {
+            output = argv[++i];
+        } else if (arg == "--help" || arg == "-h") {
+            usage(stdout);
+            return 0;
+        } else {
+            std::fprintf(stderr, "tessera-profile: %s '%s'\n", arg == "--output" ? "missing value for" : "unknown argument",
+                         arg.c_str());
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (prof::fma_lanes() == 0) {
+        std::fprintf(stderr, "tessera-profile: this CPU has neither AVX-512F nor AVX2+FMA; nothing to measure\n");
+        return 1;
+    }
+
+    // Capacities, core count and vector width come from sysfs/cpuid (the built-in
+    // profile); every throughput figure below is measured.
+    hal::DeviceProfile p = hal::builtin_profile();
+    p.source = quick ? "measured (quick)" : "measured";
+    p.vector_lanes_fp32 = prof::fma_lanes();
+    const int cores = p.cores;
+    const uint64_t l1 = p.layer("L1")->capacity_bytes, l2 = p.layer("L2")->capacity_bytes;
+    const uint64_t llc = p.layer("LLC")->capacity_bytes;
+    // DRAM: several times the LLC so it cannot be served from cache (quick: smaller).
+    Plan plan = quick ? Plan{0.02, 1, 64ull << 20} : Plan{0.15, 3, std::clamp<uint64_t>(4 * llc, 256ull << 20, 2ull << 30)};
+
+    std::printf("tessera-profile: %s, %d cores, %d fp32 lanes (%s)%s\n", p.cpu_model.c_str(), cores,
+                p.vector_lanes_fp32, p.vector_lanes_fp32 == 16 ? "AVX-512" : "AVX2", quick ? ", quick" : "");
+    p.fma_gflops_per_core = prof::fma_gflops_one_core(quick ? 0.06 : 0.6);
+
+    // Buffer per thread for each layer: half a private cache (the other half holds
+    // the stack and code); for the LLC a buffer past the private L2 but well inside
+    // the LLC's share (an eighth: in a VM or under other tenants the usable LLC is
+    // much smaller than sysfs says); for DRAM a slice of a buffer several LLCs large.
+    auto layer_buffer = [&](const std::string &name, int threads) -> uint64_t {
+        if (name == "L1") return l1 / 2;
+        if (name == "L2") return l2 / 2;
+        if (name == "LLC") return std::clamp<uint64_t>(llc / (8 * threads), 2 * l2, 16ull << 20);
+        return plan.dram_total_bytes / threads;
+    };
+    for (hal::MemoryLayerProfile &layer : p.layers) {
+        const uint64_t one = layer_buffer(layer.name, 1) & ~uint64_t(4095);
+        const uint64_t each = layer_buffer(layer.name, cores) & ~uint64_t(4095);
+        layer.read_gbs_per_core = prof::read_gbs(one, 1, plan.seconds, plan.trials);
+        layer.read_gbs_all_cores = prof::read_gbs(each, cores, plan.seconds, plan.trials);
+    }
+    p.dram_copy_gbs = prof::copy_gbs((plan.dram_total_bytes / 2 / cores) & ~uint64_t(4095), cores, plan.seconds,
+                                     plan.trials);
+
+    std::printf("  peak fp32 FMA   %8.1f GFLOP/s per core, %.1f all cores\n", p.fma_gflops_per_core,
+                p.fma_gflops_per_core * cores);
+    std::printf("  %-5s %12s %18s %18s\n", "layer", "capacity", "read GB/s 1 core", "read GB/s all");
+    for (const hal::MemoryLayerProfile &layer : p.layers) {
+        std::string cap = layer.capacity_bytes ? std::to_string(layer.capacity_bytes >> 10) + " KiB" : "-";
+        std::printf("  %-5s %12s %18.1f %18.1f\n", layer.name.c_str(), cap.c_str(), layer.read_gbs_per_core,
+                    layer.read_gbs_all_cores);
+    }
+    std::printf("  DRAM copy (read + write, all cores) %.1f GB/s\n", p.dram_copy_gbs);
+    try {
+        hal::save_profile(p, output);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tessera-profile: %s\n", e.what());
+        return 1;
+    }
+    std::printf("wrote %s\n", output.c_str());
+    return 0;
+}

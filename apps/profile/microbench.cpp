@@ -1,0 +1,248 @@
+#include "microbench.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <thread>
+#include <vector>
+
+namespace tessera::profile {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// The compiler must not drop work whose result is unused.
+volatile float sink;
+
+// FMA: latency 4 cycles x 2 pipes needs >= 8 independent chains to keep both pipes
+// busy; 12 (AVX-512, 32 registers) and 10 (AVX2, 16 registers) leave headroom and
+// stay in registers. Each chain is x = x * m + a, which converges and never denormalises.
+__attribute__((target("avx512f"))) double fma_loop_avx512(uint64_t iters) {
+    __m512 m = _mm512_set1_ps(0.999f), a = _mm512_set1_ps(0.001f);
+    __m512 x0 = _mm512_set1_ps(1.0f), x1 = x0, x2 = x0, x3 = x0, x4 = x0, x5 = x0;
+    __m512 x6 = x0, x7 = x0, x8 = x0, x9 = x0, x10 = x0, x11 = x0;
+    for (uint64_t i = 0; i < iters; i++) {
+        x0 = _mm512_fmadd_ps(x0, m, a);
+        x1 = _mm512_fmadd_ps(x1, m, a);
+        x2 = _mm512_fmadd_ps(x2, m, a);
+        x3 = _mm512_fmadd_ps(x3, m, a);
+        x4 = _mm512_fmadd_ps(x4, m, a);
+        x5 = _mm512_fmadd_ps(x5, m, a);
+        x6 = _mm512_fmadd_ps(x6, m, a);
+        x7 = _mm512_fmadd_ps(x7, m, a);
+        x8 = _mm512_fmadd_ps(x8, m, a);
+        x9 = _mm512_fmadd_ps(x9, m, a);
+        x10 = _mm512_fmadd_ps(x10, m, a);
+        x11 = _mm512_fmadd_ps(x11, m, a);
+    }
+    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(x0, x1), _mm512_add_ps(x2, x3)),
+                             _mm512_add_ps(_mm512_add_ps(x4, x5), _mm512_add_ps(x6, x7)));
+    s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(x8, x9), _mm512_add_ps(x10, x11)));
+    sink = _mm512_reduce_add_ps(s);
+    return double(iters) * 12 * 16 * 2;
+}
+
+__attribute__((target("avx2,fma"))) double fma_loop_avx2(uint64_t iters) {
+    __m256 m = _mm256_set1_ps(0.999f), a = _mm256_set1_ps(0.001f);
+    __m256 x0 = _mm256_set1_ps(1.0f), x1 = x0, x2 = x0, x3 = x0, x4 = x0, x5 = x0, x6 = x0, x7 = x0, x8 = x0,
+           x9 = x0;
+    for (uint64_t i = 0; i < iters; i++) {
+        x0 = _mm256_fmadd_ps(x0, m, a);
+        x1 = _mm256_fmadd_ps(x1, m, a);
+        x2 = _mm256_fmadd_ps(x2, m, a);
+        x3 = _mm256_fmadd_ps(x3, m, a);
+        x4 = _mm256_fmadd_ps(x4, m, a);
+        x5 = _mm256_fmadd_ps(x5, m, a);
+        x6 = _mm256_fmadd_ps(x6, m, a);
+        x7 = _mm256_fmadd_ps(x7, m, a);
+        x8 = _mm256_fmadd_ps(x8, m, a);
+        x9 = _mm256_fmadd_ps(x9, m, a);
+    }
+    __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)),
+                             _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7)));
+    s = _mm256_add_ps(s, _mm256_add_ps(x8, x9));
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, s);
+    sink = lanes[0] + lanes[7];
+    return double(iters) * 10 * 8 * 2;
+}
+
+// Sums a buffer with 8 independent vector accumulators (add latency x pipes), so the
+// loads, not the adds, are the limit.
+__attribute__((target("avx512f"))) void read_avx512(const float *p, size_t n) {
+    __m512 s0 = _mm512_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+    for (size_t i = 0; i + 128 <= n; i += 128) {
+        s0 = _mm512_add_ps(s0, _mm512_load_ps(p + i));
+        s1 = _mm512_add_ps(s1, _mm512_load_ps(p + i + 16));
+        s2 = _mm512_add_ps(s2, _mm512_load_ps(p + i + 32));
+        s3 = _mm512_add_ps(s3, _mm512_load_ps(p + i + 48));
+        s4 = _mm512_add_ps(s4, _mm512_load_ps(p + i + 64));
+        s5 = _mm512_add_ps(s5, _mm512_load_ps(p + i + 80));
+        s6 = _mm512_add_ps(s6, _mm512_load_ps(p + i + 96));
+        s7 = _mm512_add_ps(s7, _mm512_load_ps(p + i + 112));
+    }
+    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(s0, s1), _mm512_add_ps(s2, s3)),
+                             _mm512_add_ps(_mm512_add_ps(s4, s5), _mm512_add_ps(s6, s7)));
+    sink = _mm512_reduce_add_ps(s);
+}
+
+__attribute__((target("avx2"))) void read_avx2(const float *p, size_t n) {
+    __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0, s4 = s0, s5 = s0, s6 = s0, s7 = s0;
+    for (size_t i = 0; i + 64 <= n; i += 64) {
+        s0 = _mm256_add_ps(s0, _mm256_load_ps(p + i));
+        s1 = _mm256_add_ps(s1, _mm256_load_ps(p + i + 8));
+        s2 = _mm256_add_ps(s2, _mm256_load_ps(p + i + 16));
+        s3 = _mm256_add_ps(s3, _mm256_load_ps(p + i + 24));
+        s4 = _mm256_add_ps(s4, _mm256_load_ps(p + i + 32));
+        s5 = _mm256_add_ps(s5, _mm256_load_ps(p + i + 40));
+        s6 = _mm256_add_ps(s6, _mm256_load_ps(p + i + 48));
+        s7 = _mm256_add_ps(s7, _mm256_load_ps(p + i + 56));
+    }
+    __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)),
+                             _mm256_add_ps(_mm256_add_ps(s4, s5), _mm256_add_ps(s6, s7)));
+    alignas(32) float lanes[8];
+    _mm256_store_ps(lanes, s);
+    sink = lanes[0] + lanes[7];
+}
+
+// Ordinary (not streaming) stores, as compiled kernels write their outputs.
+__attribute__((target("avx512f"))) void copy_avx512(float *dst, const float *src, size_t n) {
+    for (size_t i = 0; i + 64 <= n; i += 64) {
+        __m512 a = _mm512_load_ps(src + i), b = _mm512_load_ps(src + i + 16);
+        __m512 c = _mm512_load_ps(src + i + 32), d = _mm512_load_ps(src + i + 48);
+        _mm512_store_ps(dst + i, a);
+        _mm512_store_ps(dst + i + 16, b);
+        _mm512_store_ps(dst + i + 32, c);
+        _mm512_store_ps(dst + i + 48, d);
+    }
+}
+
+__attribute__((target("avx2"))) void copy_avx2(float *dst, const float *src, size_t n) {
+    for (size_t i = 0; i + 32 <= n; i += 32) {
+        __m256 a = _mm256_load_ps(src + i), b = _mm256_load_ps(src + i + 8);
+        __m256 c = _mm256_load_ps(src + i + 16), d = _mm256_load_ps(src + i + 24);
+        _mm256_store_ps(dst + i, a);
+        _mm256_store_ps(dst + i + 8, b);
+        _mm256_store_ps(dst + i + 16, c);
+        _mm256_store_ps(dst + i + 24, d);
+    }
+}
+
+struct AlignedBuffer {
+    explicit AlignedBuffer(size_t bytes)
+        : n(bytes / sizeof(float)), p(static_cast<float *>(::operator new(n * sizeof(float), std::align_val_t(4096)))) {
+        // Touch every page (first-touch places it near the thread that will read it).
+        for (size_t i = 0; i < n; i++) p[i] = float(i & 1023) * 1e-3f;
+    }
+    ~AlignedBuffer() { ::operator delete(p, std::align_val_t(4096)); }
+    AlignedBuffer(const AlignedBuffer &) = delete;
+    AlignedBuffer &operator=(const AlignedBuffer &) = delete;
+    size_t n;
+    float *p;
+};
+
+// Runs body(thread_index) on `threads` threads, each repeating until `seconds` have
+// passed since a common start; returns the longest per-thread (passes, seconds) as
+// total passes / slowest time, i.e. sustained aggregate passes per second.
+template <typename Setup, typename Body>
+double parallel_rate(int threads, double seconds, Setup setup, Body body) {
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::vector<double> passes(threads), elapsed(threads);
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; t++) {
+        pool.emplace_back([&, t] {
+            auto state = setup(t);
+            body(state);  // warm: pull the buffer into the layer it fits
+            ready++;
+            while (!go.load()) {
+            }
+            auto t0 = Clock::now();
+            uint64_t k = 0;
+            do {
+                body(state);
+                k++;
+            } while (seconds_since(t0) < seconds);
+            passes[t] = double(k);
+            elapsed[t] = seconds_since(t0);
+        });
+    }
+    while (ready.load() < threads) {
+    }
+    go = true;
+    for (std::thread &th : pool) th.join();
+    double total = 0;
+    for (int t = 0; t < threads; t++) total += passes[t] / elapsed[t];
+    return total;
+}
+
+}  // namespace
+
+int fma_lanes() {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return 16;
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return 8;
+    return 0;
+}
+
+double fma_gflops_one_core(double seconds) {
+    const int lanes = fma_lanes();
+    if (lanes == 0) return 0;
+    auto loop = lanes == 16 ? fma_loop_avx512 : fma_loop_avx2;
+    loop(1 << 16);  // warm up (and let the core reach its vector frequency)
+    double best = 0;
+    for (int trial = 0; trial < 3; trial++) {
+        uint64_t iters = 1 << 20;
+        auto t0 = Clock::now();
+        double flops = 0;
+        do {
+            flops += loop(iters);
+        } while (seconds_since(t0) < seconds / 3);
+        best = std::max(best, flops / seconds_since(t0) / 1e9);
+    }
+    return best;
+}
+
+double read_gbs(size_t bytes_per_thread, int threads, double seconds, int trials) {
+    const bool wide = fma_lanes() == 16;
+    double best = 0;
+    for (int trial = 0; trial < trials; trial++) {
+        double passes = parallel_rate(
+            threads, seconds, [&](int) { return std::make_unique<AlignedBuffer>(bytes_per_thread); },
+            [&](std::unique_ptr<AlignedBuffer> &b) { wide ? read_avx512(b->p, b->n) : read_avx2(b->p, b->n); });
+        best = std::max(best, passes * double(bytes_per_thread) / 1e9);
+    }
+    return best;
+}
+
+double copy_gbs(size_t bytes_per_thread, int threads, double seconds, int trials) {
+    const bool wide = fma_lanes() == 16;
+    struct Pair {
+        explicit Pair(size_t bytes) : src(bytes), dst(bytes) {}
+        AlignedBuffer src, dst;
+    };
+    double best = 0;
+    for (int trial = 0; trial < trials; trial++) {
+        double passes = parallel_rate(
+            threads, seconds,
+            [&](int) { return std::make_unique<Pair>(bytes_per_thread); },
+            [&](std::unique_ptr<Pair> &b) {
+                wide ? copy_avx512(b->dst.p, b->src.p, b->src.n) : copy_avx2(b->dst.p, b->src.p, b->src.n);
+            });
+        best = std::max(best, passes * 2.0 * double(bytes_per_thread) / 1e9);
+    }
+    return best;
+}
+
+}  // namespace tessera::profile

@@ -1,0 +1,138 @@
+// tessera-bench from the command line: bad input exits 2 naming the culprit; a tiny
+// run writes JSON and CSV with every required field; a contender that crashes is
+// recorded as such while the others still run.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+
+namespace {
+
+struct Result {
+    int exit_code;
+    std::string output;
+};
+
+Result bench(const std::string &args, const std::string &env = "") {
+    Result r{-1, ""};
+    FILE *pipe = popen((env + " " + TESSERA_BENCH_BIN + " " + args + " 2>&1").c_str(), "r");
+    if (!pipe) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+    int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return r;
+}
+
+void expect_usage_error(const std::string &args, const std::string &message) {
+    Result r = bench(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+}
+
+TEST(BenchCli, BadInputExitsTwoNamingTheCulprit) {
+    expect_usage_error("--op convolve", "unknown op 'convolve'");
+    expect_usage_error("--op relu --shape shape=4 --schedulers Mullapudi2016,Magic", "unknown scheduler 'Magic'");
+    expect_usage_error("--op relu --shape shape=4,color=red", "unknown key 'color'");
+    expect_usage_error("--op relu --shape shape=4xq", "'shape'");
+    expect_usage_error("--op matmul --shape M=4,N=4", "missing key 'K'");
+    expect_usage_error("--suite nosuch", "unknown built-in suite 'nosuch'");
+    expect_usage_error("--op relu --shape shape=4 --reps zero", "--reps");
+    expect_usage_error("--frobnicate", "unknown argument '--frobnicate'");
+    expect_usage_error("", "exactly one of --op, --suite, --suite-file");
+}
+
+TEST(BenchCli, ListShowsOpsKeysAndSchedulers) {
+    Result r = bench("--list");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("conv2d"), std::string::npos);
+    EXPECT_NE(r.output.find("count_include_pad"), std::string::npos);
+    EXPECT_NE(r.output.find("oneDNN"), std::string::npos);
+}
+
+nlohmann::json read_json(const std::string &path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+TEST(BenchCli, TinyRunWritesJsonAndCsv) {
+    const std::string json = ::testing::TempDir() + "bench_tiny.json", csv = ::testing::TempDir() + "bench_tiny.csv";
+    std::remove(json.c_str());
+    Result r = bench("--op matmul --shape M=33,N=17,K=9 --schedulers Mullapudi2016,onednn --reps 3 --threads 2 --json " +
+                     json + " --csv " + csv);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    nlohmann::json all = read_json(json);
+    ASSERT_TRUE(all.is_array());
+    ASSERT_EQ(all.size(), 2u) << all.dump(2);
+    for (const auto &rec : all) {
+        for (const char *field : {"op", "shape", "scheduler", "time_ms_min", "time_ms_median", "gflops", "gbytes_per_s",
+                                  "rel_error", "ok", "impl", "schedule_ms", "compile_ms"}) {
+            EXPECT_TRUE(rec.contains(field)) << field << " missing in " << rec.dump();
+        }
+        EXPECT_EQ(rec["op"], "matmul");
+        EXPECT_EQ(rec["shape"], "M=33 N=17 K=9");
+        EXPECT_TRUE(rec["ok"].get<bool>()) << rec.dump();
+        EXPECT_LE(rec["rel_error"].get<double>(), 1e-4);
+        EXPECT_GT(rec["time_ms_min"].get<double>(), 0);
+        EXPECT_LE(rec["time_ms_min"].get<double>(), rec["time_ms_median"].get<double>());
+        EXPECT_GT(rec["gflops"].get<double>(), 0);
+        EXPECT_EQ(rec["threads"], 2);
+        EXPECT_FALSE(rec["impl"].get<std::string>().empty());
+    }
+    EXPECT_EQ(all[0]["scheduler"], "Mullapudi2016");
+    EXPECT_GT(all[0]["compile_ms"].get<double>(), 0);
+    EXPECT_EQ(all[1]["scheduler"], "oneDNN");
+    EXPECT_DOUBLE_EQ(all[1]["speedup_vs_onednn"].get<double>(), 1.0);
+    EXPECT_NE(r.output.find("geomean speedup over oneDNN"), std::string::npos) << r.output;
+
+    std::ifstream in(csv);
+    std::string header, row;
+    std::getline(in, header);
+    EXPECT_EQ(header.rfind("op,shape,scheduler,status,ok,time_ms_min,time_ms_median", 0), 0u) << header;
+    int rows = 0;
+    while (std::getline(in, row)) rows++;
+    EXPECT_EQ(rows, 2);
+}
+
+TEST(BenchCli, ListValuesInShapeAndSuiteFile) {
+    const std::string json = ::testing::TempDir() + "bench_reduce.json";
+    Result r = bench("--op reduce_sum --shape shape=4x6x5,axes=0,2 --schedulers onednn --reps 3 --json " + json);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    nlohmann::json all = read_json(json);
+    ASSERT_EQ(all.size(), 1u);
+    EXPECT_EQ(all[0]["shape"], "shape=4x6x5 axes=0,2");
+    EXPECT_TRUE(all[0]["ok"].get<bool>()) << all[0].dump();
+
+    const std::string suite = ::testing::TempDir() + "tiny.suite";
+    std::ofstream(suite) << "# two ops\nrelu shape=37\nsoftmax shape=3x5 axis=0\n";
+    r = bench("--suite-file " + suite + " --schedulers oneDNN --reps 3 --json " + json);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    all = read_json(json);
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[1]["op"], "softmax");
+}
+
+TEST(BenchCli, CrashingContenderIsRecordedAndTheRunGoesOn) {
+    const std::string json = ::testing::TempDir() + "bench_crash.json";
+    // Test hook: the isolated child raises SIGSEGV when it builds this contender.
+    Result r = bench("--op relu --shape shape=1000 --schedulers Mullapudi2016,onednn --reps 3 --json " + json,
+                     "TESSERA_BENCH_INJECT_CRASH=Mullapudi2016");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    nlohmann::json all = read_json(json);
+    ASSERT_EQ(all.size(), 2u) << all.dump(2);
+    EXPECT_EQ(all[0]["scheduler"], "Mullapudi2016");
+    EXPECT_EQ(all[0]["status"], "crashed");
+    EXPECT_FALSE(all[0]["ok"].get<bool>());
+    EXPECT_NE(all[0]["error"].get<std::string>().find("Segmentation"), std::string::npos) << all[0].dump();
+    EXPECT_EQ(all[1]["status"], "ok");
+    EXPECT_GT(all[1]["time_ms_median"].get<double>(), 0);
+}
+
+}  // namespace
