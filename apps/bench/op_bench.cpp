@@ -128,6 +128,16 @@ std::string read_all(int fd) {
     return text;
 }
 
+// The last non-empty line of what a child wrote to its log (at most 300 characters).
+std::string last_line(int fd) {
+    if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0) return "";
+    std::string text = read_all(fd);
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+    size_t start = text.find_last_of('\n');
+    std::string line = start == std::string::npos ? text : text.substr(start + 1);
+    return line.size() > 300 ? line.substr(line.size() - 300) : line;
+}
+
 struct Attempt {
     std::vector<BenchRecord> records;  // complete when ok
     bool ok = false;
@@ -143,17 +153,18 @@ Attempt attempt_in_child(const ops::OpConfig &config, const std::vector<std::str
     Progress *progress = new (shared) Progress();
     int fds[2];
     if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    char log_path[] = "/tmp/tessera-bench-XXXXXX";
+    int log_fd = mkstemp(log_path);
+    if (log_fd >= 0) unlink(log_path);  // stays readable through the descriptor
     std::fflush(stdout);
     std::fflush(stderr);
     pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
         close(fds[0]);
-        if (settings.quiet) {
-            // Failures travel back as records; the plugins' progress output would bury the table.
-            int null_fd = open("/dev/null", O_WRONLY);
-            if (null_fd >= 0) dup2(null_fd, STDERR_FILENO);
-        }
+        // The plugins' progress output would bury the table: keep it in a file whose
+        // tail explains a crash (e.g. the dynamic linker's message before exit 127).
+        if (settings.quiet && log_fd >= 0) dup2(log_fd, STDERR_FILENO);
         alarm(unsigned(settings.timeout_s));
         int code = 0;
         std::string text;
@@ -185,19 +196,25 @@ Attempt attempt_in_child(const ops::OpConfig &config, const std::vector<std::str
     munmap(shared, sizeof(Progress));
 
     if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        if (log_fd >= 0) close(log_fd);
         for (const auto &j : nlohmann::json::parse(text)) a.records.push_back(record_from_json(j));
         a.ok = true;
         return a;
     }
     const std::string phase = timing ? "while timing" : "while building or checking";
+    const std::string last = last_line(log_fd);
+    if (log_fd >= 0) close(log_fd);
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         a.why = sig == SIGALRM ? "timed out after " + std::to_string(settings.timeout_s) + " s " + phase
                                : std::string("crashed (") + strsignal(sig) + ") " + phase;
-    } else {
-        a.why = "child exited with status " + std::to_string(WEXITSTATUS(status)) + ": " + text;
+    } else if (WEXITSTATUS(status) == 3) {
+        a.why = text;  // the op itself failed outside any contender (e.g. the reference)
         a.culprit = -1;
+    } else {
+        a.why = "exited with status " + std::to_string(WEXITSTATUS(status)) + " " + phase;
     }
+    if (!last.empty()) a.why += " (last stderr line: " + last + ")";
     return a;
 }
 

@@ -13,9 +13,10 @@
 namespace {
 
 void usage(std::FILE *to) {
-    std::fprintf(to, "usage: tessera-profile [--output FILE] [--quick]\n"
-                     "  --output  where to write the JSON profile (default %s)\n"
-                     "  --quick   short, smaller measurements (for tests; less accurate)\n",
+    std::fprintf(to, "usage: tessera-profile [--output FILE] [--quick] [--if-missing]\n"
+                     "  --output      where to write the JSON profile (default %s)\n"
+                     "  --quick       short, smaller measurements (for tests; less accurate)\n"
+                     "  --if-missing  do nothing when the output already holds a loadable profile\n",
                  tessera::hal::default_profile_path().c_str());
 }
 
@@ -31,11 +32,13 @@ int main(int argc, char **argv) {
     namespace hal = tessera::hal;
     namespace prof = tessera::profile;
     std::string output = hal::default_profile_path();
-    bool quick = false;
+    bool quick = false, if_missing = false;
     for (int i = 1; i < argc; i++) {
         std::string arg = argv[i];
         if (arg == "--quick") {
             quick = true;
+        } else if (arg == "--if-missing") {
+            if_missing = true;
         } else if (arg == "--output" && i + 1 < argc) {
             output = argv[++i];
         } else if (arg == "--help" || arg == "-h") {
@@ -47,6 +50,11 @@ int main(int argc, char **argv) {
             usage(stderr);
             return 2;
         }
+    }
+    std::string why;
+    if (if_missing && hal::load_profile(output, &why)) {
+        std::printf("tessera-profile: %s holds a profile already (remove it to measure again)\n", output.c_str());
+        return 0;
     }
     if (prof::fma_lanes() == 0) {
         std::fprintf(stderr, "tessera-profile: this CPU has neither AVX-512F nor AVX2+FMA; nothing to measure\n");
