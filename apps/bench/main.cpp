@@ -124,7 +124,7 @@ void usage(std::FILE *to) {
                  "  --reps         timed interleaved rounds at most (default 20, at least 3; stops after ~1.5 s)\n"
                  "  --threads      threads for every contender (HL_NUM_THREADS, OMP_NUM_THREADS; default all cores)\n"
                  "  --seed         seed of the random inputs (default 1)\n"
-                 "  --timeout      seconds one op may take before its running contender is marked crashed (600)\n"
+                 "  --timeout      seconds one op may take before its running contender is marked crashed (180)\n"
                  "  --json, --csv  write every record; --plot draws speedups over oneDNN and a roofline\n"
                  "  --verbose      keep the autoschedulers' own output on stderr\n"
                  "  --list         every op with its keys\n",

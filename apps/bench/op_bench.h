@@ -16,7 +16,7 @@ struct BenchSettings {
     int reps = 20;              // rounds at most (at least 3)
     double budget_ms = 1500;    // stop adding rounds once this much kernel time is spent
     uint64_t seed = 1;
-    int timeout_s = 600;        // per op and attempt, isolated runs only
+    int timeout_s = 180;        // per op and attempt, isolated runs only
     bool quiet = true;          // isolated children send the autoschedulers' chatter on stderr to /dev/null
 };
 
