@@ -43,10 +43,11 @@ std::unique_ptr<Kernel> make_norm_kernel(const ops::NormParams &p) {
             pd, std::vector<int>{DNNL_ARG_SRC, DNNL_ARG_SCALE, DNNL_ARG_SHIFT, DNNL_ARG_DST},
             std::vector<dnnl::memory::desc>{md, vec, vec, md});
     }
-    // [outer, C, inner] puts the channel axis where oneDNN expects it.
+    // [outer, C, inner, 1] puts the channel axis where oneDNN expects it; 4-D plain
+    // (nchw) gets oneDNN's jit kernel, where 3-D falls back to its reference one.
     const int64_t c = p.shape[p.axis];
     dnnl::memory::desc md =
-        plain_desc(dims{product(p.shape, 0, p.axis), c, product(p.shape, p.axis + 1, p.shape.size())});
+        plain_desc(dims{product(p.shape, 0, p.axis), c, product(p.shape, p.axis + 1, p.shape.size()), 1});
     dnnl::memory::desc vec = plain_desc(dims{c});
     dnnl::batch_normalization_forward::primitive_desc pd(
         dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference, md, eps,
