@@ -17,7 +17,10 @@ function(tessera_add_aot name generator config)
   list(POP_FRONT words op)
   set(params op=${op} ${words})
   set(scheduling "")
-  if (NOT TESSERA_SCHEDULER STREQUAL "none")
+  if (TESSERA_SCHEDULER STREQUAL "Tessera")
+    # Our own plugin, loaded into the generator exactly as a user's build would.
+    set(scheduling AUTOSCHEDULER Tessera::Tessera PARAMS machine_params=${TESSERA_MACHINE_PARAMS})
+  elseif (NOT TESSERA_SCHEDULER STREQUAL "none")
     set(scheduling AUTOSCHEDULER Halide::${TESSERA_SCHEDULER} PARAMS machine_params=${TESSERA_MACHINE_PARAMS})
   endif ()
   set(runtime "")
@@ -28,6 +31,7 @@ function(tessera_add_aot name generator config)
   endif ()
   add_halide_library(${name} FROM tessera_generators GENERATOR ${generator}
                      ${runtime}
+                     SCHEDULE ${name}_schedule_file
                      PARAMS ${params}
                      ${scheduling})
   set(tessera_aot_names ${tessera_aot_names} ${name} PARENT_SCOPE)

@@ -54,11 +54,33 @@ Plan make_plan(const analysis::FunctionDag &dag) {
         if (pure_candidate(n)) plan.inlined.insert(n.func.name());
     }
     auto inlined = [&](const std::string &name) { return plan.inlined.count(name) > 0; };
+    // First look: only input wrappers folded (folding a whole stencil chain would
+    // multiply out its expression), enough to find the compute-intensive stages.
+    auto wrapper = [&](const std::string &name) { return is_input_wrapper(plan.env.at(name)); };
     std::map<std::string, std::vector<TensorExpr>> first;
-    for (const analysis::FunctionNode &n : dag.nodes()) first[n.func.name()] = build_tensor_exprs(n, inlined, plan.env);
+    for (const analysis::FunctionNode &n : dag.nodes()) first[n.func.name()] = build_tensor_exprs(n, wrapper, plan.env);
 
+    // Call sites of each Function in its consumers' own definitions: inlining a
+    // producer read at several points (a stencil) multiplies its work.
+    std::map<std::string, int> call_sites;
+    for (const analysis::FunctionNode &n : dag.nodes()) {
+        struct Count : public IRVisitor {
+            std::map<std::string, int> &sites;
+            explicit Count(std::map<std::string, int> &s) : sites(s) {}
+            using IRVisitor::visit;
+            void visit(const Call *c) override {
+                if (c->call_type == Call::Halide) sites[c->name]++;
+                IRVisitor::visit(c);
+            }
+        } count(call_sites);
+        n.func.accept(&count);
+    }
     for (const analysis::FunctionNode &n : dag.nodes()) {
         if (!pure_candidate(n) || is_input_wrapper(n.func)) continue;
+        if (call_sites[n.func.name()] > 1) {
+            plan.inlined.erase(n.func.name());
+            continue;
+        }
         bool feeds_compute = false;
         for (const std::string &c : n.consumers) {
             for (const TensorExpr &t : first[c]) feeds_compute |= t.cls == StageClass::ComputeIntensive;

@@ -50,7 +50,7 @@ const std::vector<std::string> &scheduler_names() {
 }
 
 std::string default_scheduler() {
-    return "Mullapudi2016";
+    return "Tessera";
 }
 
 std::string canonical_scheduler(const std::string &name) {

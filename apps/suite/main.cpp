@@ -16,7 +16,7 @@ namespace {
 void usage(std::FILE *to) {
     std::fprintf(to,
                  "usage: tessera-suite [--scheduler NAME] [--suite NAME | --suite-file FILE] [--reps N] [--seed N]\n"
-                 "  --scheduler   none, Mullapudi2016, Adams2019, Li2018 (default %s)\n"
+                 "  --scheduler   none, Tessera, Mullapudi2016, Adams2019, Li2018 (default %s)\n"
                  "  --suite       built-in suite (default: default)\n"
                  "  --suite-file  your own suite: one op per line, e.g.\n"
                  "                  conv2d n=1 c=64 h=56 w=56 oc=64 kh=3 kw=3 stride=1 pad=1\n"

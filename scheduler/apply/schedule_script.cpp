@@ -38,7 +38,7 @@ Func ScheduleScript::func(const std::string &name) {
     Func handle(f->second);
     handles_[name] = handle;
     declared_.insert(ident(name));
-    decls_ << "Func " << ident(name) << " = pipeline.get_func(" << index_.at(name) << ");\n";
+    body_ << "Func " << ident(name) << " = pipeline.get_func(" << index_.at(name) << ");\n";
     return handle;
 }
 
@@ -47,9 +47,9 @@ void ScheduleScript::declare_var(const std::string &name, bool rvar, const std::
     if (declared_.count(id)) return;
     declared_.insert(id);
     if (!init.empty()) {
-        decls_ << (rvar ? "RVar " : "Var ") << id << "(" << init << ");\n";
+        body_ << (rvar ? "RVar " : "Var ") << id << "(" << init << ");\n";
     } else {
-        decls_ << (rvar ? "RVar " : "Var ") << id << "(\"" << name << "\");\n";
+        body_ << (rvar ? "RVar " : "Var ") << id << "(\"" << name << "\");\n";
     }
 }
 
@@ -102,10 +102,10 @@ void ScheduleScript::bound_storage_align(const std::string &f, const std::string
 }
 
 std::string ScheduleScript::source() const {
-    return decls_.str() + body_.str();
+    return body_.str();
 }
 
-StageScript::StageScript(ScheduleScript &script, Func func, int update)
+StageScript::StageScript(ScheduleScript &script, const std::string &name, Func func, int update)
     : script_(script), func_(func), update_(update) {
     if (update >= 0) {
         stage_ = func.update(update);
@@ -113,11 +113,11 @@ StageScript::StageScript(ScheduleScript &script, Func func, int update)
         for (size_t i = 0; i < rvars.size(); i++) {
             rvars_.insert(rvars[i].var);
             script_.declare_var(rvars[i].var, true,
-                                ScheduleScript::ident(func.name()) + ".update(" + std::to_string(update) +
+                                ScheduleScript::ident(name) + ".update(" + std::to_string(update) +
                                     ").get_schedule().rvars()[" + std::to_string(i) + "].var");
         }
     }
-    text_ << ScheduleScript::ident(func.name());
+    text_ << ScheduleScript::ident(name);
     if (update >= 0) text_ << ".update(" << update << ")";
 }
 

@@ -21,7 +21,9 @@ class ScheduleScript;
 // methods, which also set its storage; k >= 0: update k).
 class StageScript {
 public:
-    StageScript(ScheduleScript &script, Halide::Func func, int update);
+    // `name`: the handle's name in the source (a pipeline Function's, or the alias
+    // given to an rfactor intermediate or a wrapper).
+    StageScript(ScheduleScript &script, const std::string &name, Halide::Func func, int update);
     ~StageScript();
 
     StageScript &split(const std::string &old, const std::string &outer, const std::string &inner, int factor,
@@ -64,7 +66,7 @@ public:
     void wrap(const std::string &f, const std::string &consumer, const std::string &result);
     void bound_storage_align(const std::string &f, const std::string &var, int align);  // storage_align-like padding
 
-    StageScript stage(const std::string &f, int update = -1) { return StageScript(*this, func(f), update); }
+    StageScript stage(const std::string &f, int update = -1) { return StageScript(*this, f, func(f), update); }
 
     // C++ statements equivalent to everything applied.
     std::string source() const;
@@ -80,7 +82,9 @@ private:
     std::map<std::string, int> index_;
     std::map<std::string, Halide::Func> handles_;
     std::set<std::string> declared_;
-    std::ostringstream decls_, body_;
+    // Declarations and statements in one stream, each declaration just before its
+    // first use (an rfactor intermediate's RVars exist only after the rfactor).
+    std::ostringstream body_;
 };
 
 }  // namespace tessera::apply
