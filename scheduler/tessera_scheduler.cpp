@@ -91,6 +91,38 @@ Plan make_plan(const analysis::FunctionDag &dag) {
     for (const analysis::FunctionNode &n : dag.nodes()) {
         plan.stages[n.func.name()] = build_tensor_exprs(n, inlined, plan.env);
     }
+
+    // Along which of its arguments each pure Function can be evaluated at any
+    // coordinate (boundary conditions): every index that moves with the argument is
+    // clamped input, or such an argument of another Function. Producers come first.
+    std::map<std::string, std::vector<bool>> safe;
+    auto reads_safe_along = [&](const analysis::AccessMap &m, size_t j) {
+        for (size_t d = 0; d < m.coef.size(); d++) {
+            if (m.coef[d][j] == 0) continue;
+            bool ok = m.is_input ? bool(m.clamped[d]) : safe.count(m.tensor) && safe[m.tensor][d];
+            if (!ok) return false;
+        }
+        return true;
+    };
+    for (const analysis::FunctionNode &n : dag.nodes()) {
+        if (!n.func.updates().empty()) continue;
+        const TensorExpr &t = plan.stages[n.func.name()][0];
+        std::vector<bool> along(t.dims.size(), true);
+        for (size_t j = 0; j < t.dims.size(); j++) {
+            for (const analysis::AccessMap &m : t.reads) along[j] = along[j] && reads_safe_along(m, j);
+        }
+        safe[n.func.name()] = along;
+    }
+    for (auto &kv : plan.stages) {
+        for (TensorExpr &t : kv.second) {
+            t.overrun_ok.assign(t.dims.size(), false);
+            for (size_t j : t.spatial_dims()) {
+                bool ok = true;
+                for (const analysis::AccessMap &m : t.reads) ok = ok && (!m.depends_on(j) || (!m.is_input && reads_safe_along(m, j)));
+                t.overrun_ok[j] = ok;
+            }
+        }
+    }
     return plan;
 }
 
@@ -183,7 +215,15 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             apply::schedule_compute_output(script, stages, best, device, packs);
             handled.insert(packs.begin(), packs.end());
             explain << "  " << name << ": " << to_string(compute->cls) << ", " << compute->points()
-                    << " points, " << built.programs.size() << " candidate rPrograms\n";
+                    << " points, " << built.programs.size() << " candidate rPrograms";
+            std::string overrun;
+            for (size_t j = 0; j < compute->dims.size(); j++) {
+                if (compute->overrun_ok[j]) overrun += " " + compute->dims[j].name;
+            }
+            explain << (overrun.empty() ? "" : "; tiles may overrun along" + overrun) << "\n";
+            for (const analysis::AccessMap &m : compute->reads) {
+                explain << "    reads " << m.text << (m.is_input ? " (input)" : " (computed)") << "\n";
+            }
             explain_program(explain, *compute, best, "chosen");
             if (built.programs.size() > 1) explain_program(explain, *compute, built.programs[1], "runner-up");
             row_of[name] = {name, ""};

@@ -1,5 +1,6 @@
 #include "elementwise.h"
 
+#include "fast_math.h"
 #include "halide_axes.h"
 
 namespace tessera::ops {
@@ -37,11 +38,11 @@ Expr unary_expr(UnaryKind kind, const Expr &x) {
     case UnaryKind::Relu: return max(x, 0.0f);
     case UnaryKind::Gelu: {
         const float k = 0.7978845608028654f;  // sqrt(2 / pi)
-        return 0.5f * x * (1.0f + tanh(k * (x + 0.044715f * x * x * x)));
+        return 0.5f * x * (1.0f + vector_tanh(k * (x + 0.044715f * x * x * x)));
     }
-    case UnaryKind::Sigmoid: return 1.0f / (1.0f + exp(-x));
-    case UnaryKind::Tanh: return tanh(x);
-    case UnaryKind::Exp: return exp(x);
+    case UnaryKind::Sigmoid: return 1.0f / (1.0f + vector_exp(-x));
+    case UnaryKind::Tanh: return vector_tanh(x);
+    case UnaryKind::Exp: return vector_exp(x);
     }
     return x;
 }

@@ -66,7 +66,7 @@ std::vector<OpInfo> make_catalog() {
         {"reduce_mean", "reduce", "mean over axes (dropped from the output)",
          {shape, {"axes", "", "comma-separated axes, e.g. 1,2"}}},
         {"relu", "elementwise", "max(x, 0)", {shape}},
-        {"gelu", "elementwise", "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))", {shape}},
+        {"gelu", "elementwise", "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (tanh approximation)", {shape}},
         {"sigmoid", "elementwise", "1 / (1 + exp(-x))", {shape}},
         {"tanh", "elementwise", "tanh(x)", {shape}},
         {"exp", "elementwise", "exp(x)", {shape}},

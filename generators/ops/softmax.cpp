@@ -1,5 +1,6 @@
 #include "softmax.h"
 
+#include "fast_math.h"
 #include "halide_axes.h"
 
 namespace tessera::ops {
@@ -19,7 +20,7 @@ Func softmax(const SoftmaxParams &p, const Func &input) {
     Func row_max("softmax_max"), exps("softmax_exp"), row_sum("softmax_sum"), out("softmax");
     ref(row_max, row_args) = Float(32).min();
     ref(row_max, row_args) = max(at(row_max, row_args), at(input, along));
-    ref(exps, as_exprs(v)) = exp(at(input, as_exprs(v)) - at(row_max, row));
+    ref(exps, as_exprs(v)) = vector_exp(at(input, as_exprs(v)) - at(row_max, row));
     ref(row_sum, row_args) = 0.0f;
     ref(row_sum, row_args) += at(exps, along);
     ref(out, as_exprs(v)) = at(exps, as_exprs(v)) / at(row_sum, row);

@@ -74,8 +74,29 @@ std::optional<AffineForm> form(const Expr &e) {
 
 }  // namespace
 
+// Whether the outermost operation of an index (under likely()) clamps it to constants.
+bool clamped_to_constants(const Expr &e) {
+    if (const Call *c = e.as<Call>()) {
+        if (c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::likely_if_innermost)) {
+            return clamped_to_constants(c->args[0]);
+        }
+    }
+    if (const Max *m = e.as<Max>()) {
+        const Min *inner = m->a.as<Min>();
+        return is_const(m->b) && inner && is_const(inner->b);
+    }
+    if (const Min *m = e.as<Min>()) {
+        const Max *inner = m->a.as<Max>();
+        return is_const(m->b) && inner && is_const(inner->b);
+    }
+    return false;
+}
+
 std::optional<AffineForm> affine_form(const Expr &e) {
-    return form(simplify(e));
+    Expr s = simplify(e);
+    std::optional<AffineForm> f = form(s);
+    if (f) f->clamped = clamped_to_constants(s);
+    return f;
 }
 
 }  // namespace tessera::analysis

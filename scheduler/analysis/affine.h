@@ -14,6 +14,7 @@ namespace tessera::analysis {
 struct AffineForm {
     std::map<std::string, int64_t> coef;  // loop variable name -> coefficient (zeros omitted)
     int64_t offset = 0;
+    bool clamped = false;  // the whole index is clamped to constants (a boundary condition)
 };
 
 // nullopt when `e` is not affine in the loop variables (e.g. c / 4, or a data-dependent index).

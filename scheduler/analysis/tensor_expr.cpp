@@ -50,6 +50,7 @@ AccessMap make_access(const std::string &tensor, bool is_input, const std::vecto
         std::vector<int64_t> row(dims.size(), 0);
         int64_t offset = 0;
         std::optional<AffineForm> f = affine_form(a);
+        m.clamped.push_back(f && f->clamped);
         if (!f) {
             m.affine = false;
         } else {

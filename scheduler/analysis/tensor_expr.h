@@ -27,6 +27,7 @@ struct AccessMap {
     std::string text;       // the access as written, for messages
     bool is_input = false;  // an ImageParam / input buffer rather than a computed Function
     bool affine = true;
+    std::vector<bool> clamped;  // per storage dim: index clamped to constants (safe for any loop value)
     std::vector<std::vector<int64_t>> coef;
     std::vector<int64_t> offset;
 
@@ -57,6 +58,9 @@ struct TensorExpr {
     int64_t ops_per_point = 0;
     StageClass cls = StageClass::Elementwise;
     std::string reason;           // why it is Unanalysable
+    // Per loop dim: tiles may overrun the extent (tails need not divide) because
+    // every tensor read along it can be evaluated anywhere. Set by the scheduler.
+    std::vector<bool> overrun_ok;
 
     int64_t points() const;       // product of loop extents
     std::vector<size_t> spatial_dims() const;

@@ -160,13 +160,19 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
             const std::string v = t.dims[j].name;
             const int64_t e = t.dims[j].extent;
             std::string cur = v;
+            // Tiles that do not divide (allowed where every read can be evaluated
+            // anywhere) get guarded tails.
+            auto tail = [](int64_t outer, int64_t inner) {
+                return outer % inner == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+            };
             if (l2.shape[j] < e) {
-                s.split(cur, v + "_2", v + "_2i", int(l2.shape[j]));
-                task_loops.push_back({v + "_2", e / l2.shape[j]});
+                s.split(cur, v + "_2", v + "_2i", int(l2.shape[j]), tail(e, l2.shape[j]));
+                task_loops.push_back({v + "_2", (e + l2.shape[j] - 1) / l2.shape[j]});
                 cur = v + "_2i";
             }
-            if (l1.shape[j] < l2.shape[j]) {
-                s.split(cur, v + "_1", v + "_1i", int(l1.shape[j]));
+            const int64_t l2_extent = std::min(l2.shape[j], e);
+            if (l1.shape[j] < l2_extent) {
+                s.split(cur, v + "_1", v + "_1i", int(l1.shape[j]), tail(l2_extent, l1.shape[j]));
                 l1s.push_back(v + "_1");
                 cur = v + "_1i";
             }
@@ -175,7 +181,7 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
                 continue;
             }
             // Always split here: the register tile's loop needs a constant extent.
-            s.split(cur, v + "_r", v + "_p", int(reg.shape[j]));
+            s.split(cur, v + "_r", v + "_p", int(reg.shape[j]), tail(std::min(l1.shape[j], e), reg.shape[j]));
             regs.push_back(v + "_r");
             cur = v + "_p";
             points.push_back(cur);

@@ -2,13 +2,28 @@
 
 namespace tessera::rtile {
 
-std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule) {
+std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule, bool may_overrun) {
     std::vector<int64_t> out;
+    if (may_overrun) {
+        for (int64_t s = (current / granule + 1) * granule; current < extent; s += granule) {
+            out.push_back(s);
+            if (s >= extent) break;
+        }
+        return out;
+    }
     for (int64_t s = current + 1; s < extent; s++) {
         if (s % granule == 0 && extent % s == 0) out.push_back(s);
     }
     if (current < extent) out.push_back(extent);
     return out;
+}
+
+int64_t previous_aligned_size(int64_t current, int64_t extent, int64_t granule, bool may_overrun) {
+    for (int64_t s = current - 1; s >= granule; s--) {
+        if (s % granule != 0) continue;
+        if (may_overrun || (current % s == 0 && extent % s == 0)) return s;
+    }
+    return 0;
 }
 
 int64_t vector_granule(int64_t extent, int lanes) {

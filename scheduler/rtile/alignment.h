@@ -15,9 +15,13 @@
 
 namespace tessera::rtile {
 
-// Candidate sizes for loop dim `j` larger than `current`, smallest first: divisors
-// of the extent that are multiples of `granule` (and the full extent).
-std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule);
+// Candidate sizes for a loop dim larger than `current`, smallest first: multiples
+// of `granule` that divide the extent (and the full extent); when the dim may be
+// overrun, every multiple of `granule` up to the first that covers the extent.
+std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule, bool may_overrun = false);
+
+// The largest size below `current` that `next_aligned_sizes` would allow, or 0.
+int64_t previous_aligned_size(int64_t current, int64_t extent, int64_t granule, bool may_overrun);
 
 // Step of the vectorised dim's register tile: the vector lanes, or the largest
 // power-of-two fraction of them (at least 4) dividing the extent; 0 when none does.

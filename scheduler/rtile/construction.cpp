@@ -31,6 +31,10 @@ size_t choose_split_reduction(const TensorExpr &t) {
     return r.back();
 }
 
+bool overrun_ok(const TensorExpr &t, size_t j) {
+    return j < t.overrun_ok.size() && t.overrun_ok[j];
+}
+
 struct Growth {
     RTile tile;
     size_t dim;
@@ -53,12 +57,13 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
         }
         if (level == kL1Tile && reduction && j != p.split_reduction) continue;
         if (level == kL2Tile && reduction) continue;
+        const bool overrun = overrun_ok(t, j);
         int64_t granule = inner.shape[j];
         if (level == kRegisterTile && j == p.vector_dim) {
-            granule = vector_granule(t.dims[j].extent, lanes);
+            granule = overrun ? lanes : vector_granule(t.dims[j].extent, lanes);
             if (granule == 0) continue;  // no aligned size: the start tile is the whole extent
         }
-        std::vector<int64_t> sizes = next_aligned_sizes(tile.shape[j], t.dims[j].extent, granule);
+        std::vector<int64_t> sizes = next_aligned_sizes(tile.shape[j], t.dims[j].extent, granule, overrun);
         if (sizes.empty()) continue;
         RTile bigger = tile;
         bigger.shape[j] = sizes.front();
@@ -118,14 +123,8 @@ void scale_out(const TensorExpr &t, const PerfModel &model, RProgram &p, int cor
         RTile best_tile;
         for (size_t j : t.spatial_dims()) {
             // Largest aligned size below the current one that still contains the L1 tile.
-            int64_t granule = p.tiles[kL1Tile].shape[j];
-            int64_t smaller = 0;
-            for (int64_t s = outer.shape[j] - granule; s >= granule; s -= granule) {
-                if (outer.shape[j] % s == 0 && t.dims[j].extent % s == 0) {
-                    smaller = s;
-                    break;
-                }
-            }
+            int64_t smaller =
+                previous_aligned_size(outer.shape[j], t.dims[j].extent, p.tiles[kL1Tile].shape[j], overrun_ok(t, j));
             if (smaller == 0) continue;
             RTile trial = outer;
             trial.shape[j] = smaller;
@@ -174,7 +173,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     // The vectorised dim starts at one (possibly partial) vector that divides its
     // extent; an extent with no such divisor (a prime) is taken whole.
     const int64_t vext = t.dims[base.vector_dim].extent;
-    const int64_t granule = vector_granule(vext, d.vector_lanes);
+    const int64_t granule = overrun_ok(t, base.vector_dim) ? d.vector_lanes : vector_granule(vext, d.vector_lanes);
     start.shape[base.vector_dim] = vext <= d.vector_lanes ? vext : granule ? granule : vext;
 
     // Beam: the best and second-best first step at each of the three layers.
@@ -211,8 +210,11 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
             }
         }
     }
-    std::stable_sort(result.programs.begin(), result.programs.end(),
-                     [](const RProgram &a, const RProgram &b) { return a.predicted_ms < b.predicted_ms; });
+    // Equal predictions (both compute-bound, say): fewer loads per FMA in the
+    // micro-kernel leave more headroom.
+    std::stable_sort(result.programs.begin(), result.programs.end(), [](const RProgram &a, const RProgram &b) {
+        return a.predicted_ms != b.predicted_ms ? a.predicted_ms < b.predicted_ms : a.register_ms < b.register_ms;
+    });
     if (int(result.programs.size()) > top_k) result.programs.resize(top_k);
     return result;
 }

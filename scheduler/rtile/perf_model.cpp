@@ -87,6 +87,7 @@ void PerfModel::predict(RProgram &p) const {
     static const char *names[] = {"L1->registers", "L2->L1", "LLC/DRAM->L2"};
     double best = compute_time_ms(p.tiles[kRegisterTile], p);
     p.bottleneck = "compute";
+    p.register_ms = mem_time_ms(p.tiles[kRegisterTile], kRegisterTile, p);
     for (int level = 0; level < kTileLevels; level++) {
         double ms = mem_time_ms(p.tiles[level], TileLevel(level), p);
         if (ms > best) {

@@ -32,6 +32,7 @@ struct RProgram {
     int packed_read = -1;          // read packed into a contiguous L2 tile (-1: none)
     int64_t padding_floats = 0;    // storage padding of the packed tile's rows
     double predicted_ms = 0;
+    double register_ms = 0;        // time of the register layer alone: breaks ties between equal predictions
     std::string bottleneck;        // memory layer (or "compute") that bounds the prediction
 };
 

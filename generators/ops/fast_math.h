@@ -1,0 +1,17 @@
+// Vectorisable fp32 transcendental functions for the operator library. Halide's
+// exp/tanh on Float(32) become one libm call per lane; these use Halide's
+// fast_exp (accurate to about the last 5 mantissa bits, ~4e-6 relative), so
+// elementwise and softmax kernels stay in vector registers.
+// Semantics at the extremes: exp saturates at exp(88) instead of overflowing to
+// infinity, and underflows to ~exp(-87) instead of 0.
+#pragma once
+
+#include <Halide.h>
+
+namespace tessera::ops {
+
+Halide::Expr vector_exp(const Halide::Expr &x);
+// tanh via exp(-2|x|); a short odd series near 0, where 1 - exp(-2|x|) would cancel.
+Halide::Expr vector_tanh(const Halide::Expr &x);
+
+}  // namespace tessera::ops
