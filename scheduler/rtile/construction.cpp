@@ -55,7 +55,10 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
             // Two register dims at most: the vector dim and one more.
             if (j != p.vector_dim && p.second_dim >= 0 && int(j) != p.second_dim) continue;
         }
-        if (level == kL1Tile && reduction && j != p.split_reduction) continue;
+        // The L1 tile is the register tile plus a chunk of the reduction: the
+        // micro-kernel's operand panels live in L1, the register tiles around them
+        // stream from L2 (a CPU's GEMM blocking; seed 004's micro kernel).
+        if (level == kL1Tile && (!reduction || j != p.split_reduction)) continue;
         if (level == kL2Tile && reduction) continue;
         const bool overrun = overrun_ok(t, j);
         int64_t granule = inner.shape[j];

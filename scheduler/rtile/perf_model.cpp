@@ -9,7 +9,9 @@ namespace tessera::rtile {
 
 namespace {
 constexpr double kLoadsPerCycle = 2;    // two load ports on Skylake-class cores
-constexpr double kUsableFraction = 0.5; // of a cache, for one tile's data (the rest: other data, prefetch)
+// Of a cache, for one tile's data (the rest: other data, prefetch). L1 holds only
+// the two operand panels of the micro-kernel, so more of it is usable.
+constexpr double kUsableFractionL1 = 0.75, kUsableFraction = 0.5;
 
 int64_t tile_count(const analysis::TensorExpr &t, const RTile &tile) {
     int64_t n = 1;
@@ -24,12 +26,13 @@ double PerfModel::ghz() const {
 
 int64_t PerfModel::capacity(TileLevel level) const {
     if (level == kRegisterTile) return int64_t(d_.vector_registers);
-    return int64_t(d_.layers[level].capacity_bytes * kUsableFraction);
+    return int64_t(d_.layers[level].capacity_bytes * (level == kL1Tile ? kUsableFractionL1 : kUsableFraction));
 }
 
 int64_t PerfModel::mem_footprint(const RTile &tile, TileLevel level, const RProgram &p) const {
     if (level == kRegisterTile) return register_tile_registers(tile, p, d_);
-    int64_t elems = tile.write_tile(t_);
+    // The L1 tile's output is the register tile's accumulators: not in L1.
+    int64_t elems = level == kL1Tile ? 0 : tile.write_tile(t_);
     for (int64_t e : tile.read_tiles(t_)) elems += e;
     return elems * 4;
 }
