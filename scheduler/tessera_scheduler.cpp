@@ -81,9 +81,14 @@ Plan make_plan(const analysis::FunctionDag &dag) {
             plan.inlined.erase(n.func.name());
             continue;
         }
+        // (A producer of a reduction output, e.g. a padded input under a pooling
+        // window, is likewise computed per row: no select in the window loop.)
         bool feeds_compute = false;
         for (const std::string &c : n.consumers) {
-            for (const TensorExpr &t : first[c]) feeds_compute |= t.cls == StageClass::ComputeIntensive;
+            const bool output = dag.find(c)->is_output;
+            for (const TensorExpr &t : first[c]) {
+                feeds_compute |= t.cls == StageClass::ComputeIntensive || (output && t.cls == StageClass::Reduction);
+            }
         }
         bool shared_expensive = n.consumers.size() > 1 && first[n.func.name()][0].ops_per_point >= 8;
         if (feeds_compute || shared_expensive) plan.inlined.erase(n.func.name());
@@ -236,11 +241,11 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             continue;
         }
         if (!node.func.updates().empty()) {
-            apply::schedule_reduction(script, stages, device, node.is_output, at);
+            apply::Attachment row = apply::schedule_reduction(script, stages, device, node.is_output, at);
             explain << "  " << name << ": " << to_string(compute ? StageClass::ComputeIntensive : StageClass::Reduction)
                     << (node.is_output ? " output" : at.var.empty() ? ", at root" : ", at " + at.consumer + "." + at.var)
                     << "\n";
-            row_of[name] = at.var.empty() ? apply::Attachment{name, ""} : at;
+            row_of[name] = node.is_output ? row : at.var.empty() ? apply::Attachment{name, ""} : at;
             continue;
         }
         // A pure producer kept out of line: computed at its consumer's row (or root).

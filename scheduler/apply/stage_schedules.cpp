@@ -79,8 +79,9 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     return {t.func, row};
 }
 
-void schedule_reduction(ScheduleScript &script, const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d,
-                        bool is_output, const Attachment &at) {
+Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d,
+                              bool is_output, const Attachment &at) {
+    Attachment row{stages[0].func, ""};
     const TensorExpr &init = stages[0];
     if (!is_output) {
         if (at.var.empty()) {
@@ -105,21 +106,46 @@ void schedule_reduction(ScheduleScript &script, const std::vector<TensorExpr> &s
         int j0 = u.find_dim(dims[0].first);
         bool vec = j0 >= 0 && !u.write.coef.empty() && u.write.coef[0][j0] == 1 && dims[0].second >= d.vector_lanes;
         std::vector<std::string> order;
+        std::string chunk_loop;
+        int64_t chunks = 1;
         if (vec) {
-            vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, false);
-            order.push_back(suffixed(dims[0].first, "vi"));
+            // A block of up to 8 vectors accumulates in registers across the
+            // reduction loops; blocks are the outer loop (and the parallel tasks
+            // when there is no other dimension).
+            // Vectors that divide the row where possible (a guarded tail inside an
+            // unrolled block is slow), and a block that divides the vectors.
+            const std::string v = dims[0].first;
+            const int64_t vw = rtile::vector_width(dims[0].second, d.vector_lanes);
+            const int64_t vectors = (dims[0].second + vw - 1) / vw;
+            int64_t block = std::min<int64_t>(8, vectors);
+            while (vectors % block != 0) block--;
+            TailStrategy tail = dims[0].second % (vw * block) == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+            s.split(v, suffixed(v, "blk"), suffixed(v, "in"), int(vw * block), tail);
+            s.split(suffixed(v, "in"), suffixed(v, "vo"), suffixed(v, "vi"), int(vw), tail);
+            s.vectorize(suffixed(v, "vi"));
+            order = {suffixed(v, "vi"), suffixed(v, "vo")};
+            chunk_loop = suffixed(v, "blk");
+            chunks = (dims[0].second + vw * block - 1) / (vw * block);
         }
         for (size_t r : u.reduction_dims()) order.push_back(u.dims[r].name);
-        order.push_back(vec ? suffixed(dims[0].first, "vo") : dims[0].first);
+        order.push_back(vec ? chunk_loop : dims[0].first);
         for (size_t i = 1; i < dims.size(); i++) order.push_back(dims[i].first);
         s.reorder(order);
+        if (vec) s.unroll(suffixed(dims[0].first, "vo"));
         if (is_output) {
             std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
             int64_t reduction_points = 1;
             for (size_t r : u.reduction_dims()) reduction_points *= u.dims[r].extent;
-            parallel_rows(s, outer, dims[0].second * reduction_points, d.cores, u.func + "_u" + std::to_string(k));
+            if (outer.empty() && vec && chunks > 1) {
+                s.parallel(chunk_loop);
+                row.var = chunk_loop;
+            } else {
+                row.var = parallel_rows(s, outer, dims[0].second * reduction_points, d.cores,
+                                        u.func + "_u" + std::to_string(k));
+            }
         }
     }
+    return row;
 }
 
 void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExpr> &stages, const rtile::RProgram &p,

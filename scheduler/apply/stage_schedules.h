@@ -24,9 +24,11 @@ struct Attachment {
 Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d);
 
 // A reduction without reuse (sum, max, pooling window, depthwise): vectorised along
-// its innermost pure dimension with the reduction loops just outside. As an
-// output it is also parallelised; otherwise it is computed at `at`.
-void schedule_reduction(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
+// its innermost pure dimension, a block of vectors accumulating in registers with
+// the reduction loops just outside. As an output it is also parallelised and the
+// loop inside one task is returned (for its producers); otherwise it is computed
+// at `at`.
+Attachment schedule_reduction(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
                         const hal::DeviceSpec &d, bool is_output, const Attachment &at);
 
 // A compute-intensive reduction that is a pipeline output, following rProgram `p`:
