@@ -1,29 +1,19 @@
 // Command-line tools given bad input exit non-zero with a message naming the
 // culprit: tessera-suite (exit 2) and the generator executable.
+#include "run_command.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <sys/wait.h>
 
 namespace {
 
-struct Result {
-    int exit_code;
-    std::string output;
-};
+using Result = tessera::test::CommandResult;
 
 Result run(const std::string &command) {
-    Result r{-1, ""};
-    FILE *pipe = popen((command + " 2>&1").c_str(), "r");
-    if (!pipe) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-    int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
+    return tessera::test::run_command(command);
 }
 
 std::string write_file(const std::string &name, const std::string &text) {

@@ -1,6 +1,8 @@
 // tessera-bench from the command line: bad input exits 2 naming the culprit; a tiny
 // run writes JSON and CSV with every required field; a contender that crashes is
 // recorded as such while the others still run.
+#include "run_command.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -10,25 +12,13 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <sys/wait.h>
 
 namespace {
 
-struct Result {
-    int exit_code;
-    std::string output;
-};
+using Result = tessera::test::CommandResult;
 
 Result bench(const std::string &args, const std::string &env = "") {
-    Result r{-1, ""};
-    FILE *pipe = popen((env + " " + TESSERA_BENCH_BIN + " " + args + " 2>&1").c_str(), "r");
-    if (!pipe) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
-    int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return r;
+    return tessera::test::run_command(env + " " + TESSERA_BENCH_BIN + " " + args);
 }
 
 void expect_usage_error(const std::string &args, const std::string &message) {
