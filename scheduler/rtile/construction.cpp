@@ -87,7 +87,7 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
 // Scale-up at one layer: greedy growth along the best-score axis until capacity or
 // compute-bound. `branch` picks the n-th best first step (the beam).
 RTile enlarge(const TensorExpr &t, const PerfModel &model, RProgram &p, RTile tile, TileLevel level,
-              const RTile &inner, int lanes, size_t branch, bool *branched, std::vector<std::string> &log) {
+              const RTile &inner, int lanes, size_t branch, bool *branched) {
     for (int step = 0; step < 256; step++) {
         std::vector<Growth> g = enlargements(t, model, p, tile, level, inner, lanes);
         if (g.empty() || g.front().score <= 0) break;
@@ -106,7 +106,6 @@ RTile enlarge(const TensorExpr &t, const PerfModel &model, RProgram &p, RTile ti
             break;
         }
     }
-    (void)log;
     return tile;
 }
 
@@ -179,25 +178,75 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     const int64_t granule = overrun_ok(t, base.vector_dim) ? d.vector_lanes : vector_granule(vext, d.vector_lanes);
     start.shape[base.vector_dim] = vext <= d.vector_lanes ? vext : granule ? granule : vext;
 
-    // Beam: the best and second-best first step at each of the three layers.
-    const size_t beam = 2;
-    for (size_t b0 = 0; b0 < beam; b0++) {
+    // Register tiles: Roller's growth by reuse score (its best and second-best first
+    // step), plus every other aligned register tile that fits the register file.
+    // The register layer is small enough to enumerate, and what separates its
+    // candidates most is the L1 traffic of the operand panels streamed per register
+    // tile, which only the next layer sees.
+    std::vector<std::pair<RTile, int>> registers;
+    auto add_register_tile = [&](const RTile &tile, int second) {
+        for (const auto &r : registers) {
+            if (r.first.shape == tile.shape) return;
+        }
+        registers.push_back({tile, second});
+    };
+    for (size_t b0 = 0; b0 < 2; b0++) {
+        RProgram p = base;
+        bool ok = true;
+        RTile reg = enlarge(t, model, p, start, kRegisterTile, start, d.vector_lanes, b0, &ok);
+        if (ok) add_register_tile(reg, p.second_dim);
+    }
+    const size_t v = base.vector_dim;
+    const bool v_overrun = overrun_ok(t, v);
+    const int64_t v_granule = v_overrun ? d.vector_lanes : vector_granule(t.dims[v].extent, d.vector_lanes);
+    std::vector<int64_t> v_sizes = {start.shape[v]};
+    if (v_granule > 0) {
+        for (int64_t s : next_aligned_sizes(start.shape[v], t.dims[v].extent, v_granule, v_overrun)) v_sizes.push_back(s);
+    }
+    std::vector<int> seconds = {-1};
+    for (size_t j : t.spatial_dims()) {
+        if (j != v && t.dims[j].extent > 1) seconds.push_back(int(j));
+    }
+    for (int second : seconds) {
+        std::vector<int64_t> s_sizes = {1};
+        if (second >= 0) {
+            for (int64_t s : next_aligned_sizes(1, t.dims[second].extent, 1, overrun_ok(t, size_t(second)))) {
+                s_sizes.push_back(s);
+            }
+        }
+        for (int64_t vs : v_sizes) {
+            for (int64_t ss : s_sizes) {
+                if (second >= 0 && ss == 1) continue;  // the same as no second dim
+                RTile tile = start;
+                tile.shape[v] = vs;
+                if (second >= 0) tile.shape[second] = ss;
+                RProgram p = base;
+                p.second_dim = second;
+                if (register_tile_registers(tile, p, d) > d.vector_registers) break;  // larger ss only grows
+                add_register_tile(tile, second);
+            }
+        }
+    }
+
+    // Then Roller's growth at L1 and L2, a beam of two first steps at each.
+    for (size_t r = 0; r < registers.size(); r++) {
+        const size_t beam = r < 2 ? 2 : 1;  // the grown tiles get the wider beam
         for (size_t b1 = 0; b1 < beam; b1++) {
             for (size_t b2 = 0; b2 < beam; b2++) {
                 RProgram p = base;
                 bool ok = true;
-                RTile reg = enlarge(t, model, p, start, kRegisterTile, start, d.vector_lanes, b0, &ok, result.log);
-                if (!ok) continue;
+                const RTile &reg = registers[r].first;
+                p.second_dim = registers[r].second;
                 p.tiles = {reg, reg, reg};
                 // L1 starts with every inner reduction dim whole.
                 RTile l1 = reg;
                 for (size_t j : t.reduction_dims()) {
                     if (j != p.split_reduction) l1.shape[j] = t.dims[j].extent;
                 }
-                l1 = enlarge(t, model, p, l1, kL1Tile, reg, d.vector_lanes, b1, &ok, result.log);
+                l1 = enlarge(t, model, p, l1, kL1Tile, reg, d.vector_lanes, b1, &ok);
                 if (!ok) continue;
                 p.tiles[kL1Tile] = l1;
-                RTile l2 = enlarge(t, model, p, l1, kL2Tile, l1, d.vector_lanes, b2, &ok, result.log);
+                RTile l2 = enlarge(t, model, p, l1, kL2Tile, l1, d.vector_lanes, b2, &ok);
                 if (!ok) continue;
                 p.tiles[kL2Tile] = l2;
                 scale_out(t, model, p, d.cores);

@@ -16,7 +16,6 @@ namespace tessera::rtile {
 
 struct ConstructionResult {
     std::vector<RProgram> programs;  // best first
-    std::vector<std::string> log;    // one line per decision, for TESSERA_EXPLAIN
 };
 
 ConstructionResult construct_programs(const analysis::TensorExpr &t, const hal::DeviceSpec &d, int top_k);
