@@ -25,6 +25,7 @@ SchedulerOptions SchedulerOptions::from_environment(int parallelism) {
     o.parallelism = parallelism;
     if (const char *e = std::getenv("TESSERA_EXPLAIN")) o.explain = std::string(e) != "0";
     if (const char *k = std::getenv("TESSERA_TOPK")) o.top_k = std::max(1, std::atoi(k));
+    if (const char *c = std::getenv("TESSERA_CANDIDATE")) o.candidate = std::max(0, std::atoi(c));
     return o;
 }
 
@@ -204,8 +205,10 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
 
         const TensorExpr *compute = compute_stage(stages);
         if (compute && node.is_output) {
-            rtile::ConstructionResult built = rtile::construct_programs(*compute, device, std::max(2, options.top_k));
-            const rtile::RProgram &best = built.programs.front();
+            rtile::ConstructionResult built =
+                rtile::construct_programs(*compute, device, std::max({2, options.top_k, options.candidate + 1}));
+            const size_t pick = std::min(size_t(options.candidate), built.programs.size() - 1);
+            const rtile::RProgram &best = built.programs[pick];
             std::vector<std::string> packs;
             for (const analysis::FunctionNode &producer : dag.nodes()) {
                 bool consumed = std::find(producer.consumers.begin(), producer.consumers.end(), name) !=
@@ -229,8 +232,10 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             for (const analysis::AccessMap &m : compute->reads) {
                 explain << "    reads " << m.text << (m.is_input ? " (input)" : " (computed)") << "\n";
             }
-            explain_program(explain, *compute, best, "chosen");
-            if (built.programs.size() > 1) explain_program(explain, *compute, built.programs[1], "runner-up");
+            explain_program(explain, *compute, best, pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
+            for (size_t i = 0; i < built.programs.size(); i++) {
+                if (i != pick) explain_program(explain, *compute, built.programs[i], i == 0 ? "best predicted" : "runner-up");
+            }
             row_of[name] = {name, ""};
             continue;
         }

@@ -14,6 +14,8 @@ struct SchedulerOptions {
     int parallelism = 0;  // cores to use; 0: from the device profile
     bool explain = false; // TESSERA_EXPLAIN: print the decisions to stderr
     int top_k = 1;        // TESSERA_TOPK: candidates kept per compute-intensive stage
+    int candidate = 0;    // TESSERA_CANDIDATE: apply the n-th best rProgram (how TESSERA_MEASURE
+                          // in the JIT tools tries the top K; see apps/common/jit_op.cpp)
 
     // From the TESSERA_* environment variables.
     static SchedulerOptions from_environment(int parallelism);

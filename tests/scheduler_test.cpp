@@ -73,6 +73,33 @@ TEST(TesseraPlugin, EmittedScheduleHeadersReproduceTheResults) {
                           apply_schedule_aot_conv2d_nhwc);
 }
 
+TEST(TesseraPlugin, EveryTopKCandidateIsCorrect) {
+    // TESSERA_CANDIDATE applies the n-th best rProgram: each must compute the same.
+    for (const char *line : {"matmul M=64 N=48 K=96", "conv2d n=1 c=8 h=13 w=11 oc=12 kh=3 kw=3 pad=1",
+                             "conv2d n=1 c=8 h=9 w=10 oc=16 kh=3 kw=3 stride=2 pad=1 layout=nhwc",
+                             "batch_matmul B=2 M=24 N=40 K=16"}) {
+        for (int candidate = 0; candidate < 3; candidate++) {
+            setenv("TESSERA_CANDIDATE", std::to_string(candidate).c_str(), 1);
+            const uint64_t seed = std::random_device{}();
+            OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
+            EXPECT_TRUE(r.error.empty()) << line << " candidate " << candidate << ": " << r.error;
+            EXPECT_LE(r.rel_error, kRelTolerance) << line << " candidate " << candidate << ", seed " << seed;
+        }
+    }
+    unsetenv("TESSERA_CANDIDATE");
+}
+
+TEST(TesseraPlugin, MeasuredTopKKeepsACorrectKernel) {
+    setenv("TESSERA_MEASURE", "1", 1);
+    setenv("TESSERA_TOPK", "3", 1);
+    const uint64_t seed = std::random_device{}();
+    OpCheck r = check_op(ops::parse_op_line("matmul M=96 N=80 K=64"), "Tessera", seed, 0);
+    unsetenv("TESSERA_MEASURE");
+    unsetenv("TESSERA_TOPK");
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    EXPECT_LE(r.rel_error, kRelTolerance) << "seed " << seed;
+}
+
 TEST(TesseraPlugin, MissingEstimateNamesOutputAndDimension) {
     ImageParam in(Float(32), 2, "in");
     in.set_estimates({{0, 64}, {0, 64}});

@@ -6,10 +6,57 @@
 #include "schedulers.h"
 #include "stopwatch.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
 namespace tessera {
 
 JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
     : config_(config), signature_(ops::describe_op(config)), target_(Halide::get_host_target()) {
+    const char *measure = std::getenv("TESSERA_MEASURE");
+    if (canonical_scheduler(scheduler) != "Tessera" || !measure || std::string(measure) == "0") {
+        build(scheduler);
+        return;
+    }
+    const char *topk = std::getenv("TESSERA_TOPK");
+    const int candidates = std::max(1, topk ? std::atoi(topk) : 4);
+    std::vector<Tensor> inputs = make_inputs(signature_, 0);
+    Tensor output(signature_.output.shape);
+    double best_ms = 0, total_schedule_ms = 0, total_compile_ms = 0;
+    int best = -1;
+    std::vector<Halide::ImageParam> best_params;
+    Halide::Pipeline best_pipeline;
+    for (int c = 0; c < candidates; c++) {
+        setenv("TESSERA_CANDIDATE", std::to_string(c).c_str(), 1);
+        build(scheduler);
+        total_schedule_ms += schedule_ms_;
+        total_compile_ms += compile_ms_;
+        std::vector<double> times;
+        for (int rep = 0; rep < 4; rep++) {
+            Stopwatch watch;
+            run(inputs, output);
+            times.push_back(watch.lap_ms());
+        }
+        double ms = *std::min_element(times.begin() + 1, times.end());  // the first run warms up
+        std::fprintf(stderr, "TESSERA_MEASURE: %s candidate %d: %.3f ms\n", config_.op.c_str(), c, ms);
+        if (best < 0 || ms < best_ms) {
+            best = c;
+            best_ms = ms;
+            best_params = params_;
+            best_pipeline = pipeline_;
+        }
+    }
+    unsetenv("TESSERA_CANDIDATE");
+    std::fprintf(stderr, "TESSERA_MEASURE: %s keeps candidate %d\n", config_.op.c_str(), best);
+    params_ = best_params;
+    pipeline_ = best_pipeline;
+    schedule_ms_ = total_schedule_ms;
+    compile_ms_ = total_compile_ms;
+}
+
+void JitOp::build(const std::string &scheduler) {
+    params_.clear();
     std::vector<Halide::Func> inputs;
     for (const ops::TensorSpec &spec : signature_.inputs) {
         Halide::ImageParam param(Halide::Float(32), int(spec.shape.size()), spec.name);

@@ -17,6 +17,9 @@ class JitOp {
 public:
     // Builds, schedules and compiles. Throws ops::OpError for a bad configuration and
     // std::exception (Halide::CompileError included) when scheduling or compilation fails.
+    // With the Tessera scheduler and TESSERA_MEASURE=1, compiles and times each of the
+    // top TESSERA_TOPK (default 4) rPrograms and keeps the fastest, as Roller's kernel
+    // profiler does (schedule_ms and compile_ms then cover all of them).
     JitOp(const ops::OpConfig &config, const std::string &scheduler);
 
     const ops::OpConfig &config() const { return config_; }
@@ -28,6 +31,9 @@ public:
     void run(std::vector<Tensor> &inputs, Tensor &output);
 
 private:
+    // A fresh pipeline (new Funcs and ImageParams) scheduled and compiled.
+    void build(const std::string &scheduler);
+
     ops::OpConfig config_;
     ops::OpSignature signature_;
     Halide::Target target_;
