@@ -181,24 +181,27 @@ StageScript &StageScript::reorder(const std::vector<std::string> &inner_first) {
     return *this;
 }
 
-StageScript &StageScript::vectorize(const std::string &var) {
-    if (update_ < 0) {
-        func_.vectorize(handle(var));
+StageScript &StageScript::loop_directive(const std::string &directive, const std::string &var) {
+    VarOrRVar v = handle(var);
+    // The same directive on a Func (its pure stage) or on one of its updates.
+    if (directive == "vectorize") {
+        update_ < 0 ? (void)func_.vectorize(v) : (void)stage_->vectorize(v);
+    } else if (directive == "unroll") {
+        update_ < 0 ? (void)func_.unroll(v) : (void)stage_->unroll(v);
     } else {
-        stage_->vectorize(handle(var));
+        internal_assert(directive == "parallel") << directive;
+        update_ < 0 ? (void)func_.parallel(v) : (void)stage_->parallel(v);
     }
-    emit("vectorize(" + ScheduleScript::ident(var) + ")");
+    emit(directive + "(" + ScheduleScript::ident(var) + ")");
     return *this;
 }
 
+StageScript &StageScript::vectorize(const std::string &var) {
+    return loop_directive("vectorize", var);
+}
+
 StageScript &StageScript::unroll(const std::string &var) {
-    if (update_ < 0) {
-        func_.unroll(handle(var));
-    } else {
-        stage_->unroll(handle(var));
-    }
-    emit("unroll(" + ScheduleScript::ident(var) + ")");
-    return *this;
+    return loop_directive("unroll", var);
 }
 
 StageScript &StageScript::unscheduled() {
@@ -209,13 +212,7 @@ StageScript &StageScript::unscheduled() {
 }
 
 StageScript &StageScript::parallel(const std::string &var) {
-    if (update_ < 0) {
-        func_.parallel(handle(var));
-    } else {
-        stage_->parallel(handle(var));
-    }
-    emit("parallel(" + ScheduleScript::ident(var) + ")");
-    return *this;
+    return loop_directive("parallel", var);
 }
 
 }  // namespace tessera::apply

@@ -38,6 +38,7 @@ public:
 
 private:
     Halide::VarOrRVar handle(const std::string &name);
+    StageScript &loop_directive(const std::string &directive, const std::string &var);
     void emit(const std::string &call);
 
     ScheduleScript &script_;
