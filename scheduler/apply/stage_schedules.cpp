@@ -63,6 +63,39 @@ bool vector_split(StageScript &s, const std::string &v, int64_t e, int lanes, bo
 
 }  // namespace
 
+// Vectorises a reduction along its innermost reduction dim r0 (read contiguously):
+// r0 splits into vectors, an rfactor intermediate keeps one partial result per
+// lane, and the update adds the lanes up.
+void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update, size_t r0, const hal::DeviceSpec &d,
+                         bool is_output, const std::vector<std::pair<std::string, int64_t>> &dims, Attachment &row) {
+    const std::string r = u.dims[r0].name, ro = r + "_vo", ri = r + "_vi", lane = "lane";
+    const std::string partial = u.func + "_lanes" + std::to_string(update);
+    script.stage(u.func, update).split(r, ro, ri, d.vector_lanes);
+    script.rfactor(u.func, update, ri, lane, partial);
+    {
+        StageScript s = script.stage(u.func, update);
+        std::vector<std::string> order = {ri};
+        for (const auto &dim : dims) order.push_back(dim.first);
+        s.reorder(order);
+        if (is_output) {
+            std::vector<std::pair<std::string, int64_t>> outer(dims.begin(), dims.end());
+            row.var = parallel_rows(s, outer, u.dims[r0].extent, d.cores, u.func + "_u" + std::to_string(update + 1));
+        }
+    }
+    // The partial results are computed where they are added up: per output point,
+    // or per parallel task when the output's loops were fused into tasks.
+    script.compute_at(partial, u.func, is_output && !row.var.empty() ? row.var : dims[0].first);
+    script.stage(partial).vectorize(lane);
+    StageScript s = script.stage(partial, 0);
+    std::vector<std::string> order = {lane, ro};
+    for (size_t j : u.reduction_dims()) {
+        if (j != r0) order.push_back(u.dims[j].name);
+    }
+    for (const auto &dim : dims) order.push_back(dim.first);
+    s.reorder(order);
+    s.vectorize(lane);
+}
+
 Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, const hal::DeviceSpec &d) {
     auto dims = pure_dims(t);
     StageScript s = script.stage(t.func);
@@ -101,10 +134,26 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
     }
     for (size_t k = 1; k < stages.size(); k++) {
         const TensorExpr &u = stages[k];
-        StageScript s = script.stage(u.func, int(k) - 1);
-        // The innermost pure dim must be written with coefficient 1 to vectorise it.
+        // The innermost pure dim must be written with coefficient 1 to vectorise it,
+        // and read contiguously to be worth it.
         int j0 = u.find_dim(dims[0].first);
         bool vec = j0 >= 0 && !u.write.coef.empty() && u.write.coef[0][j0] == 1 && dims[0].second >= d.vector_lanes;
+        bool pure_contiguous = true;
+        for (const analysis::AccessMap &m : u.reads) {
+            if (j0 >= 0 && m.depends_on(size_t(j0)) && (m.coef.empty() || m.coef[0][j0] != 1)) pure_contiguous = false;
+        }
+        // A reduction running along the rows it reads (softmax and layer_norm
+        // statistics, an inner-axis reduce): vectorise the reduction itself.
+        std::vector<size_t> rdims = u.reduction_dims();
+        const size_t r0 = rdims.front();
+        bool reduction_contiguous = u.dims[r0].extent >= d.vector_lanes && u.dims[r0].extent % d.vector_lanes == 0;
+        bool reads_along_r0 = false;
+        for (const analysis::AccessMap &m : u.reads) reads_along_r0 |= !m.coef.empty() && m.coef[0][r0] == 1;
+        if (reduction_contiguous && reads_along_r0 && (!vec || !pure_contiguous)) {
+            vectorize_reduction(script, u, int(k) - 1, r0, d, is_output, dims, row);
+            continue;
+        }
+        StageScript s = script.stage(u.func, int(k) - 1);
         std::vector<std::string> order;
         std::string chunk_loop;
         int64_t chunks = 1;
