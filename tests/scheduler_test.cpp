@@ -1,9 +1,13 @@
 // The Tessera plugin loaded the JIT way (load_plugin + Pipeline::auto_schedule):
 // determinism, the emitted .schedule.h, missing estimates, stages it cannot
 // analyse, and a 30-stage pipeline.
+// Halide's generated headers never use their `target` parameter.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "aot_batch_matmul.schedule.h"
 #include "aot_conv2d_nhwc.schedule.h"
 #include "aot_matmul.schedule.h"
+#pragma GCC diagnostic pop
 #include "halide_axes.h"
 #include "halide_io.h"
 #include "jit_op.h"

@@ -37,6 +37,7 @@ struct Options {
     std::string op, shape, suite, suite_file, json, csv, plot;
     std::vector<std::string> schedulers;
     bool list = false;
+    bool help = false;
     int threads = int(std::max(1u, std::thread::hardware_concurrency()));
     tessera::bench::BenchSettings settings;
 };
@@ -163,12 +164,13 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--timeout") o.settings.timeout_s = to_int(arg, next(), 1);
         else if (arg == "--seed") o.settings.seed = uint64_t(to_int(arg, next(), 0));
         else if (arg == "--list") o.list = true;
+        else if (arg == "--help" || arg == "-h") o.help = true;
         else if (arg == "--verbose") o.settings.quiet = false;
         else throw UsageError("unknown argument '" + arg + "'");
     }
     o.schedulers = schedulers.empty() ? default_contenders() : parse_schedulers(schedulers);
     const int sources = int(!o.op.empty()) + int(!o.suite.empty()) + int(!o.suite_file.empty());
-    if (!o.list && sources != 1) throw UsageError("give exactly one of --op, --suite, --suite-file");
+    if (!o.list && !o.help && sources != 1) throw UsageError("give exactly one of --op, --suite, --suite-file");
     if (!o.shape.empty() && o.op.empty()) throw UsageError("--shape needs --op");
     return o;
 }
@@ -251,6 +253,10 @@ int main(int argc, char **argv) {
     Options options;
     try {
         options = parse_args(argc, argv);
+        if (options.help) {
+            usage(stdout);
+            return 0;
+        }
         if (options.list) {
             std::printf("%s", tessera::ops::catalog_listing().c_str());
             std::string names;

@@ -27,6 +27,12 @@ void expect_usage_error(const std::string &args, const std::string &message) {
     EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
 }
 
+TEST(BenchCli, HelpPrintsUsageAndExitsZero) {
+    Result r = bench("--help");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("usage: tessera-bench"), std::string::npos) << r.output;
+}
+
 TEST(BenchCli, BadInputExitsTwoNamingTheCulprit) {
     expect_usage_error("--op convolve", "unknown op 'convolve'");
     expect_usage_error("--op relu --shape shape=4 --schedulers Mullapudi2016,Magic", "unknown scheduler 'Magic'");
