@@ -14,6 +14,7 @@ inline const std::vector<std::string> &op_cases() {
         "matmul M=17 N=16 K=64 trans_a=1",
         "matmul M=31 N=7 K=13 trans_b=1 bias=1",
         "matmul M=64 N=48 K=2",
+        "matmul M=16 N=4096 K=64",  // Tessera packs B with 4 KiB rows: storage padding
         "batch_matmul B=3 M=17 N=19 K=23",
         "conv2d n=1 c=3 h=17 w=13 oc=5 kh=3 kw=3 pad=1",
         "conv2d n=2 c=4 h=11 w=12 oc=6 kh=5 kw=5 stride=2",

@@ -95,7 +95,7 @@ void ScheduleScript::wrap(const std::string &f, const std::string &consumer, con
     statement("Func " + ident(result) + " = " + ident(f) + ".in(" + ident(consumer) + ");");
 }
 
-void ScheduleScript::bound_storage_align(const std::string &f, const std::string &var, int align) {
+void ScheduleScript::align_storage(const std::string &f, const std::string &var, int align) {
     func(f).align_storage(Var(var), align);
     declare_var(var, false);
     statement(ident(f) + ".align_storage(" + ident(var) + ", " + std::to_string(align) + ");");

@@ -65,7 +65,9 @@ public:
                  const std::string &result);
     // Creates `result` = f.in(consumer): a wrapper of f used only by consumer.
     void wrap(const std::string &f, const std::string &consumer, const std::string &result);
-    void bound_storage_align(const std::string &f, const std::string &var, int align);  // storage_align-like padding
+    // Rounds the storage extent of dim `var` up to a multiple of `align` elements
+    // (Halide's align_storage): how a packed tile gets its row padding.
+    void align_storage(const std::string &f, const std::string &var, int align);
 
     StageScript stage(const std::string &f, int update = -1) { return StageScript(*this, f, func(f), update); }
 

@@ -331,12 +331,17 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
     // Packed operand tiles: computed once per chunk of each L2 tile, vectorised.
     for (const std::string &producer : pack_producers) {
         std::string packed = producer;
-        if (producer.size() > 3 && producer.compare(producer.size() - 3, 3, "_im") == 0) {
+        const bool input_copy = producer.size() > 3 && producer.compare(producer.size() - 3, 3, "_im") == 0;
+        if (input_copy) {
             packed = producer + "_packed";  // an input: copy it through a wrapper
             script.wrap(producer, intm, packed);
         }
         script.compute_at(packed, f, ko);
         const std::string a0 = script.func(packed).args()[0].name();
+        if (input_copy && p.padding_floats > 0) {
+            // Rows a multiple of 4 KiB apart would share cache sets: pad each row.
+            script.align_storage(packed, a0, int(p.packed_row + p.padding_floats));
+        }
         StageScript s = script.stage(packed);
         // Guarded: a rounded-up tile would read past the end of the input.
         s.split(a0, a0 + "_vo", a0 + "_vi", d.vector_lanes, TailStrategy::GuardWithIf);

@@ -155,7 +155,8 @@ void choose_packing(const TensorExpr &t, RProgram &p) {
         bool contiguous = m.tile_extent(0, p.tiles[kL2Tile].shape) == m.tile_extent(0, full);
         if (!contiguous) {
             p.packed_read = int(i);
-            p.padding_floats = storage_padding(m.tile_extent(0, p.tiles[kL2Tile].shape));
+            p.packed_row = m.tile_extent(0, p.tiles[kL2Tile].shape);
+            p.padding_floats = storage_padding(p.packed_row);
             return;
         }
     }
