@@ -204,7 +204,12 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         }
 
         const TensorExpr *compute = compute_stage(stages);
-        if (compute && node.is_output) {
+        if (compute && !node.is_output && node.func.updates().size() == 1) {
+            // Not an output (a matmul under a bias epilogue): computed at root with
+            // its rProgram; the epilogue is a separate vectorised pass.
+            script.compute_root(name);
+        }
+        if (compute && node.func.updates().size() == 1) {
             rtile::ConstructionResult built =
                 rtile::construct_programs(*compute, device, std::max({2, options.top_k, options.candidate + 1}));
             const size_t pick = std::min(size_t(options.candidate), built.programs.size() - 1);

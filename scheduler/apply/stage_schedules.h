@@ -31,7 +31,8 @@ Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorEx
 Attachment schedule_reduction(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
                         const hal::DeviceSpec &d, bool is_output, const Attachment &at);
 
-// A compute-intensive reduction that is a pipeline output, following rProgram `p`:
+// A compute-intensive reduction computed at root (an output, or a producer the
+// caller has put at root), following rProgram `p`:
 // L2 tiles in parallel, the reduction chunked (rfactor) with the chunk loop outside
 // the L1 and register tiles, the register tile's accumulators computed in
 // registers (vectorised + unrolled), the packed operand computed per L2 tile.
