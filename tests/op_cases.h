@@ -26,6 +26,8 @@ inline const std::vector<std::string> &op_cases() {
         "conv2d n=1 c=4 h=12 w=12 oc=5 kh=3 kw=3 dilation=3 layout=nhwc",
         "depthwise_conv2d n=1 c=7 h=15 w=15 kh=5 kw=5 stride=2 pad=2",
         "depthwise_conv2d n=2 c=5 h=9 w=11 kh=3 kw=3 pad=2 dilation=2 layout=nhwc",
+        "depthwise_conv2d n=1 c=6 h=23 w=23 kh=5 kw=5 pad=2",  // prime width: tiles overrun, guarded tails
+        "conv2d n=1 c=8 h=23 w=29 oc=8 kh=3 kw=3 pad=1",
         "max_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1",
         "max_pool2d n=2 c=5 h=8 w=8 kh=2 kw=2 stride=2 layout=nhwc",
         "avg_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1",

@@ -95,6 +95,12 @@ void ScheduleScript::wrap(const std::string &f, const std::string &consumer, con
     statement("Func " + ident(result) + " = " + ident(f) + ".in(" + ident(consumer) + ");");
 }
 
+void ScheduleScript::bound_extent(const std::string &f, const std::string &var, int extent) {
+    func(f).bound_extent(Var(var), extent);
+    declare_var(var, false);
+    statement(ident(f) + ".bound_extent(" + ident(var) + ", " + std::to_string(extent) + ");");
+}
+
 void ScheduleScript::align_storage(const std::string &f, const std::string &var, int align) {
     func(f).align_storage(Var(var), align);
     declare_var(var, false);

@@ -65,6 +65,9 @@ public:
                  const std::string &result);
     // Creates `result` = f.in(consumer): a wrapper of f used only by consumer.
     void wrap(const std::string &f, const std::string &consumer, const std::string &result);
+    // Fixes the extent f is computed over along `var` (Halide's bound_extent): a
+    // tile at a guarded tail is then still computed whole, over padding.
+    void bound_extent(const std::string &f, const std::string &var, int extent);
     // Rounds the storage extent of dim `var` up to a multiple of `align` elements
     // (Halide's align_storage): how a packed tile gets its row padding.
     void align_storage(const std::string &f, const std::string &var, int align);

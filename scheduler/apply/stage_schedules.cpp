@@ -291,6 +291,14 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
     // accumulators vectorised along the vector dim and unrolled along the other.
     const std::string attach = !regs.empty() ? regs.front() : !l1s.empty() ? l1s.front() : ko;
     script.compute_at(intm, f, attach);
+    // Along dims whose tiles may overrun, a guarded tail would shrink the register
+    // tile to a run-time extent; keep it whole (Roller's tensor padding: the extra
+    // points read boundary-condition producers and are never stored).
+    for (size_t j : t.spatial_dims()) {
+        if (reg.shape[j] > 1 && j < t.overrun_ok.size() && t.overrun_ok[j]) {
+            script.bound_extent(intm, t.dims[j].name, int(reg.shape[j]));
+        }
+    }
     const std::string vname = t.dims[p.vector_dim].name;
     // Vector width: one that divides the register tile, else full vectors with a guarded tail.
     const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
