@@ -197,7 +197,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         if (!reason.empty()) {
             user_warning << "Tessera: stage " << name << " cannot be analysed (" << reason
                          << "); it gets a safe schedule: computed at root, outer loop parallel\n";
-            apply::schedule_safe(script, node.func, device);
+            apply::schedule_safe(script, node.func);
             explain << "  " << name << ": unanalysable (" << reason << "): safe schedule\n";
             row_of[name] = {name, ""};
             continue;

@@ -1,9 +1,10 @@
 #include "schedulers.h"
 
+#include "device_profile.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -29,19 +30,6 @@ std::string lower(std::string s) {
     return s;
 }
 
-uint64_t llc_bytes() {
-    for (int index = 4; index >= 0; index--) {
-        std::ifstream f("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
-        std::string text;
-        if (f >> text && !text.empty()) {
-            uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
-            char unit = text.back();
-            return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
-        }
-    }
-    return 16ull << 20;
-}
-
 }  // namespace
 
 const std::vector<std::string> &scheduler_names() {
@@ -65,7 +53,10 @@ std::string canonical_scheduler(const std::string &name) {
 Halide::MachineParams host_machine_params() {
     int threads = int(std::max(1u, std::thread::hardware_concurrency()));
     if (const char *env = std::getenv("TESSERA_NUM_THREADS")) threads = std::max(1, std::atoi(env));
-    return Halide::MachineParams(threads, llc_bytes(), 40);
+    // The LLC size the HAL found (sysfs, or the measured profile).
+    const tessera::hal::DeviceProfile profile = tessera::hal::host_profile();
+    const tessera::hal::MemoryLayerProfile *llc = profile.layer("LLC");
+    return Halide::MachineParams(threads, llc ? llc->capacity_bytes : (16ull << 20), 40);
 }
 
 void apply_scheduler(Halide::Pipeline &pipeline, const std::string &scheduler, const Halide::Target &target,

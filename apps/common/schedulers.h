@@ -18,7 +18,7 @@ std::string default_scheduler();
 std::string canonical_scheduler(const std::string &name);
 
 // Machine parameters for this host: all hardware threads (or TESSERA_NUM_THREADS),
-// the last-level cache size from sysfs, Halide's default balance.
+// the last-level cache size of the device profile, Halide's default balance.
 Halide::MachineParams host_machine_params();
 
 // Schedules `pipeline` in place. Throws std::runtime_error when the plugin cannot load.

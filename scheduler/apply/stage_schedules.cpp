@@ -357,8 +357,7 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
     }
 }
 
-void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, const hal::DeviceSpec &d) {
-    (void)d;
+void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f) {
     script.compute_root(f.name());
     const std::vector<std::string> &args = f.args();
     if (args.size() > 1) {

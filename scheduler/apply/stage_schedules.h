@@ -42,6 +42,6 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<analysis:
 
 // A stage the constructor cannot analyse: computed at root, outer loop parallel,
 // no vectorisation -- valid for any definition.
-void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, const hal::DeviceSpec &d);
+void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f);
 
 }  // namespace tessera::apply
