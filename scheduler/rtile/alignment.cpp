@@ -52,6 +52,27 @@ int register_tile_registers(const RTile &tile, const RProgram &p, const hal::Dev
     return register_tile_accumulators(tile, p, d) + int(vectors) + 1;
 }
 
+int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p) {
+    if (p.second_dim < 0) return 0;
+    const size_t second = size_t(p.second_dim);
+    int streams = 0;
+    for (const analysis::AccessMap &m : t.reads) {
+        if (!m.depends_on(second) || m.depends_on(p.vector_dim)) continue;
+        // Contiguous along the second dim: one pointer and constant offsets.
+        if (!m.coef.empty() && m.coef[0][second] == 1) {
+            streams += 1;
+            continue;
+        }
+        streams += int(tile.shape[second]);
+    }
+    return streams;
+}
+
+bool register_tile_fits(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
+    return register_tile_registers(tile, p, d) <= d.vector_registers &&
+           register_tile_row_streams(t, tile, p) <= d.row_address_registers;
+}
+
 int64_t storage_padding(int64_t row_floats) {
     const int64_t page_floats = 4096 / 4, line_floats = 64 / 4;
     return row_floats % page_floats == 0 ? line_floats : 0;

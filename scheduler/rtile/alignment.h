@@ -6,6 +6,7 @@
 //   tile's accumulator inside the tile loops, which must not overrun the tensor:
 //   the padding bound epsilon is 0 here, see scheduler/README.md), and the
 //   vectorised dim's data tiles a multiple of the 64-byte line where possible;
+//   and the rows of a broadcast operand within the address registers;
 // - storage padding: a packed tile whose row stride is a multiple of 4 KiB gets a
 //   line of padding so its rows do not alias in the same cache sets.
 #pragma once
@@ -35,6 +36,14 @@ int vector_width(int64_t extent, int lanes);
 // vector of the tile and one broadcast register.
 int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
 int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
+
+// Rows of broadcast operands a register tile reads at run-time strides (each needs
+// its own address register): the second dim's extent for every read that depends
+// on it but not on the vector dim and is not contiguous along it.
+int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p);
+
+// The register tile fits the register file: vector registers and address registers.
+bool register_tile_fits(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
 
 // Padding (in floats) for rows of `row_floats` floats so that consecutive rows do
 // not map to the same cache sets.

@@ -74,6 +74,7 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
         if (level == kRegisterTile && j != p.vector_dim) trial.second_dim = int(j);
         int64_t f2 = model.mem_footprint(bigger, level, trial);
         if (f2 > model.capacity(level)) continue;
+        if (level == kRegisterTile && !register_tile_fits(t, bigger, trial, model.device())) continue;
         double q2 = model.mem_traffic(bigger, level, trial);
         double score = (q - q2) / std::max<double>(1, double(f2 - f));
         out.push_back({bigger, j, score});
@@ -223,7 +224,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
                 if (second >= 0) tile.shape[second] = ss;
                 RProgram p = base;
                 p.second_dim = second;
-                if (register_tile_registers(tile, p, d) > d.vector_registers) break;  // larger ss only grows
+                if (!register_tile_fits(t, tile, p, d)) break;  // larger ss only grows
                 add_register_tile(tile, second);
             }
         }

@@ -13,6 +13,7 @@ namespace tessera::rtile {
 class PerfModel {
 public:
     PerfModel(const analysis::TensorExpr &t, const hal::DeviceSpec &d) : t_(t), d_(d) {}
+    const hal::DeviceSpec &device() const { return d_; }
 
     // Bytes a tile of this level occupies (registers: the register file bytes it needs).
     int64_t mem_footprint(const RTile &tile, TileLevel level, const RProgram &p) const;
