@@ -210,8 +210,10 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             script.compute_root(name);
         }
         if (compute && node.func.updates().size() == 1) {
-            rtile::ConstructionResult built =
-                rtile::construct_programs(*compute, device, std::max({2, options.top_k, options.candidate + 1}));
+            std::vector<bool> packable;
+            for (const analysis::AccessMap &m : compute->reads) packable.push_back(m.is_input && plan.env.count(m.tensor + "_im"));
+            rtile::ConstructionResult built = rtile::construct_programs(
+                *compute, device, std::max({2, options.top_k, options.candidate + 1}), packable);
             const size_t pick = std::min(size_t(options.candidate), built.programs.size() - 1);
             const rtile::RProgram &best = built.programs[pick];
             std::vector<std::string> packs;

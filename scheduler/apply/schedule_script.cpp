@@ -107,6 +107,18 @@ void ScheduleScript::align_storage(const std::string &f, const std::string &var,
     statement(ident(f) + ".align_storage(" + ident(var) + ", " + std::to_string(align) + ");");
 }
 
+void ScheduleScript::reorder_storage(const std::string &f, const std::vector<std::string> &inner_first) {
+    std::vector<Var> vars;
+    std::string args;
+    for (const std::string &v : inner_first) {
+        vars.push_back(Var(v));
+        declare_var(v, false);
+        args += (args.empty() ? "" : ", ") + ident(v);
+    }
+    func(f).reorder_storage(vars);
+    statement(ident(f) + ".reorder_storage(" + args + ");");
+}
+
 std::string ScheduleScript::source() const {
     return body_.str();
 }

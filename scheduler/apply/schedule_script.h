@@ -71,6 +71,8 @@ public:
     // Rounds the storage extent of dim `var` up to a multiple of `align` elements
     // (Halide's align_storage): how a packed tile gets its row padding.
     void align_storage(const std::string &f, const std::string &var, int align);
+    // Storage order of f's pure vars, innermost first (Halide's reorder_storage).
+    void reorder_storage(const std::string &f, const std::vector<std::string> &inner_first);
 
     StageScript stage(const std::string &f, int update = -1) { return StageScript(*this, f, func(f), update); }
 

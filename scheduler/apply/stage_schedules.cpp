@@ -291,6 +291,14 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
     // accumulators vectorised along the vector dim and unrolled along the other.
     const std::string attach = !regs.empty() ? regs.front() : !l1s.empty() ? l1s.front() : ko;
     script.compute_at(intm, f, attach);
+    if (p.transposed) {
+        // Accumulators stored with the vector dim innermost: whole-vector stores.
+        std::vector<std::string> order = {t.dims[p.vector_dim].name};
+        for (const Halide::Var &a : script.func(intm).args()) {
+            if (a.name() != order[0]) order.push_back(a.name());
+        }
+        script.reorder_storage(intm, order);
+    }
     // Along dims whose tiles may overrun, a guarded tail would shrink the register
     // tile to a run-time extent; keep it whole (Roller's tensor padding: the extra
     // points read boundary-condition producers and are never stored).
@@ -345,7 +353,22 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
             script.wrap(producer, intm, packed);
         }
         script.compute_at(packed, f, ko);
-        const std::string a0 = script.func(packed).args()[0].name();
+        const std::vector<Halide::Var> args = script.func(packed).args();
+        std::string a0 = args[0].name();
+        if (input_copy && p.transposed && p.packed_storage_dim > 0 && size_t(p.packed_storage_dim) < args.size()) {
+            // The vector dim's storage dim goes innermost: the micro-kernel's
+            // operand becomes whole vectors (the packing itself gathers).
+            a0 = args[size_t(p.packed_storage_dim)].name();
+            std::vector<std::string> order = {a0};
+            for (const Halide::Var &a : args) {
+                if (a.name() != a0) order.push_back(a.name());
+            }
+            script.reorder_storage(packed, order);
+            StageScript s = script.stage(packed);
+            order.erase(order.begin());
+            order.insert(order.begin(), a0);
+            s.reorder(order);
+        }
         if (input_copy && p.padding_floats > 0) {
             // Rows a multiple of 4 KiB apart would share cache sets: pad each row.
             script.align_storage(packed, a0, int(p.packed_row + p.padding_floats));

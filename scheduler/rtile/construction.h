@@ -18,6 +18,10 @@ struct ConstructionResult {
     std::vector<RProgram> programs;  // best first
 };
 
-ConstructionResult construct_programs(const analysis::TensorExpr &t, const hal::DeviceSpec &d, int top_k);
+// `packable[i]`: read i can be packed into a reordered copy (an input with a
+// wrapper Func); empty means every input read can. Without one, no transposed
+// program (vectorised along a dim other than the output's contiguous one).
+ConstructionResult construct_programs(const analysis::TensorExpr &t, const hal::DeviceSpec &d, int top_k,
+                                      const std::vector<bool> &packable = {});
 
 }  // namespace tessera::rtile

@@ -24,8 +24,9 @@ double PerfModel::ghz() const {
     return d_.peak_gflops_per_core / (2.0 * d_.vector_lanes * d_.fma_pipes);
 }
 
-int64_t PerfModel::capacity(TileLevel level) const {
+int64_t PerfModel::capacity(TileLevel level, const RProgram &p) const {
     if (level == kRegisterTile) return int64_t(d_.vector_registers);
+    if (level == kL1Tile && p.transposed) level = kL2Tile;
     return int64_t(d_.layers[level].capacity_bytes * (level == kL1Tile ? kUsableFractionL1 : kUsableFraction));
 }
 
@@ -43,7 +44,16 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
         double loads = 0;
         for (const analysis::AccessMap &m : t_.reads) {
             double elems = double(m.tile_elements(tile.shape));
-            loads += m.depends_on(p.vector_dim) ? std::ceil(elems / d_.vector_lanes) : elems;
+            if (!m.depends_on(p.vector_dim)) {
+                loads += elems;  // broadcasts
+                continue;
+            }
+            // A window sliding along the vectorised storage dim (x + r.x) makes
+            // most vector loads unaligned; a full-width unaligned load spans two
+            // cache lines and costs two loads.
+            bool sliding = false;
+            for (size_t r : t_.reduction_dims()) sliding = sliding || (!m.coef.empty() && m.coef[0][r] != 0);
+            loads += std::ceil(elems / d_.vector_lanes) * (sliding ? 2 : 1);
         }
         return tiles * loads;
     }
@@ -97,6 +107,17 @@ void PerfModel::predict(RProgram &p) const {
             best = ms;
             p.bottleneck = names[level];
         }
+    }
+    // A transposed program writes its outputs by scatter once per reduction chunk:
+    // a scalar load and store per output point, on the load/store ports.
+    if (p.transposed) {
+        const RTile &l1 = p.tiles[kL1Tile];
+        double chunks = 1, outputs = 1;
+        for (size_t j = 0; j < t_.dims.size(); j++) {
+            if (t_.dims[j].reduction) chunks *= std::ceil(double(t_.dims[j].extent) / l1.shape[j]);
+            else outputs *= double(t_.dims[j].extent);
+        }
+        best += outputs * chunks * 2 / (kLoadsPerCycle * ghz() * 1e9 * d_.cores) * 1e3;
     }
     // Uneven spread of tasks over cores.
     double rounds = std::ceil(double(p.parallel_tasks) / d_.cores);

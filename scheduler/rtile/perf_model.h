@@ -24,7 +24,11 @@ public:
     double mem_time_ms(const RTile &tile, TileLevel level, const RProgram &p) const;
     // Milliseconds of arithmetic for the whole stage on all cores, for this register tile.
     double compute_time_ms(const RTile &register_tile, const RProgram &p) const;
-    int64_t capacity(TileLevel level) const;
+    // Bytes (vector registers at the register level) a tile of `level` may use. A
+    // transposed program's L1 tile (its reduction chunk) may use the L2: each chunk
+    // ends in a scattered pass over the outputs, dearer than streaming the packed
+    // operand panel from L2.
+    int64_t capacity(TileLevel level, const RProgram &p) const;
 
     // Fills p.predicted_ms and p.bottleneck from its tiles.
     void predict(RProgram &p) const;

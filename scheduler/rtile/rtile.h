@@ -32,6 +32,12 @@ struct RProgram {
     int packed_read = -1;          // read packed into a contiguous L2 tile (-1: none)
     int64_t packed_row = 0;        // floats in a row of the packed tile
     int64_t padding_floats = 0;    // storage padding of the packed tile's rows
+    // The vector dim is not the output's contiguous dim (an NCHW convolution
+    // vectorised along its output channels): the packed read is stored with the
+    // vector dim innermost, the accumulators likewise, and the output is written
+    // by scatter once per reduction chunk.
+    bool transposed = false;
+    int packed_storage_dim = -1;   // transposed: the packed read's storage dim indexed by the vector dim
     double predicted_ms = 0;
     double register_ms = 0;        // time of the register layer alone: breaks ties between equal predictions
     std::string bottleneck;        // memory layer (or "compute") that bounds the prediction
