@@ -91,6 +91,11 @@ double PerfModel::compute_time_ms(const RTile &register_tile, const RProgram &p)
     const int64_t extent = register_tile.shape[p.vector_dim];
     const int w = vector_width(extent, d_.vector_lanes);
     double lanes_used = double(extent) / (std::ceil(double(extent) / w) * d_.vector_lanes);
+    // Register tiles that overrun the loop extent compute padding points too.
+    for (size_t j : t_.spatial_dims()) {
+        const double e = double(t_.dims[j].extent), r = double(register_tile.shape[j]);
+        lanes_used *= e / (std::ceil(e / r) * r);
+    }
     int acc = register_tile_accumulators(register_tile, p, d_);
     double latency_bound = std::max(1.0, double(d_.min_accumulators()) / std::max(1, acc));
     return vector_fmas / lanes_used * latency_bound / (d_.fma_pipes * ghz() * 1e9 * d_.cores) * 1e3;
