@@ -23,34 +23,41 @@ JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
     const int candidates = std::max(1, topk ? std::atoi(topk) : 4);
     std::vector<Tensor> inputs = make_inputs(signature_, 0);
     Tensor output(signature_.output.shape);
-    double best_ms = 0, total_schedule_ms = 0, total_compile_ms = 0;
-    int best = -1;
-    std::vector<Halide::ImageParam> best_params;
-    Halide::Pipeline best_pipeline;
+    double total_schedule_ms = 0, total_compile_ms = 0;
+    // Build every candidate first, then time them in interleaved rounds (A B C A B
+    // C ...): on a noisy machine a slow spell then hits every candidate alike.
+    std::vector<std::vector<Halide::ImageParam>> params;
+    std::vector<Halide::Pipeline> pipelines;
     for (int c = 0; c < candidates; c++) {
         setenv("TESSERA_CANDIDATE", std::to_string(c).c_str(), 1);
         build(scheduler);
         total_schedule_ms += schedule_ms_;
         total_compile_ms += compile_ms_;
-        std::vector<double> times;
-        for (int rep = 0; rep < 4; rep++) {
-            Stopwatch watch;
-            run(inputs, output);
-            times.push_back(watch.lap_ms());
-        }
-        double ms = *std::min_element(times.begin() + 1, times.end());  // the first run warms up
-        std::fprintf(stderr, "TESSERA_MEASURE: %s candidate %d: %.3f ms\n", config_.op.c_str(), c, ms);
-        if (best < 0 || ms < best_ms) {
-            best = c;
-            best_ms = ms;
-            best_params = params_;
-            best_pipeline = pipeline_;
-        }
+        params.push_back(params_);
+        pipelines.push_back(pipeline_);
+        run(inputs, output);  // warm-up
     }
     unsetenv("TESSERA_CANDIDATE");
+    std::vector<double> best_ms(size_t(candidates), 0);
+    for (int round = 0; round < 5; round++) {
+        for (int c = 0; c < candidates; c++) {
+            params_ = params[size_t(c)];
+            pipeline_ = pipelines[size_t(c)];
+            Stopwatch watch;
+            run(inputs, output);
+            const double ms = watch.lap_ms();
+            if (round == 0 || ms < best_ms[size_t(c)]) best_ms[size_t(c)] = ms;
+        }
+    }
+    int best = 0;
+    for (int c = 0; c < candidates; c++) {
+        std::fprintf(stderr, "TESSERA_MEASURE: %s candidate %d: %.3f ms (best of 5 interleaved rounds)\n",
+                     config_.op.c_str(), c, best_ms[size_t(c)]);
+        if (best_ms[size_t(c)] < best_ms[size_t(best)]) best = c;
+    }
     std::fprintf(stderr, "TESSERA_MEASURE: %s keeps candidate %d\n", config_.op.c_str(), best);
-    params_ = best_params;
-    pipeline_ = best_pipeline;
+    params_ = params[size_t(best)];
+    pipeline_ = pipelines[size_t(best)];
     schedule_ms_ = total_schedule_ms;
     compile_ms_ = total_compile_ms;
 }
