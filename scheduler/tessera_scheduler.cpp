@@ -153,7 +153,10 @@ void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgr
     for (int l = 0; l < rtile::kTileLevels; l++) {
         out << "      " << levels[l] << " tile: " << p.tiles[l].to_string(t) << "\n";
     }
-    if (p.packed_read >= 0) {
+    if (p.packed_read >= 0 && p.transposed) {
+        out << "      transposed: vectorised along " << t.dims[p.vector_dim].name << "; packed operand "
+            << t.reads[p.packed_read].tensor << " stored with it innermost; outputs written by scatter per chunk\n";
+    } else if (p.packed_read >= 0) {
         out << "      packed operand: " << t.reads[p.packed_read].tensor << " (row padding " << p.padding_floats
             << " floats)\n";
     }

@@ -128,3 +128,26 @@ TEST(TesseraExplain, GemmRegisterTilesKeepBroadcastRowsInAddressRegisters) {
     }
     EXPECT_GE(tiles, 4) << r.output;
 }
+
+// An NCHW convolution 28 wide wastes lanes along its rows (28 of 32): the
+// constructor vectorises along the output channels instead, with the weights
+// packed channel-innermost, and only with tiles that divide the extents (guarded
+// tails ran 2.5-4x slower). The result itself is checked by the op matrix.
+TEST(TesseraExplain, NarrowNchwConvolutionIsVectorisedAlongOutputChannels) {
+    std::string path =
+        write_file("nchw.suite", "conv2d n=1 c=32 h=28 w=28 oc=32 kh=3 kw=3 stride=1 pad=1 layout=nchw\n");
+    Result r = run("TESSERA_EXPLAIN=1 " + std::string(TESSERA_SUITE_BIN) + " --reps 1 --suite-file " + path);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("1 ops: 1 correct"), std::string::npos) << r.output;
+    size_t chosen = r.output.find("chosen:");
+    ASSERT_NE(chosen, std::string::npos) << r.output;
+    size_t transposed = r.output.find("transposed: vectorised along c;", chosen);
+    size_t next = r.output.find("runner-up", chosen);
+    EXPECT_TRUE(transposed != std::string::npos && transposed < next) << r.output;
+    int x = 0, y = 0, c = 0;
+    size_t reg = r.output.find("registers tile: ", chosen);
+    ASSERT_EQ(std::sscanf(r.output.c_str() + reg, "registers tile: x=%d y=%d c=%d", &x, &y, &c), 3) << r.output;
+    EXPECT_EQ(c % 16, 0) << r.output;
+    EXPECT_EQ(28 % x, 0) << r.output;
+    EXPECT_EQ(28 % y, 0) << r.output;
+}
