@@ -76,6 +76,23 @@ Plan make_plan(const analysis::FunctionDag &dag) {
         } count(call_sites);
         n.func.accept(&count);
     }
+    // Boundary conditions: pure Functions that read an input at clamped indices,
+    // or read such a Function (constant_exterior over repeat_edge).
+    std::set<std::string> boundary;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const analysis::FunctionNode &n : dag.nodes()) {
+            if (!pure_candidate(n) || boundary.count(n.func.name())) continue;
+            for (const analysis::AccessMap &m : first[n.func.name()][0].reads) {
+                bool clamped = std::any_of(m.clamped.begin(), m.clamped.end(), [](bool c) { return c; });
+                if ((m.is_input && clamped) || boundary.count(m.tensor)) {
+                    boundary.insert(n.func.name());
+                    grew = true;
+                    break;
+                }
+            }
+        }
+    }
     for (const analysis::FunctionNode &n : dag.nodes()) {
         if (!pure_candidate(n) || is_input_wrapper(n.func)) continue;
         if (call_sites[n.func.name()] > 1) {
@@ -90,6 +107,12 @@ Plan make_plan(const analysis::FunctionDag &dag) {
             for (const TensorExpr &t : first[c]) {
                 feeds_compute |= t.cls == StageClass::ComputeIntensive || (output && t.cls == StageClass::Reduction);
             }
+        }
+        // A boundary condition under a window reduction (avg_pool2d's window_sum):
+        // inlined, every vector of the window becomes a gather of clamped indices;
+        // materialised per row it is read densely.
+        for (const std::string &c : n.consumers) {
+            for (const TensorExpr &t : first[c]) feeds_compute |= boundary.count(n.func.name()) && t.cls == StageClass::Reduction;
         }
         bool shared_expensive = n.consumers.size() > 1 && first[n.func.name()][0].ops_per_point >= 8;
         if (feeds_compute || shared_expensive) plan.inlined.erase(n.func.name());
