@@ -108,11 +108,19 @@ Plan make_plan(const analysis::FunctionDag &dag) {
                 feeds_compute |= t.cls == StageClass::ComputeIntensive || (output && t.cls == StageClass::Reduction);
             }
         }
-        // A boundary condition under a window reduction (avg_pool2d's window_sum):
-        // inlined, every vector of the window becomes a gather of clamped indices;
-        // materialised per row it is read densely.
+        // A boundary condition under a window reduction that slides along the
+        // innermost storage dim (NCHW avg_pool2d's window_sum, x + r.x): inlined,
+        // every vector of the window becomes a gather of clamped indices;
+        // materialised per row it is read densely. (A window across other dims,
+        // NHWC, clamps one scalar index per vector: left inlined.)
         for (const std::string &c : n.consumers) {
-            for (const TensorExpr &t : first[c]) feeds_compute |= boundary.count(n.func.name()) && t.cls == StageClass::Reduction;
+            for (const TensorExpr &t : first[c]) {
+                if (!boundary.count(n.func.name()) || t.cls != StageClass::Reduction) continue;
+                for (const analysis::AccessMap &m : t.reads) {
+                    if (m.tensor != n.func.name() || m.coef.empty()) continue;
+                    for (size_t r : t.reduction_dims()) feeds_compute |= m.coef[0][r] != 0;
+                }
+            }
         }
         bool shared_expensive = n.consumers.size() > 1 && first[n.func.name()][0].ops_per_point >= 8;
         if (feeds_compute || shared_expensive) plan.inlined.erase(n.func.name());
