@@ -124,7 +124,9 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
         row_points = d.vector_lanes;
     }
     std::string row = parallel_rows(s, outer, row_points, d.cores, t.func);
-    return {t.func, row};
+    int64_t rows = 1;
+    for (const auto &o : outer) rows *= o.second;
+    return {t.func, row, rows > 1};
 }
 
 Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d,
@@ -196,6 +198,11 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         for (size_t i = 1; i < dims.size(); i++) order.push_back(dims[i].first);
         s.reorder(order);
         if (vec) s.unroll(suffixed(dims[0].first, "vo"));
+        if (!is_output && !at.in_parallel_loop && vec && chunks > 1) {
+            // Its consumer has a single row (global_avg_pool of one image): the
+            // blocks of this reduction are the parallelism.
+            s.parallel(chunk_loop);
+        }
         if (is_output) {
             std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
             int64_t reduction_points = 1;

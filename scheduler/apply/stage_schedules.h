@@ -15,6 +15,7 @@ namespace tessera::apply {
 // Where a producer is computed inside its consumer: the consumer's Func and loop.
 struct Attachment {
     std::string consumer, var;
+    bool in_parallel_loop = true;  // false: the consumer found too few rows to run in parallel
 };
 
 // A pure output (elementwise, broadcast, transpose, pad, or the epilogue of a
