@@ -93,6 +93,21 @@ Plan make_plan(const analysis::FunctionDag &dag) {
             }
         }
     }
+    // Read by a window reduction that slides along the innermost storage dim (x + r.x).
+    auto under_sliding_window = [&](const analysis::FunctionNode &n) {
+        for (const std::string &c : n.consumers) {
+            for (const TensorExpr &t : first[c]) {
+                if (t.cls != StageClass::Reduction) continue;
+                for (const analysis::AccessMap &m : t.reads) {
+                    if (m.tensor != n.func.name() || m.coef.empty()) continue;
+                    for (size_t r : t.reduction_dims()) {
+                        if (m.coef[0][r] != 0) return true;
+                    }
+                }
+            }
+        }
+        return false;
+    };
     for (const analysis::FunctionNode &n : dag.nodes()) {
         if (!pure_candidate(n) || is_input_wrapper(n.func)) continue;
         if (call_sites[n.func.name()] > 1) {
@@ -113,15 +128,7 @@ Plan make_plan(const analysis::FunctionDag &dag) {
         // every vector of the window becomes a gather of clamped indices;
         // materialised per row it is read densely. (A window across other dims,
         // NHWC, clamps one scalar index per vector: left inlined.)
-        for (const std::string &c : n.consumers) {
-            for (const TensorExpr &t : first[c]) {
-                if (!boundary.count(n.func.name()) || t.cls != StageClass::Reduction) continue;
-                for (const analysis::AccessMap &m : t.reads) {
-                    if (m.tensor != n.func.name() || m.coef.empty()) continue;
-                    for (size_t r : t.reduction_dims()) feeds_compute |= m.coef[0][r] != 0;
-                }
-            }
-        }
+        feeds_compute |= boundary.count(n.func.name()) && under_sliding_window(n);
         bool shared_expensive = n.consumers.size() > 1 && first[n.func.name()][0].ops_per_point >= 8;
         if (feeds_compute || shared_expensive) plan.inlined.erase(n.func.name());
     }
@@ -245,7 +252,9 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         }
         if (compute && node.func.updates().size() == 1) {
             std::vector<bool> packable;
-            for (const analysis::AccessMap &m : compute->reads) packable.push_back(m.is_input && plan.env.count(m.tensor + "_im"));
+            for (const analysis::AccessMap &m : compute->reads) {
+                packable.push_back(m.is_input && plan.env.count(m.tensor + "_im"));  // has a wrapper to pack
+            }
             rtile::ConstructionResult built = rtile::construct_programs(
                 *compute, device, std::max({2, options.top_k, options.candidate + 1}), packable);
             const size_t pick = std::min(size_t(options.candidate), built.programs.size() - 1);

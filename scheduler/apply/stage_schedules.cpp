@@ -62,6 +62,15 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
     return first > 0 ? outer_vars[0].first : inner;
 }
 
+// `args` with `first` moved to the front: a storage or loop order, innermost first.
+std::vector<std::string> with_innermost(const std::vector<Halide::Var> &args, const std::string &first) {
+    std::vector<std::string> order = {first};
+    for (const Halide::Var &a : args) {
+        if (a.name() != first) order.push_back(a.name());
+    }
+    return order;
+}
+
 // Splits dim `v` of extent `e` into a vector of `lanes` (when it has that many points).
 bool vector_split(StageScript &s, const std::string &v, int64_t e, int lanes, bool pure_output) {
     // Rows narrower than a vector (NCHW 14x14 or 7x7 maps) take half or quarter
@@ -315,11 +324,7 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
     script.compute_at(intm, f, attach);
     if (p.transposed) {
         // Accumulators stored with the vector dim innermost: whole-vector stores.
-        std::vector<std::string> order = {t.dims[p.vector_dim].name};
-        for (const Halide::Var &a : script.func(intm).args()) {
-            if (a.name() != order[0]) order.push_back(a.name());
-        }
-        script.reorder_storage(intm, order);
+        script.reorder_storage(intm, with_innermost(script.func(intm).args(), t.dims[p.vector_dim].name));
     }
     // Along dims whose tiles may overrun, a guarded tail would shrink the register
     // tile to a run-time extent; keep it whole (Roller's tensor padding: the extra
@@ -381,15 +386,9 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
             // The vector dim's storage dim goes innermost: the micro-kernel's
             // operand becomes whole vectors (the packing itself gathers).
             a0 = args[size_t(p.packed_storage_dim)].name();
-            std::vector<std::string> order = {a0};
-            for (const Halide::Var &a : args) {
-                if (a.name() != a0) order.push_back(a.name());
-            }
+            const std::vector<std::string> order = with_innermost(args, a0);
             script.reorder_storage(packed, order);
-            StageScript s = script.stage(packed);
-            order.erase(order.begin());
-            order.insert(order.begin(), a0);
-            s.reorder(order);
+            script.stage(packed).reorder(order);
         }
         if (input_copy && p.padding_floats > 0) {
             // Rows a multiple of 4 KiB apart would share cache sets: pad each row.

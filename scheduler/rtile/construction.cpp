@@ -317,11 +317,12 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     // Transposed programs use only tiles that divide their extents: measured at
     // 28x28x128 NCHW, tiles with guarded tails (x=6 or 10 on 28) ran 2.5-4x slower
     // than x=7 (interleaved TESSERA_MEASURE).
-    TensorExpr exact = t;
-    exact.overrun_ok.assign(t.overrun_ok.size(), false);
-    PerfModel exact_model(exact, d);
-    for (const RProgram &tb : transposed_bases(t, d, base, packable)) {
-        construct_for_vector_dim(exact, d, exact_model, tb, result);
+    const std::vector<RProgram> transposed = transposed_bases(t, d, base, packable);
+    if (!transposed.empty()) {
+        TensorExpr exact = t;
+        exact.overrun_ok.assign(t.overrun_ok.size(), false);
+        PerfModel exact_model(exact, d);
+        for (const RProgram &tb : transposed) construct_for_vector_dim(exact, d, exact_model, tb, result);
     }
     // Equal predictions (both compute-bound, say): fewer loads per FMA in the
     // micro-kernel leave more headroom.
