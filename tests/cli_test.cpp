@@ -151,3 +151,20 @@ TEST(TesseraExplain, NarrowNchwConvolutionIsVectorisedAlongOutputChannels) {
     EXPECT_EQ(28 % x, 0) << r.output;
     EXPECT_EQ(28 % y, 0) << r.output;
 }
+
+// A transposing copy reads one float of each of 16 input rows per output vector:
+// row by row it ran at 1 GB/s (4096x8192), so its output rows are cut into blocks
+// of 64 that use each input line whole. A broadcast read (bias_add's bias moves
+// along the channels, not along the rows' innermost dim) is no transpose.
+TEST(TesseraExplain, TransposedReadsAreCutIntoBlocksOfRows) {
+    std::string path = write_file("transposes.suite",
+                                  "transpose shape=300x200 perm=1,0\nbias_add shape=2x300x7x40 axis=1\n");
+    Result r = run("TESSERA_EXPLAIN=1 " + std::string(TESSERA_SUITE_BIN) + " --reps 1 --suite-file " + path);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("2 ops: 2 correct"), std::string::npos) << r.output;
+    size_t block = r.output.find("transposed read: blocks of 64 rows along d0");
+    size_t bias = r.output.find("bias_add:");
+    ASSERT_NE(bias, std::string::npos) << r.output;
+    EXPECT_TRUE(block != std::string::npos && block < bias) << r.output;
+    EXPECT_EQ(r.output.find("transposed read", bias), std::string::npos) << r.output;
+}

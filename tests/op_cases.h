@@ -61,6 +61,10 @@ inline const std::vector<std::string> &op_cases() {
         "batch_norm shape=2x5x7x3 axis=-1",
         "transpose shape=3x5x7 perm=2,0,1",
         "transpose shape=17x31 perm=1,0",
+        // Transposed reads tiled in blocks of 64 output rows: a ragged block (131),
+        // and NHWC to NCHW, where h stays inside the block
+        "transpose shape=37x131 perm=1,0",
+        "transpose shape=2x5x19x131 perm=0,3,1,2",
         "pad shape=3x5x7 pads=0,1,2,1,0,3 value=-1.5",
         "pad shape=6x9 pads=2,0,0,1",
     };

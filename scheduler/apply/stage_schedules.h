@@ -22,6 +22,15 @@ struct Attachment {
 // reduction): vectorised along dimension 0, the other dimensions fused into a row
 // loop split into parallel tasks of at least `min_task_points` points. Returns the
 // row loop that producers attach to.
+// Output rows per block of a transposing copy (see schedule_pure_output).
+constexpr int64_t kTransposeBlock = 64;
+
+// The output dim that walks the innermost storage dim of a tensor read across the
+// output's rows (a transpose out(x, y) = in(y, x) gives y's index), when it is long
+// enough to be cut into blocks of kTransposeBlock rows; else -1. A read that does
+// not move with the output's innermost dim (a broadcast bias) is not transposed.
+int transposed_block_dim(const analysis::TensorExpr &t, const hal::DeviceSpec &d);
+
 Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d);
 
 // A reduction without reuse (sum, max, pooling window, depthwise): vectorised along
