@@ -184,6 +184,26 @@ std::string unanalysable_reason(const std::vector<TensorExpr> &stages) {
     return "";
 }
 
+// The compute-intensive stage whose epilogue the pure output `out` is: a
+// non-inlined Function with one update, read by nothing else, read here at the
+// same point it is written (out(x, y) = f(x, y) + bias(x)). Else null.
+const analysis::FunctionNode *epilogue_producer(const TensorExpr &out,
+                                                const analysis::FunctionDag &dag, const Plan &plan) {
+    for (const analysis::AccessMap &m : out.reads) {
+        if (m.is_input || plan.inlined.count(m.tensor) || m.coef.size() != out.dims.size()) continue;
+        const analysis::FunctionNode *producer = dag.find(m.tensor);
+        if (!producer || producer->consumers.size() != 1 || producer->func.updates().size() != 1) continue;
+        if (!compute_stage(plan.stages.at(m.tensor))) continue;
+        bool identity = true;
+        for (size_t d = 0; d < m.coef.size(); d++) {
+            identity = identity && m.offset[d] == 0;
+            for (size_t j = 0; j < m.coef[d].size(); j++) identity = identity && m.coef[d][j] == (d == j ? 1 : 0);
+        }
+        if (identity) return producer;
+    }
+    return nullptr;
+}
+
 void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgram &p, const char *label) {
     out << "    " << label << ": predicted " << std::fixed << std::setprecision(3) << p.predicted_ms
         << " ms, bottleneck " << p.bottleneck << ", " << p.parallel_tasks << " parallel tasks\n";
@@ -218,6 +238,60 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
     // Consumers before producers: a producer attaches to its consumer's loops.
     std::map<std::string, apply::Attachment> row_of;  // each output's row loop
     std::set<std::string> handled;                    // producers scheduled with their consumer
+
+    // A compute-intensive stage with one update: construct its rPrograms, apply the
+    // chosen one (with `epilogue`, the stage is computed per L2 tile of that pure
+    // output) and explain. Returns the loop its consumers' producers attach to.
+    auto schedule_compute = [&](const analysis::FunctionNode &node, const TensorExpr &compute,
+                                const TensorExpr *epilogue) {
+        const std::string &name = node.func.name();
+        std::vector<bool> packable;
+        for (const analysis::AccessMap &m : compute.reads) {
+            packable.push_back(m.is_input && plan.env.count(m.tensor + "_im"));  // has a wrapper to pack
+        }
+        rtile::ConstructionResult built = rtile::construct_programs(
+            compute, device, std::max({2, options.top_k, options.candidate + 1}), packable);
+        const size_t pick = std::min(size_t(options.candidate), built.programs.size() - 1);
+        const rtile::RProgram &best = built.programs[pick];
+        std::vector<std::string> packs;
+        for (const analysis::FunctionNode &producer : dag.nodes()) {
+            bool consumed = std::find(producer.consumers.begin(), producer.consumers.end(), name) !=
+                            producer.consumers.end();
+            if (!consumed || plan.inlined.count(producer.func.name())) continue;
+            packs.push_back(producer.func.name());  // non-inlined pure producer: computed per tile
+        }
+        if (best.packed_read >= 0) {
+            std::string wrapper = compute.reads[best.packed_read].tensor + "_im";
+            if (plan.env.count(wrapper)) packs.push_back(wrapper);
+        }
+        apply::Attachment row = apply::schedule_compute_output(script, plan.stages.at(name), best, device, packs,
+                                                               epilogue);
+        handled.insert(packs.begin(), packs.end());
+        handled.insert(name);
+        explain << "  " << name << ": " << to_string(compute.cls) << ", " << compute.points() << " points, "
+                << built.programs.size() << " candidate rPrograms";
+        std::string overrun;
+        for (size_t j = 0; j < compute.dims.size(); j++) {
+            if (compute.overrun_ok[j]) overrun += " " + compute.dims[j].name;
+        }
+        explain << (overrun.empty() ? "" : "; tiles may overrun along" + overrun) << "\n";
+        if (epilogue) {
+            explain << "    epilogue " << epilogue->func << " fused: "
+                    << (row.consumer == epilogue->func && !row.var.empty()
+                            ? name + " computed per L2 tile of it (loop " + row.var + ")"
+                            : "not split into L2 tiles, so computed after " + name + " at root")
+                    << "\n";
+        }
+        for (const analysis::AccessMap &m : compute.reads) {
+            explain << "    reads " << m.text << (m.is_input ? " (input)" : " (computed)") << "\n";
+        }
+        explain_program(explain, compute, best, pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
+        for (size_t i = 0; i < built.programs.size(); i++) {
+            if (i != pick) explain_program(explain, compute, built.programs[i], i == 0 ? "best predicted" : "runner-up");
+        }
+        return row;
+    };
+
     for (auto it = dag.nodes().rbegin(); it != dag.nodes().rend(); ++it) {
         const analysis::FunctionNode &node = *it;
         const std::string &name = node.func.name();
@@ -245,51 +319,19 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         }
 
         const TensorExpr *compute = compute_stage(stages);
-        if (compute && !node.is_output && node.func.updates().size() == 1) {
-            // Not an output (a matmul under a bias epilogue): computed at root with
-            // its rProgram; the epilogue is a separate vectorised pass.
-            script.compute_root(name);
-        }
         if (compute && node.func.updates().size() == 1) {
-            std::vector<bool> packable;
-            for (const analysis::AccessMap &m : compute->reads) {
-                packable.push_back(m.is_input && plan.env.count(m.tensor + "_im"));  // has a wrapper to pack
-            }
-            rtile::ConstructionResult built = rtile::construct_programs(
-                *compute, device, std::max({2, options.top_k, options.candidate + 1}), packable);
-            const size_t pick = std::min(size_t(options.candidate), built.programs.size() - 1);
-            const rtile::RProgram &best = built.programs[pick];
-            std::vector<std::string> packs;
-            for (const analysis::FunctionNode &producer : dag.nodes()) {
-                bool consumed = std::find(producer.consumers.begin(), producer.consumers.end(), name) !=
-                                producer.consumers.end();
-                if (!consumed || plan.inlined.count(producer.func.name())) continue;
-                packs.push_back(producer.func.name());  // non-inlined pure producer: computed per tile
-            }
-            if (best.packed_read >= 0) {
-                std::string wrapper = compute->reads[best.packed_read].tensor + "_im";
-                if (plan.env.count(wrapper)) packs.push_back(wrapper);
-            }
-            apply::schedule_compute_output(script, stages, best, device, packs);
-            handled.insert(packs.begin(), packs.end());
-            explain << "  " << name << ": " << to_string(compute->cls) << ", " << compute->points()
-                    << " points, " << built.programs.size() << " candidate rPrograms";
-            std::string overrun;
-            for (size_t j = 0; j < compute->dims.size(); j++) {
-                if (compute->overrun_ok[j]) overrun += " " + compute->dims[j].name;
-            }
-            explain << (overrun.empty() ? "" : "; tiles may overrun along" + overrun) << "\n";
-            for (const analysis::AccessMap &m : compute->reads) {
-                explain << "    reads " << m.text << (m.is_input ? " (input)" : " (computed)") << "\n";
-            }
-            explain_program(explain, *compute, best, pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
-            for (size_t i = 0; i < built.programs.size(); i++) {
-                if (i != pick) explain_program(explain, *compute, built.programs[i], i == 0 ? "best predicted" : "runner-up");
-            }
-            row_of[name] = {name, ""};
+            // Not an output (a matmul under an epilogue that is not fused): computed
+            // at root with its rProgram; the epilogue is a separate vectorised pass.
+            if (!node.is_output) script.compute_root(name);
+            row_of[name] = schedule_compute(node, *compute, nullptr);
             continue;
         }
         if (node.is_output && node.func.updates().empty()) {
+            if (const analysis::FunctionNode *producer = epilogue_producer(stages[0], dag, plan)) {
+                row_of[name] = schedule_compute(*producer, *compute_stage(plan.stages.at(producer->func.name())),
+                                                &stages[0]);
+                continue;
+            }
             row_of[name] = apply::schedule_pure_output(script, stages[0], device);
             explain << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"
                     << (row_of[name].var.empty() ? "" : " (row loop " + row_of[name].var + ")") << "\n";

@@ -13,6 +13,7 @@ inline const std::vector<std::string> &op_cases() {
         "matmul M=37 N=53 K=29",
         "matmul M=17 N=16 K=64 trans_a=1",
         "matmul M=31 N=7 K=13 trans_b=1 bias=1",
+        "matmul M=300 N=77 K=45 bias=1",  // bias epilogue fused into ragged L2 tiles
         "matmul M=64 N=48 K=2",
         "matmul M=16 N=4096 K=64",  // Tessera packs B with 4 KiB rows: storage padding
         "batch_matmul B=3 M=17 N=19 K=23",

@@ -271,8 +271,49 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
     return row;
 }
 
-void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExpr> &stages, const rtile::RProgram &p,
-                             const hal::DeviceSpec &d, const std::vector<std::string> &pack_producers) {
+// The epilogue of a compute-intensive stage cut into the stage's L2 tiles (dims
+// in the same order: it reads the stage at the point it writes), the tiles fused
+// into the parallel task loop, each tile vectorised along dim 0. Tails shift
+// inwards: every tile is whole, so the stage inside it has constant extents.
+Attachment epilogue_tiles(ScheduleScript &script, const TensorExpr &e, const std::vector<int64_t> &tile,
+                          const hal::DeviceSpec &d) {
+    StageScript s = script.stage(e.func);
+    std::vector<std::string> inner, tasks;
+    std::vector<int64_t> inner_extent;
+    for (size_t j : e.spatial_dims()) {
+        const std::string v = e.dims[j].name;
+        const int64_t n = e.dims[j].extent;
+        if (tile[j] < n) {
+            s.split(v, v + "_2", v + "_2i", int(tile[j]), n % tile[j] == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
+            tasks.push_back(v + "_2");
+            inner.push_back(v + "_2i");
+            inner_extent.push_back(tile[j]);
+        } else {
+            inner.push_back(v);
+            inner_extent.push_back(n);
+        }
+    }
+    std::vector<std::string> order;
+    if (vector_split(s, inner[0], inner_extent[0], d.vector_lanes, true)) {
+        order = {suffixed(inner[0], "vi"), suffixed(inner[0], "vo")};
+    } else {
+        order = {inner[0]};
+    }
+    order.insert(order.end(), inner.begin() + 1, inner.end());
+    order.insert(order.end(), tasks.begin(), tasks.end());
+    s.reorder(order);
+    std::string task = tasks[0];
+    for (size_t i = 1; i < tasks.size(); i++) {
+        s.fuse(task, tasks[i], e.func + "_tiles" + std::to_string(i));
+        task = e.func + "_tiles" + std::to_string(i);
+    }
+    s.parallel(task);
+    return {e.func, task};
+}
+
+Attachment schedule_compute_output(ScheduleScript &script, const std::vector<TensorExpr> &stages,
+                                   const rtile::RProgram &p, const hal::DeviceSpec &d,
+                                   const std::vector<std::string> &pack_producers, const TensorExpr *epilogue) {
     const TensorExpr &t = stages[1];  // the reduction update
     const std::string f = t.func;
     const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l1 = p.tiles[rtile::kL1Tile],
@@ -280,13 +321,27 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
     const std::string kvar = t.dims[p.split_reduction].name;
     const int64_t kc = l1.shape[p.split_reduction];
 
-    // Initial value: vectorised, parallel over rows, at root.
+    // Fused under the epilogue: the epilogue's tiles are the L2 tiles.
+    Attachment row{f, ""};
+    bool fused = false;
+    if (epilogue) {
+        for (size_t j : t.spatial_dims()) fused = fused || l2.shape[j] < t.dims[j].extent;
+        if (fused) {
+            row = epilogue_tiles(script, *epilogue, l2.shape, d);
+            script.compute_at(f, epilogue->func, row.var);
+        } else {
+            script.compute_root(f);
+            row = schedule_pure_output(script, *epilogue, d);
+        }
+    }
+
+    // Initial value: vectorised; at root also parallel over rows.
     {
         auto dims = pure_dims(stages[0]);
         StageScript s = script.stage(f);
         vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, false);
         std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
-        parallel_rows(s, outer, dims[0].second, d.cores, f + "_init");
+        if (!fused) parallel_rows(s, outer, dims[0].second, d.cores, f + "_init");
     }
 
     // Chunk the reduction and move the in-register accumulation into an rfactor
@@ -314,7 +369,7 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
             auto tail = [](int64_t outer, int64_t inner) {
                 return outer % inner == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
             };
-            if (l2.shape[j] < e) {
+            if (l2.shape[j] < e && !fused) {
                 s.split(cur, v + "_2", v + "_2i", int(l2.shape[j]), tail(e, l2.shape[j]));
                 task_loops.push_back({v + "_2", (e + l2.shape[j] - 1) / l2.shape[j]});
                 cur = v + "_2i";
@@ -442,6 +497,7 @@ void schedule_compute_output(ScheduleScript &script, const std::vector<TensorExp
         s.split(a0, a0 + "_vo", a0 + "_vi", d.vector_lanes, TailStrategy::GuardWithIf);
         s.vectorize(a0 + "_vi");
     }
+    return row;
 }
 
 void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f) {

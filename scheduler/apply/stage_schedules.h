@@ -41,14 +41,21 @@ Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorEx
 Attachment schedule_reduction(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
                         const hal::DeviceSpec &d, bool is_output, const Attachment &at);
 
-// A compute-intensive reduction computed at root (an output, or a producer the
-// caller has put at root), following rProgram `p`:
-// L2 tiles in parallel, the reduction chunked (rfactor) with the chunk loop outside
-// the L1 and register tiles, the register tile's accumulators computed in
-// registers (vectorised + unrolled), the packed operand computed per L2 tile.
-void schedule_compute_output(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
-                             const rtile::RProgram &p, const hal::DeviceSpec &d,
-                             const std::vector<std::string> &pack_producers);
+// A compute-intensive reduction following rProgram `p`: L2 tiles in parallel, the
+// reduction chunked (rfactor) with the chunk loop outside the L1 and register
+// tiles, the register tile's accumulators computed in registers (vectorised +
+// unrolled), the packed operand computed per chunk of an L2 tile.
+// Without `epilogue` the stage is computed at root (an output, or a producer the
+// caller has put at root). With `epilogue` (a pure output reading the stage at
+// the point it writes: bias, activation) the L2 tiles become the epilogue's
+// parallel tiles and the stage is computed inside each, so its result is consumed
+// from L2 instead of making a round trip through memory; when the program has a
+// single L2 tile the stage goes to root and the epilogue gets plain rows.
+// Returns the loop producers of the outermost stage attach to.
+Attachment schedule_compute_output(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
+                                   const rtile::RProgram &p, const hal::DeviceSpec &d,
+                                   const std::vector<std::string> &pack_producers,
+                                   const analysis::TensorExpr *epilogue = nullptr);
 
 // A stage the constructor cannot analyse: computed at root, outer loop parallel,
 // no vectorisation -- valid for any definition.
