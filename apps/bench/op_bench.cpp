@@ -86,13 +86,18 @@ std::vector<BenchRecord> bench_op_here(const ops::OpConfig &config, const std::v
     }
 
     // Interleaved rounds: every contender once per round, each into its own output.
+    // Round k starts with contender k (mod n): whoever runs right after another
+    // library finds the caches and cores as that one left them (a fixed order made
+    // the first contender 10-20% slower on ops of 10-100 us).
     if (progress) progress->timing = 1;
     std::vector<Tensor> outputs;
     for (size_t i = 0; i < contenders.size(); i++) outputs.emplace_back(sig.output.shape);
     std::vector<std::vector<double>> times(contenders.size());
+    size_t first = 0;
     auto round = [&](bool record) {
         double spent = 0;
-        for (size_t i = 0; i < contenders.size(); i++) {
+        for (size_t n = 0; n < contenders.size(); n++) {
+            const size_t i = (first + n) % contenders.size();
             if (!contenders[i]) continue;
             if (progress) progress->index = int(i);
             Stopwatch watch;
@@ -101,6 +106,7 @@ std::vector<BenchRecord> bench_op_here(const ops::OpConfig &config, const std::v
             spent += ms;
             if (record) times[i].push_back(ms);
         }
+        first++;
         return spent;
     };
     round(false);  // warm-up: caches, thread pools, page faults of the outputs
