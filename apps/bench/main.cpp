@@ -113,7 +113,7 @@ void usage(std::FILE *to) {
     std::string names;
     for (const std::string &s : known_contenders()) names += (names.empty() ? "" : ",") + s;
     std::fprintf(to,
-                 "usage: tessera-bench (--op NAME [--shape K=V,...] | --suite default|roller|chimera | --suite-file F)\n"
+                 "usage: tessera-bench (--op NAME [--shape K=V,...] | --suite default|roller|chimera|memory | --suite-file F)\n"
                  "                     [--schedulers LIST] [--reps N] [--threads N] [--seed N] [--timeout S]\n"
                  "                     [--json F] [--csv F] [--plot F.png] [--verbose]\n"
                  "       tessera-bench --list\n"
@@ -261,7 +261,7 @@ int main(int argc, char **argv) {
             std::printf("%s", tessera::ops::catalog_listing().c_str());
             std::string names;
             for (const std::string &s : known_contenders()) names += " " + s;
-            std::printf("\nschedulers:%s\nsuites: default roller chimera (apps/suites/)\n", names.c_str());
+            std::printf("\nschedulers:%s\nsuites: default roller chimera memory (apps/suites/)\n", names.c_str());
             return 0;
         }
         // Validate the ops before the re-exec so a usage error is reported once.
