@@ -264,8 +264,13 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             std::string wrapper = compute.reads[best.packed_read].tensor + "_im";
             if (plan.env.count(wrapper)) packs.push_back(wrapper);
         }
+        // With a single L2 tile there is nothing to fuse into: the stage goes to
+        // root and the epilogue gets plain rows.
+        const bool fuse = epilogue && best.parallel_tasks > 1;
+        if (!fuse && !node.is_output) script.compute_root(name);
         apply::Attachment row = apply::schedule_compute_output(script, plan.stages.at(name), best, device, packs,
-                                                               epilogue);
+                                                               fuse ? epilogue : nullptr);
+        if (epilogue && !fuse) row = apply::schedule_pure_output(script, *epilogue, device);
         handled.insert(packs.begin(), packs.end());
         handled.insert(name);
         explain << "  " << name << ": " << to_string(compute.cls) << ", " << compute.points() << " points, "
@@ -277,9 +282,8 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         explain << (overrun.empty() ? "" : "; tiles may overrun along" + overrun) << "\n";
         if (epilogue) {
             explain << "    epilogue " << epilogue->func << " fused: "
-                    << (row.consumer == epilogue->func && !row.var.empty()
-                            ? name + " computed per L2 tile of it (loop " + row.var + ")"
-                            : "not split into L2 tiles, so computed after " + name + " at root")
+                    << (fuse ? name + " computed per L2 tile of it (loop " + row.var + ")"
+                             : "not split into L2 tiles, so computed after " + name + " at root")
                     << "\n";
         }
         for (const analysis::AccessMap &m : compute.reads) {
@@ -320,9 +324,8 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
 
         const TensorExpr *compute = compute_stage(stages);
         if (compute && node.func.updates().size() == 1) {
-            // Not an output (a matmul under an epilogue that is not fused): computed
-            // at root with its rProgram; the epilogue is a separate vectorised pass.
-            if (!node.is_output) script.compute_root(name);
+            // An output, or a producer whose consumer is not its fusable epilogue
+            // (computed at root with its rProgram).
             row_of[name] = schedule_compute(node, *compute, nullptr);
             continue;
         }

@@ -85,34 +85,18 @@ std::vector<BenchRecord> bench_op_here(const ops::OpConfig &config, const std::v
         contenders.push_back(build_and_check(config, sig, inputs, expected, records.back()));
     }
 
-    // Interleaved rounds: every contender once per round, each into its own output.
-    // Round k starts with contender k (mod n): whoever runs right after another
-    // library finds the caches and cores as that one left them (a fixed order made
-    // the first contender 10-20% slower on ops of 10-100 us).
+    // Interleaved rounds (see time_interleaved), each contender into its own output;
+    // a warm-up round first: caches, thread pools, page faults of the outputs.
     if (progress) progress->timing = 1;
     std::vector<Tensor> outputs;
     for (size_t i = 0; i < contenders.size(); i++) outputs.emplace_back(sig.output.shape);
-    std::vector<std::vector<double>> times(contenders.size());
-    size_t first = 0;
-    auto round = [&](bool record) {
-        double spent = 0;
-        for (size_t n = 0; n < contenders.size(); n++) {
-            const size_t i = (first + n) % contenders.size();
-            if (!contenders[i]) continue;
+    const std::vector<std::vector<double>> times =
+        time_interleaved(contenders.size(), 1, 3, std::max(3, settings.reps), settings.budget_ms, [&](size_t i) {
+            if (!contenders[i]) return false;
             if (progress) progress->index = int(i);
-            Stopwatch watch;
             contenders[i]->run(inputs, outputs[i]);
-            double ms = watch.lap_ms();
-            spent += ms;
-            if (record) times[i].push_back(ms);
-        }
-        first++;
-        return spent;
-    };
-    round(false);  // warm-up: caches, thread pools, page faults of the outputs
-    double spent_ms = 0;
-    const int max_rounds = std::max(3, settings.reps);
-    for (int k = 0; k < max_rounds && (k < 3 || spent_ms < settings.budget_ms); k++) spent_ms += round(true);
+            return true;
+        });
     for (size_t i = 0; i < contenders.size(); i++) {
         if (times[i].empty()) continue;
         records[i].time_ms_min = *std::min_element(times[i].begin(), times[i].end());

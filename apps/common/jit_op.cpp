@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 namespace tessera {
 
@@ -24,8 +25,8 @@ JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
     std::vector<Tensor> inputs = make_inputs(signature_, 0);
     Tensor output(signature_.output.shape);
     double total_schedule_ms = 0, total_compile_ms = 0;
-    // Build every candidate first, then time them in interleaved rounds (A B C A B
-    // C ...): on a noisy machine a slow spell then hits every candidate alike.
+    // Build every candidate first, then time them in interleaved rounds: on a noisy
+    // machine a slow spell then hits every candidate alike.
     std::vector<std::vector<Halide::ImageParam>> params;
     std::vector<Halide::Pipeline> pipelines;
     for (int c = 0; c < candidates; c++) {
@@ -38,17 +39,15 @@ JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
         run(inputs, output);  // warm-up
     }
     unsetenv("TESSERA_CANDIDATE");
-    std::vector<double> best_ms(size_t(candidates), 0);
-    for (int round = 0; round < 5; round++) {
-        for (int c = 0; c < candidates; c++) {
-            params_ = params[size_t(c)];
-            pipeline_ = pipelines[size_t(c)];
-            Stopwatch watch;
+    const std::vector<std::vector<double>> times =
+        time_interleaved(size_t(candidates), 0, 5, 5, std::numeric_limits<double>::infinity(), [&](size_t c) {
+            params_ = params[c];
+            pipeline_ = pipelines[c];
             run(inputs, output);
-            const double ms = watch.lap_ms();
-            if (round == 0 || ms < best_ms[size_t(c)]) best_ms[size_t(c)] = ms;
-        }
-    }
+            return true;
+        });
+    std::vector<double> best_ms;
+    for (const std::vector<double> &t : times) best_ms.push_back(*std::min_element(t.begin(), t.end()));
     int best = 0;
     for (int c = 0; c < candidates; c++) {
         std::fprintf(stderr, "TESSERA_MEASURE: %s candidate %d: %.3f ms (best of 5 interleaved rounds)\n",

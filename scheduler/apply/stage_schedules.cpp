@@ -74,6 +74,18 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
     return first > 0 ? outer_vars[0].first : inner;
 }
 
+// Fuses the tile loops `tiles` (innermost first) into one loop named
+// `prefix`<i> and runs it in parallel; returns that loop.
+std::string parallel_tiles(StageScript &s, const std::vector<std::string> &tiles, const std::string &prefix) {
+    std::string task = tiles[0];
+    for (size_t i = 1; i < tiles.size(); i++) {
+        s.fuse(task, tiles[i], prefix + std::to_string(i));
+        task = prefix + std::to_string(i);
+    }
+    s.parallel(task);
+    return task;
+}
+
 // `args` with `first` moved to the front: a storage or loop order, innermost first.
 std::vector<std::string> with_innermost(const std::vector<Halide::Var> &args, const std::string &first) {
     std::vector<std::string> order = {first};
@@ -149,6 +161,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     StageScript s = script.stage(t.func);
     bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);
     std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
+    int64_t row_points = dims[0].second;
     const int tj = vec ? transposed_block_dim(t, d) : -1;
     if (tj > 0) {
         // A transposed read: row by row, every vector gathers one float from each
@@ -160,25 +173,20 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
         const int64_t e = dims[size_t(tj)].second;
         s.split(y, suffixed(y, "blk"), suffixed(y, "in"), int(kTransposeBlock),
                 e % kTransposeBlock == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
-        outer[size_t(tj) - 1] = {suffixed(y, "blk"), (e + kTransposeBlock - 1) / kTransposeBlock};
-        std::vector<std::pair<std::string, int64_t>> rows(outer.begin() + (tj - 1), outer.end());
-        // Dims between the vector dim and the transposed one stay inside the block.
+        // Dims between the vector dim and the transposed one stay inside the block;
+        // the blocks and the dims beyond are the rows.
         std::vector<std::string> order = {suffixed(v, "vi"), suffixed(y, "in")};
-        int64_t row_points = dims[0].second * kTransposeBlock;
+        row_points *= kTransposeBlock;
         for (size_t i = 1; i < size_t(tj); i++) {
             order.push_back(dims[i].first);
             row_points *= dims[i].second;
         }
         order.push_back(suffixed(v, "vo"));
-        for (const auto &o : rows) order.push_back(o.first);
+        outer.erase(outer.begin(), outer.begin() + tj);
+        outer.insert(outer.begin(), {suffixed(y, "blk"), (e + kTransposeBlock - 1) / kTransposeBlock});
+        for (const auto &o : outer) order.push_back(o.first);
         s.reorder(order);
-        std::string row = parallel_rows(s, rows, row_points, d.cores, t.func);
-        int64_t n = 1;
-        for (const auto &o : rows) n *= o.second;
-        return {t.func, row, n > 1};
-    }
-    int64_t row_points = dims[0].second;
-    if (outer.empty()) {
+    } else if (outer.empty()) {
         // One dimension: its vector-outer loop becomes the row loop.
         if (!vec) return {t.func, ""};
         outer = {{suffixed(dims[0].first, "vo"), (dims[0].second + d.vector_lanes - 1) / d.vector_lanes}};
@@ -315,13 +323,7 @@ Attachment epilogue_tiles(ScheduleScript &script, const TensorExpr &e, const std
     order.insert(order.end(), inner.begin() + 1, inner.end());
     order.insert(order.end(), tasks.begin(), tasks.end());
     s.reorder(order);
-    std::string task = tasks[0];
-    for (size_t i = 1; i < tasks.size(); i++) {
-        s.fuse(task, tasks[i], e.func + "_tiles" + std::to_string(i));
-        task = e.func + "_tiles" + std::to_string(i);
-    }
-    s.parallel(task);
-    return {e.func, task};
+    return {e.func, parallel_tiles(s, tasks, e.func + "_tiles")};
 }
 
 Attachment schedule_compute_output(ScheduleScript &script, const std::vector<TensorExpr> &stages,
@@ -335,17 +337,11 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
     const int64_t kc = l1.shape[p.split_reduction];
 
     // Fused under the epilogue: the epilogue's tiles are the L2 tiles.
+    const bool fused = epilogue != nullptr;
     Attachment row{f, ""};
-    bool fused = false;
-    if (epilogue) {
-        for (size_t j : t.spatial_dims()) fused = fused || l2.shape[j] < t.dims[j].extent;
-        if (fused) {
-            row = epilogue_tiles(script, *epilogue, l2.shape, d);
-            script.compute_at(f, epilogue->func, row.var);
-        } else {
-            script.compute_root(f);
-            row = schedule_pure_output(script, *epilogue, d);
-        }
+    if (fused) {
+        row = epilogue_tiles(script, *epilogue, l2.shape, d);
+        script.compute_at(f, epilogue->func, row.var);
     }
 
     // Initial value: vectorised; at root also parallel over rows.
@@ -369,7 +365,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
     // Tile loops of the update, innermost first: register-tile points, register
     // tiles, L1 tiles, the chunk loop, L2 tiles (the parallel tasks).
     std::vector<std::string> points, regs, l1s;
-    std::vector<std::pair<std::string, int64_t>> task_loops;
+    std::vector<std::string> task_loops;
     std::string vector_point;
     {
         StageScript s = script.stage(f, 0);
@@ -384,7 +380,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
             };
             if (l2.shape[j] < e && !fused) {
                 s.split(cur, v + "_2", v + "_2i", int(l2.shape[j]), tail(e, l2.shape[j]));
-                task_loops.push_back({v + "_2", (e + l2.shape[j] - 1) / l2.shape[j]});
+                task_loops.push_back(v + "_2");
                 cur = v + "_2i";
             }
             const int64_t l2_extent = std::min(l2.shape[j], e);
@@ -408,7 +404,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
         order.insert(order.end(), regs.begin(), regs.end());
         order.insert(order.end(), l1s.begin(), l1s.end());
         order.push_back(ko);
-        for (auto &tl : task_loops) order.push_back(tl.first);
+        order.insert(order.end(), task_loops.begin(), task_loops.end());
         s.reorder(order);
         if (!vector_point.empty()) {
             const int w = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
@@ -420,14 +416,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
             }
         }
         // Parallel over the L2 tiles (fused); the chunk loop stays inside a task.
-        if (!task_loops.empty()) {
-            std::string task = task_loops[0].first;
-            for (size_t i = 1; i < task_loops.size(); i++) {
-                s.fuse(task, task_loops[i].first, f + "_tasks" + std::to_string(i));
-                task = f + "_tasks" + std::to_string(i);
-            }
-            s.parallel(task);
-        }
+        if (!task_loops.empty()) parallel_tiles(s, task_loops, f + "_tasks");
     }
     // The register tile: computed inside the innermost loop around it, its
     // accumulators vectorised along the vector dim and unrolled along the other.

@@ -18,10 +18,6 @@ struct Attachment {
     bool in_parallel_loop = true;  // false: the consumer found too few rows to run in parallel
 };
 
-// A pure output (elementwise, broadcast, transpose, pad, or the epilogue of a
-// reduction): vectorised along dimension 0, the other dimensions fused into a row
-// loop split into parallel tasks of at least `min_task_points` points. Returns the
-// row loop that producers attach to.
 // Output rows per block of a transposing copy (see schedule_pure_output).
 constexpr int64_t kTransposeBlock = 64;
 
@@ -31,6 +27,10 @@ constexpr int64_t kTransposeBlock = 64;
 // not move with the output's innermost dim (a broadcast bias) is not transposed.
 int transposed_block_dim(const analysis::TensorExpr &t, const hal::DeviceSpec &d);
 
+// A pure output (elementwise, broadcast, transpose, pad, or the epilogue of a
+// reduction): vectorised along dimension 0, the outer dimensions (with a transposed
+// read: blocks of kTransposeBlock rows) as rows split into parallel tasks. Returns
+// the row loop that producers attach to.
 Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d);
 
 // A reduction without reuse (sum, max, pooling window, depthwise): vectorised along
@@ -47,11 +47,10 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<analysis
 // unrolled), the packed operand computed per chunk of an L2 tile.
 // Without `epilogue` the stage is computed at root (an output, or a producer the
 // caller has put at root). With `epilogue` (a pure output reading the stage at
-// the point it writes: bias, activation) the L2 tiles become the epilogue's
-// parallel tiles and the stage is computed inside each, so its result is consumed
-// from L2 instead of making a round trip through memory; when the program has a
-// single L2 tile the stage goes to root and the epilogue gets plain rows.
-// Returns the loop producers of the outermost stage attach to.
+// the point it writes: bias, activation; `p` must have more than one L2 tile) the
+// L2 tiles become the epilogue's parallel tiles and the stage is computed inside
+// each, so its result is consumed from L2 instead of making a round trip through
+// memory. Returns the loop producers of the outermost stage attach to.
 Attachment schedule_compute_output(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
                                    const rtile::RProgram &p, const hal::DeviceSpec &d,
                                    const std::vector<std::string> &pack_producers,

@@ -170,9 +170,11 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
     start.shape.assign(t.dims.size(), 1);
     // The vectorised dim starts at one (possibly partial) vector that divides its
     // extent; an extent with no such divisor (a prime) is taken whole.
-    const int64_t vext = t.dims[base.vector_dim].extent;
-    const int64_t granule = overrun_ok(t, base.vector_dim) ? d.vector_lanes : vector_granule(vext, d.vector_lanes);
-    start.shape[base.vector_dim] = vext <= d.vector_lanes ? vext : granule ? granule : vext;
+    const size_t v = base.vector_dim;
+    const int64_t vext = t.dims[v].extent;
+    const bool v_overrun = overrun_ok(t, v);
+    const int64_t v_granule = v_overrun ? d.vector_lanes : vector_granule(vext, d.vector_lanes);
+    start.shape[v] = vext <= d.vector_lanes ? vext : v_granule ? v_granule : vext;
 
     // Register tiles: Roller's growth by reuse score (its best and second-best first
     // step), plus every other aligned register tile that fits the register file.
@@ -192,12 +194,9 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
         RTile reg = enlarge(t, model, p, start, kRegisterTile, start, d.vector_lanes, b0, &ok);
         if (ok) add_register_tile(reg, p.second_dim);
     }
-    const size_t v = base.vector_dim;
-    const bool v_overrun = overrun_ok(t, v);
-    const int64_t v_granule = v_overrun ? d.vector_lanes : vector_granule(t.dims[v].extent, d.vector_lanes);
     std::vector<int64_t> v_sizes = {start.shape[v]};
     if (v_granule > 0) {
-        for (int64_t s : next_aligned_sizes(start.shape[v], t.dims[v].extent, v_granule, v_overrun)) v_sizes.push_back(s);
+        for (int64_t s : next_aligned_sizes(start.shape[v], vext, v_granule, v_overrun)) v_sizes.push_back(s);
     }
     std::vector<int> seconds = {-1};
     for (size_t j : t.spatial_dims()) {
