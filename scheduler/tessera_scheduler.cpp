@@ -40,6 +40,10 @@ bool is_input_wrapper(const Function &f) {
 
 struct Plan {
     std::map<std::string, Function> env;
+    // Input name -> its hidden wrapper Func. Usually "<input>_im", but Halide
+    // renames Funcs when a process builds a second pipeline with the same names
+    // ("weights_im$1"), so it is found by what it does, not by its name.
+    std::map<std::string, std::string> input_wrappers;
     std::set<std::string> inlined;
     std::map<std::string, std::vector<TensorExpr>> stages;
 };
@@ -49,7 +53,12 @@ struct Plan {
 // expensive ones read by several consumers (computed once per row).
 Plan make_plan(const analysis::FunctionDag &dag) {
     Plan plan;
-    for (const analysis::FunctionNode &n : dag.nodes()) plan.env[n.func.name()] = n.func;
+    for (const analysis::FunctionNode &n : dag.nodes()) {
+        plan.env[n.func.name()] = n.func;
+        if (is_input_wrapper(n.func)) {
+            plan.input_wrappers[n.func.definition().values()[0].as<Call>()->name] = n.func.name();
+        }
+    }
     auto pure_candidate = [&](const analysis::FunctionNode &n) { return !n.is_output && n.func.updates().empty(); };
     for (const analysis::FunctionNode &n : dag.nodes()) {
         if (pure_candidate(n)) plan.inlined.insert(n.func.name());
@@ -247,22 +256,24 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         const std::string &name = node.func.name();
         std::vector<bool> packable;
         for (const analysis::AccessMap &m : compute.reads) {
-            packable.push_back(m.is_input && plan.env.count(m.tensor + "_im"));  // has a wrapper to pack
+            packable.push_back(m.is_input && plan.input_wrappers.count(m.tensor));  // has a wrapper to pack
         }
         rtile::ConstructionResult built = rtile::construct_programs(
             compute, device, std::max({2, options.top_k, options.candidate + 1}), packable);
         const size_t pick = std::min(size_t(options.candidate), built.programs.size() - 1);
         const rtile::RProgram &best = built.programs[pick];
-        std::vector<std::string> packs;
+        std::vector<apply::TileOperand> packs;
         for (const analysis::FunctionNode &producer : dag.nodes()) {
             bool consumed = std::find(producer.consumers.begin(), producer.consumers.end(), name) !=
                             producer.consumers.end();
             if (!consumed || plan.inlined.count(producer.func.name())) continue;
-            packs.push_back(producer.func.name());  // non-inlined pure producer: computed per tile
+            // A non-inlined pure producer: computed per tile.
+            packs.push_back({producer.func.name(), producer.func.name(), false});
         }
         if (best.packed_read >= 0) {
-            std::string wrapper = compute.reads[best.packed_read].tensor + "_im";
-            if (plan.env.count(wrapper)) packs.push_back(wrapper);
+            const std::string &input = compute.reads[best.packed_read].tensor;
+            auto wrapper = plan.input_wrappers.find(input);
+            if (wrapper != plan.input_wrappers.end()) packs.push_back({wrapper->second, input, true});
         }
         // With a single L2 tile there is nothing to fuse into: the stage goes to
         // root and the epilogue gets plain rows.
@@ -271,7 +282,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         apply::Attachment row = apply::schedule_compute_output(script, plan.stages.at(name), best, device, packs,
                                                                fuse ? epilogue : nullptr);
         if (epilogue && !fuse) row = apply::schedule_pure_output(script, *epilogue, device);
-        handled.insert(packs.begin(), packs.end());
+        for (const apply::TileOperand &o : packs) handled.insert(o.func);
         handled.insert(name);
         explain << "  " << name << ": " << to_string(compute.cls) << ", " << compute.points() << " points, "
                 << built.programs.size() << " candidate rPrograms";

@@ -3,6 +3,11 @@
 #include "bench_record.h"
 #include "stopwatch.h"
 
+#include <cstdlib>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
 #ifdef TESSERA_HAVE_ONEDNN
 #include "onednn_op.h"
 #endif
@@ -17,9 +22,44 @@ bool have_onednn() {
 #endif
 }
 
+Variant split_variant(const std::string &contender) {
+    Variant v;
+    std::stringstream in(contender);
+    std::string piece;
+    std::getline(in, v.base, '+');
+    while (std::getline(in, piece, '+')) {
+        const size_t eq = piece.find('=');
+        if (eq == std::string::npos || eq == 0) {
+            throw std::invalid_argument("variant setting '" + piece + "' of '" + contender + "' is not VAR=VALUE");
+        }
+        v.env.push_back({piece.substr(0, eq), piece.substr(eq + 1)});
+    }
+    return v;
+}
+
 Contender::Contender(const ops::OpConfig &config, const std::string &scheduler) : scheduler_(scheduler) {
-    if (scheduler != kOnednn) {
-        halide_ = std::make_unique<JitOp>(config, scheduler);
+    const Variant variant = split_variant(scheduler);
+    if (variant.base != kOnednn) {
+        // A variant's settings hold while it is scheduled, then the old values return.
+        std::vector<std::pair<std::string, std::optional<std::string>>> saved;
+        for (const auto &[name, value] : variant.env) {
+            const char *old = std::getenv(name.c_str());
+            saved.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
+            setenv(name.c_str(), value.c_str(), 1);
+        }
+        auto restore = [&]() {
+            for (const auto &[name, old] : saved) {
+                if (old) setenv(name.c_str(), old->c_str(), 1);
+                else unsetenv(name.c_str());
+            }
+        };
+        try {
+            halide_ = std::make_unique<JitOp>(config, variant.base);
+        } catch (...) {
+            restore();
+            throw;
+        }
+        restore();
         schedule_ms_ = halide_->schedule_ms();
         compile_ms_ = halide_->compile_ms();
         return;

@@ -14,6 +14,15 @@ class OnednnOp;
 
 namespace tessera::bench {
 
+// A contender name with settings: "Tessera+TESSERA_CANDIDATE=1" is Tessera scheduled
+// with that environment variable set, timed side by side with plain "Tessera".
+struct Variant {
+    std::string base;                                       // the scheduler's name
+    std::vector<std::pair<std::string, std::string>> env;  // VAR=VALUE settings
+};
+// Throws std::invalid_argument on a setting without '='.
+Variant split_variant(const std::string &contender);
+
 class Contender {
 public:
     // Builds (schedules and compiles, or creates oneDNN primitives). Throws on failure.

@@ -70,8 +70,18 @@ std::vector<std::string> parse_schedulers(const std::string &list) {
     while (std::getline(in, name, ',')) {
         if (name.empty()) continue;
         std::string canonical;
+        tessera::bench::Variant variant;
+        try {
+            variant = tessera::bench::split_variant(name);
+        } catch (const std::invalid_argument &e) {
+            throw UsageError(e.what());
+        }
         for (const std::string &known : known_contenders()) {
-            if (lower(known) == lower(name)) canonical = known;
+            if (lower(known) == lower(variant.base)) canonical = known;
+        }
+        if (!canonical.empty() && !variant.env.empty()) {
+            if (canonical == kOnednn) throw UsageError("oneDNN takes no variant settings ('" + name + "')");
+            canonical += name.substr(variant.base.size());
         }
         if (canonical.empty()) {
             std::string names;
@@ -121,7 +131,8 @@ void usage(std::FILE *to) {
                  "  --suite        built-in suite file (apps/suites/NAME.suite)\n"
                  "  --suite-file   your own suite: one op per line, 'op key=value ...'\n"
                  "  --schedulers   comma-separated, case-insensitive, of: %s\n"
-                 "                 (default: all but none)\n"
+                 "                 (default: all but none); NAME+VAR=VALUE[+...] adds a variant scheduled\n"
+                 "                 with those environment variables, e.g. Tessera+TESSERA_CANDIDATE=1\n"
                  "  --reps         timed interleaved rounds at most (default 20, at least 3; stops after ~1.5 s)\n"
                  "  --threads      threads for every contender (HL_NUM_THREADS, OMP_NUM_THREADS; default all cores)\n"
                  "  --seed         seed of the random inputs (default 1)\n"

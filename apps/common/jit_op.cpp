@@ -14,7 +14,7 @@
 namespace tessera {
 
 JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
-    : config_(config), signature_(ops::describe_op(config)), target_(Halide::get_host_target()) {
+    : config_(config), signature_(ops::describe_op(config)), target_(Halide::get_jit_target_from_environment()) {
     const char *measure = std::getenv("TESSERA_MEASURE");
     if (canonical_scheduler(scheduler) != "Tessera" || !measure || std::string(measure) == "0") {
         build(scheduler);

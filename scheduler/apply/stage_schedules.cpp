@@ -328,7 +328,7 @@ Attachment epilogue_tiles(ScheduleScript &script, const TensorExpr &e, const std
 
 Attachment schedule_compute_output(ScheduleScript &script, const std::vector<TensorExpr> &stages,
                                    const rtile::RProgram &p, const hal::DeviceSpec &d,
-                                   const std::vector<std::string> &pack_producers, const TensorExpr *epilogue) {
+                                   const std::vector<TileOperand> &operands, const TensorExpr *epilogue) {
     const TensorExpr &t = stages[1];  // the reduction update
     const std::string f = t.func;
     const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l1 = p.tiles[rtile::kL1Tile],
@@ -472,12 +472,12 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
         micro_kernel(s, true);
     }
     // Packed operand tiles: computed once per chunk of each L2 tile, vectorised.
-    for (const std::string &producer : pack_producers) {
-        std::string packed = producer;
-        const bool input_copy = producer.size() > 3 && producer.compare(producer.size() - 3, 3, "_im") == 0;
+    for (const TileOperand &operand : operands) {
+        std::string packed = operand.func;
+        const bool input_copy = operand.input_copy;
         if (input_copy) {
-            packed = producer + "_packed";  // an input: copy it through a wrapper
-            script.wrap(producer, intm, packed);
+            packed = operand.func + "_packed";  // an input: copy it through a wrapper
+            script.wrap(operand.func, intm, packed);
         }
         script.compute_at(packed, f, ko);
         const std::vector<Halide::Var> args = script.func(packed).args();

@@ -51,9 +51,17 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<analysis
 // L2 tiles become the epilogue's parallel tiles and the stage is computed inside
 // each, so its result is consumed from L2 instead of making a round trip through
 // memory. Returns the loop producers of the outermost stage attach to.
+// A producer computed per tile of a compute-intensive stage: a pure Func it reads
+// (a boundary condition), or the hidden wrapper Func of an input it packs.
+struct TileOperand {
+    std::string func;    // the producer's Func
+    std::string tensor;  // the name the stage's reads use (the input's, for a wrapper)
+    bool input_copy;     // an input's wrapper: packed through a Func::in() copy
+};
+
 Attachment schedule_compute_output(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
                                    const rtile::RProgram &p, const hal::DeviceSpec &d,
-                                   const std::vector<std::string> &pack_producers,
+                                   const std::vector<TileOperand> &operands,
                                    const analysis::TensorExpr *epilogue = nullptr);
 
 // A stage the constructor cannot analyse: computed at root, outer loop parallel,

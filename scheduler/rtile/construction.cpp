@@ -70,6 +70,16 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
         if (sizes.empty()) continue;
         RTile bigger = tile;
         bigger.shape[j] = sizes.front();
+        if (overrun && level != kRegisterTile) {
+            // The next size with fewer tiles along j: one step of 4 -> 5 on an
+            // extent of 7 still leaves two tiles, scores no reuse and stopped the
+            // growth (NHWC 7x7x512 kept y=4 and read its weights twice).
+            const int64_t e = t.dims[j].extent, now = (e + tile.shape[j] - 1) / tile.shape[j];
+            for (int64_t s : sizes) {
+                bigger.shape[j] = s;
+                if ((e + s - 1) / s < now) break;
+            }
+        }
         RProgram trial = p;
         if (level == kRegisterTile && j != p.vector_dim) trial.second_dim = int(j);
         int64_t f2 = model.mem_footprint(bigger, level, trial);
@@ -220,6 +230,26 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
                 if (!register_tile_fits(t, tile, p, d)) break;  // larger ss only grows
                 add_register_tile(tile, second);
             }
+        }
+    }
+
+    // Alignment rule: at least latency x pipes independent accumulators, so the FMA
+    // pipes never wait on a result. Narrower tiles stay only when no tile has that
+    // many (small outputs). The model sees their latency bound, but where a memory
+    // layer bounds every candidate it cannot rank them below wider tiles (an NHWC
+    // 7x7x512 variant picked c=16 x=4 and ran 1.25x slower than c=64 x=4).
+    {
+        auto accumulators = [&](const std::pair<RTile, int> &r) {
+            RProgram p = base;
+            p.second_dim = r.second;
+            return register_tile_accumulators(r.first, p, d);
+        };
+        const bool enough = std::any_of(registers.begin(), registers.end(),
+                                        [&](const auto &r) { return accumulators(r) >= d.min_accumulators(); });
+        if (enough) {
+            registers.erase(std::remove_if(registers.begin(), registers.end(),
+                                           [&](const auto &r) { return accumulators(r) < d.min_accumulators(); }),
+                            registers.end());
         }
     }
 
