@@ -27,6 +27,11 @@ void expect_usage_error(const std::string &args, const std::string &message) {
     EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
 }
 
+nlohmann::json read_json(const std::string &path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
 TEST(BenchCli, HelpPrintsUsageAndExitsZero) {
     Result r = bench("--help");
     EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -43,6 +48,24 @@ TEST(BenchCli, BadInputExitsTwoNamingTheCulprit) {
     expect_usage_error("--op relu --shape shape=4 --reps zero", "--reps");
     expect_usage_error("--frobnicate", "unknown argument '--frobnicate'");
     expect_usage_error("", "exactly one of --op, --suite, --suite-file");
+    expect_usage_error("--op relu --shape shape=4 --schedulers Tessera+TESSERA_CANDIDATE", "'TESSERA_CANDIDATE'");
+    expect_usage_error("--op relu --shape shape=4 --schedulers oneDNN+X=1", "oneDNN takes no variant settings");
+}
+
+TEST(BenchCli, VariantIsScheduledWithItsSettingsSideBySide) {
+    // Tessera's second-ranked rProgram next to its first: both checked and timed,
+    // recorded under their own names.
+    const std::string json = ::testing::TempDir() + "bench_variant.json";
+    std::remove(json.c_str());
+    Result r = bench("--op matmul --shape M=33,N=17,K=9 --schedulers tessera,tessera+TESSERA_CANDIDATE=1 --reps 3 "
+                     "--threads 2 --json " + json);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    nlohmann::json all = read_json(json);
+    ASSERT_EQ(all.size(), 2u) << all.dump(2);
+    EXPECT_EQ(all[0]["scheduler"], "Tessera");
+    EXPECT_EQ(all[1]["scheduler"], "Tessera+TESSERA_CANDIDATE=1");
+    for (const auto &rec : all) EXPECT_TRUE(rec["ok"].get<bool>()) << rec.dump();
+    EXPECT_NE(r.output.find("Tessera vs Tessera+TESSERA_CANDIDATE=1"), std::string::npos) << r.output;
 }
 
 TEST(BenchCli, ListShowsOpsKeysAndSchedulers) {
@@ -51,11 +74,6 @@ TEST(BenchCli, ListShowsOpsKeysAndSchedulers) {
     EXPECT_NE(r.output.find("conv2d"), std::string::npos);
     EXPECT_NE(r.output.find("count_include_pad"), std::string::npos);
     EXPECT_NE(r.output.find("oneDNN"), std::string::npos);
-}
-
-nlohmann::json read_json(const std::string &path) {
-    std::ifstream in(path);
-    return nlohmann::json::parse(in);
 }
 
 TEST(BenchCli, TinyRunWritesJsonAndCsv) {
