@@ -349,10 +349,11 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             row_of[name] = apply::schedule_pure_output(script, stages[0], device);
             explain << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"
                     << (row_of[name].var.empty() ? "" : " (row loop " + row_of[name].var + ")") << "\n";
-            const int tj = apply::transposed_block_dim(stages[0], device);
-            if (tj >= 0) {
-                explain << "    transposed read: blocks of " << apply::kTransposeBlock << " rows along "
-                        << stages[0].dims[size_t(tj)].name << " x one vector\n";
+            const apply::TransposeBlock tb = apply::transpose_block(stages[0], device);
+            if (tb.dim >= 0) {
+                explain << "    transposed read: blocks of " << tb.rows << " rows along "
+                        << stages[0].dims[size_t(tb.dim)].name << " x " << tb.vectors << " vector"
+                        << (tb.vectors == 1 ? "" : "s") << "\n";
             }
             continue;
         }

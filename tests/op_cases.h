@@ -66,6 +66,10 @@ inline const std::vector<std::string> &op_cases() {
         // and NHWC to NCHW, where h stays inside the block
         "transpose shape=37x131 perm=1,0",
         "transpose shape=2x5x19x131 perm=0,3,1,2",
+        // Blocks of fewer rows than 64 (all 40 or 24 of them); 11 vectors per row
+        // in pairs with a guarded last pair; a whole 3-vector row per block row
+        "transpose shape=163x40 perm=1,0",
+        "transpose shape=2x7x37x24 perm=0,3,1,2",
         "pad shape=3x5x7 pads=0,1,2,1,0,3 value=-1.5",
         "pad shape=6x9 pads=2,0,0,1",
     };

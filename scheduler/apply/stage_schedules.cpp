@@ -144,16 +144,51 @@ void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update
     s.vectorize(lane);
 }
 
-int transposed_block_dim(const TensorExpr &t, const hal::DeviceSpec &d) {
+namespace {
+
+// The read of `t` that transposes (see transpose_block) and the output dim
+// walking its innermost storage dim; {-1, -1} when there is none.
+std::pair<int, int> transposed_read(const TensorExpr &t, const hal::DeviceSpec &d) {
     auto dims = pure_dims(t);
-    if (dims[0].second < std::min(4, d.vector_lanes)) return -1;  // not vectorised (see vector_split)
-    for (const analysis::AccessMap &m : t.reads) {
+    if (dims[0].second < std::min(4, d.vector_lanes)) return {-1, -1};  // not vectorised (see vector_split)
+    for (size_t i = 0; i < t.reads.size(); i++) {
+        const analysis::AccessMap &m = t.reads[i];
         if (m.coef.empty() || !m.depends_on(0) || m.coef[0][0] != 0) continue;
         for (size_t j : t.spatial_dims()) {
-            if (j > 0 && m.coef[0][j] != 0) return dims[j].second >= 2 * kTransposeBlock ? int(j) : -1;
+            if (j == 0 || m.coef[0][j] == 0) continue;
+            // At least a vector's worth of input lines per block (an RGB NHWC -> NCHW
+            // copy gathers from 3 lines: row by row is already whole lines). Down
+            // to 16, not 128 as before: NHWC -> NCHW 8x112x112x64 went from 24.8 ms
+            // (3x oneDNN's) to 5.9 ms, 64x4096x32 (perm 0,2,1) from 6.9 to 4.0 ms.
+            if (dims[j].second < d.vector_lanes) return {-1, -1};
+            return {int(j), int(i)};
         }
     }
-    return -1;
+    return {-1, -1};
+}
+
+// Vectors per row of a transposing block (see schedule_pure_output): the whole row
+// when it is at most 8 vectors and the input rows one vector gathers from do not
+// share cache sets (a stride that is a multiple of 4 KiB puts them all in one set),
+// else kTransposeVectors.
+int64_t transpose_block_vectors(const TensorExpr &t, const analysis::AccessMap &m, int64_t vectors) {
+    std::vector<int64_t> full;
+    for (const analysis::LoopDim &dim : t.dims) full.push_back(dim.extent);
+    int64_t stride = 1;  // elements between the input rows of one vector's lanes
+    for (size_t s = 0; s < m.coef.size() && m.coef[s][0] == 0; s++) stride *= m.tile_extent(s, full);
+    const bool same_sets = stride * 4 % 4096 == 0;
+    return vectors <= 8 && !same_sets ? vectors : std::min(vectors, kTransposeVectors);
+}
+
+}  // namespace
+
+TransposeBlock transpose_block(const TensorExpr &t, const hal::DeviceSpec &d) {
+    const auto [dim, read] = transposed_read(t, d);
+    if (dim < 0) return {};
+    const auto dims = pure_dims(t);
+    const int64_t vectors = (dims[0].second + d.vector_lanes - 1) / d.vector_lanes;
+    return {dim, std::min(kTransposeBlock, dims[size_t(dim)].second),
+            transpose_block_vectors(t, t.reads[size_t(read)], vectors)};
 }
 
 Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, const hal::DeviceSpec &d) {
@@ -162,28 +197,44 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);
     std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
     int64_t row_points = dims[0].second;
-    const int tj = vec ? transposed_block_dim(t, d) : -1;
+    const TransposeBlock tb = vec ? transpose_block(t, d) : TransposeBlock{};
+    const int tj = tb.dim;
     if (tj > 0) {
         // A transposed read: row by row, every vector gathers one float from each
         // of `lanes` input rows and the next row's gather comes back to the same
         // lines after a whole output row (4096x8192 ran at 1 GB/s). Blocks of
         // kTransposeBlock rows x one vector use each input line whole while it is
-        // in L1 (44 ms, 6 GB/s; oneDNN 53 ms).
+        // in L1 (44 ms, 6 GB/s; oneDNN 53 ms). Each row of a block writes adjacent
+        // vectors (transpose_block_vectors), measured side by side: 4096x8192 with
+        // 1, 2, 4 and 7 vectors 44, 35, 35 and 51 ms (its 16 input rows per vector
+        // are 32 KiB apart, one cache set); NHWC -> NCHW 8x112x112x64 with 2 and
+        // all 7 vectors of a row 8.2 and 5.9 ms, 8x56x56x256 with 2 and 4: 9.7
+        // and 6.0 ms (oneDNN 8.8 and 9.7 ms).
         const std::string y = dims[size_t(tj)].first, v = dims[0].first;
         const int64_t e = dims[size_t(tj)].second;
-        s.split(y, suffixed(y, "blk"), suffixed(y, "in"), int(kTransposeBlock),
-                e % kTransposeBlock == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
+        const int64_t block = tb.rows;
+        s.split(y, suffixed(y, "blk"), suffixed(y, "in"), int(block),
+                e % block == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
+        std::string vectors = suffixed(v, "vo");
+        std::vector<std::string> order = {suffixed(v, "vi")};
+        const int64_t count = (dims[0].second + d.vector_lanes - 1) / d.vector_lanes, per_row = tb.vectors;
+        if (per_row > 1) {
+            s.split(vectors, suffixed(v, "vb"), suffixed(v, "vw"), int(per_row),
+                    count % per_row == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
+            order.push_back(suffixed(v, "vw"));
+            vectors = suffixed(v, "vb");
+        }
         // Dims between the vector dim and the transposed one stay inside the block;
         // the blocks and the dims beyond are the rows.
-        std::vector<std::string> order = {suffixed(v, "vi"), suffixed(y, "in")};
-        row_points *= kTransposeBlock;
+        order.push_back(suffixed(y, "in"));
+        row_points *= block;
         for (size_t i = 1; i < size_t(tj); i++) {
             order.push_back(dims[i].first);
             row_points *= dims[i].second;
         }
-        order.push_back(suffixed(v, "vo"));
+        order.push_back(vectors);
         outer.erase(outer.begin(), outer.begin() + tj);
-        outer.insert(outer.begin(), {suffixed(y, "blk"), (e + kTransposeBlock - 1) / kTransposeBlock});
+        outer.insert(outer.begin(), {suffixed(y, "blk"), (e + block - 1) / block});
         for (const auto &o : outer) order.push_back(o.first);
         s.reorder(order);
     } else if (outer.empty()) {

@@ -18,19 +18,27 @@ struct Attachment {
     bool in_parallel_loop = true;  // false: the consumer found too few rows to run in parallel
 };
 
-// Output rows per block of a transposing copy (see schedule_pure_output).
+// Output rows per block of a transposing copy, and vectors per row of a block when
+// its input rows share cache sets or the row is long (see transpose_block).
 constexpr int64_t kTransposeBlock = 64;
+constexpr int64_t kTransposeVectors = 2;
 
-// The output dim that walks the innermost storage dim of a tensor read across the
-// output's rows (a transpose out(x, y) = in(y, x) gives y's index), when it is long
-// enough to be cut into blocks of kTransposeBlock rows; else -1. A read that does
-// not move with the output's innermost dim (a broadcast bias) is not transposed.
-int transposed_block_dim(const analysis::TensorExpr &t, const hal::DeviceSpec &d);
+// A transposing copy's blocks. `dim` is the output dim that walks the innermost
+// storage dim of a tensor read across the output's rows (a transpose out(x, y) =
+// in(y, x) gives y's index), when it has at least a vector's worth of points; else
+// -1. A read that does not move with the output's innermost dim (a broadcast bias)
+// is not transposed. A block is `rows` points of `dim` (kTransposeBlock, or all of
+// a shorter dim) by `vectors` adjacent vectors along the output's innermost dim.
+struct TransposeBlock {
+    int dim = -1;
+    int64_t rows = 0, vectors = 0;
+};
+TransposeBlock transpose_block(const analysis::TensorExpr &t, const hal::DeviceSpec &d);
 
 // A pure output (elementwise, broadcast, transpose, pad, or the epilogue of a
 // reduction): vectorised along dimension 0, the outer dimensions (with a transposed
-// read: blocks of kTransposeBlock rows) as rows split into parallel tasks. Returns
-// the row loop that producers attach to.
+// read: its blocks, see transpose_block) as rows split into parallel tasks.
+// Returns the row loop that producers attach to.
 Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d);
 
 // A reduction without reuse (sum, max, pooling window, depthwise): vectorised along
