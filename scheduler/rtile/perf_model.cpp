@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace tessera::rtile {
 
@@ -101,6 +102,34 @@ double PerfModel::compute_time_ms(const RTile &register_tile, const RProgram &p)
     return vector_fmas / lanes_used * latency_bound / (d_.fma_pipes * ghz() * 1e9 * d_.cores) * 1e3;
 }
 
+int64_t PerfModel::task_count(const RTile &l2) const {
+    int64_t n = 1;
+    for (size_t j : t_.spatial_dims()) n *= (t_.dims[j].extent + l2.shape[j] - 1) / l2.shape[j];
+    return n;
+}
+
+double PerfModel::parallel_efficiency(const RTile &l2) const {
+    const int64_t tasks = task_count(l2), cores = std::max(1, d_.cores);
+    // Points of every task: per dim, whole tiles and a ragged last one.
+    std::vector<double> sizes = {1.0};
+    double total = 1;
+    for (size_t j : t_.spatial_dims()) {
+        const int64_t e = t_.dims[j].extent, s = std::min(l2.shape[j], e);
+        total *= double(e);
+        if (tasks > 4096) continue;  // many tasks: balance is not the question
+        std::vector<double> next;
+        for (double size : sizes) {
+            for (int64_t i = 0; i < (e + s - 1) / s; i++) next.push_back(size * double(std::min(s, e - i * s)));
+        }
+        sizes.swap(next);
+    }
+    if (tasks > 4096) return double(tasks) / double((tasks + cores - 1) / cores * cores);
+    std::sort(sizes.begin(), sizes.end(), std::greater<double>());
+    std::vector<double> load(size_t(cores), 0.0);
+    for (double size : sizes) *std::min_element(load.begin(), load.end()) += size;
+    return total / (double(cores) * *std::max_element(load.begin(), load.end()));
+}
+
 void PerfModel::predict(RProgram &p) const {
     static const char *names[] = {"L1->registers", "L2->L1", "LLC/DRAM->L2"};
     double best = compute_time_ms(p.tiles[kRegisterTile], p);
@@ -125,9 +154,7 @@ void PerfModel::predict(RProgram &p) const {
         best += outputs * chunks * 2 / (kLoadsPerCycle * ghz() * 1e9 * d_.cores) * 1e3;
     }
     // Uneven spread of tasks over cores.
-    double rounds = std::ceil(double(p.parallel_tasks) / d_.cores);
-    double imbalance = rounds * d_.cores / double(std::max<int64_t>(1, p.parallel_tasks));
-    p.predicted_ms = best * imbalance;
+    p.predicted_ms = best / parallel_efficiency(p.tiles[kL2Tile]);
 }
 
 }  // namespace tessera::rtile

@@ -30,6 +30,12 @@ public:
     // operand panel from L2.
     int64_t capacity(TileLevel level, const RProgram &p) const;
 
+    // L2 tiles (the parallel tasks) spread over the cores: the stage's points over
+    // cores x the points of the busiest core, tasks handed out largest first (a
+    // ragged last tile is a smaller task). 1 is perfect balance.
+    double parallel_efficiency(const RTile &l2) const;
+    int64_t task_count(const RTile &l2) const;
+
     // Fills p.predicted_ms and p.bottleneck from its tiles.
     void predict(RProgram &p) const;
 
