@@ -268,12 +268,12 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                             producer.consumers.end();
             if (!consumed || plan.inlined.count(producer.func.name())) continue;
             // A non-inlined pure producer: computed per tile.
-            packs.push_back({producer.func.name(), producer.func.name(), false});
+            packs.push_back({producer.func.name(), false});
         }
         if (best.packed_read >= 0) {
             const std::string &input = compute.reads[best.packed_read].tensor;
             auto wrapper = plan.input_wrappers.find(input);
-            if (wrapper != plan.input_wrappers.end()) packs.push_back({wrapper->second, input, true});
+            if (wrapper != plan.input_wrappers.end()) packs.push_back({wrapper->second, true});
         }
         // With a single L2 tile there is nothing to fuse into: the stage goes to
         // root and the epilogue gets plain rows.

@@ -157,9 +157,8 @@ TEST(TesseraPlugin, UnanalysableStageGetsSafeScheduleAndWarning) {
 }
 
 // `source` with its Func identifiers renamed as in `like` (matched by their
-// pipeline.get_func index): Halide renames a Func whose name is taken
-// ("conv2d$1", written conv2d_1 in schedule source, and "conv2d$1_tasks1" in the
-// names of loops).
+// pipeline.get_func index): Halide renames a Func whose name is taken ("conv2d$1",
+// written conv2d_1 in schedule source).
 std::string with_func_names_of(const std::string &like, std::string source) {
     const std::regex decl("Func (\\w+) = pipeline\\.get_func\\((\\d+)\\)");
     std::map<std::string, std::string> name_of_index;
@@ -176,7 +175,12 @@ std::string with_func_names_of(const std::string &like, std::string source) {
         if (from == to || to.empty()) continue;
         source = std::regex_replace(source, std::regex("\\b" + from + "(?=\\b|_)"), to);
     }
-    return std::regex_replace(source, std::regex("\\$\\d+"), "");  // inside quoted names
+    return source;
+}
+
+// Without Halide's rename suffixes inside quoted loop names ("conv2d$1_tasks1").
+std::string without_rename_suffixes(const std::string &source) {
+    return std::regex_replace(source, std::regex("\\$\\d+"), "");
 }
 
 TEST(TesseraPlugin, SecondPipelineWithTheSameNamesGetsTheSameSchedule) {
@@ -194,7 +198,8 @@ TEST(TesseraPlugin, SecondPipelineWithTheSameNamesGetsTheSameSchedule) {
     }
     EXPECT_NE(sources[0].find("reorder_storage"), std::string::npos) << "expected a transposed program:\n"
                                                                       << sources[0];
-    EXPECT_EQ(sources[0], with_func_names_of(sources[0], sources[1]));
+    EXPECT_EQ(without_rename_suffixes(sources[0]),
+              without_rename_suffixes(with_func_names_of(sources[0], sources[1])));
 }
 
 TEST(TesseraPlugin, ThirtyStageStencilChain) {

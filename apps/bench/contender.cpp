@@ -22,6 +22,33 @@ bool have_onednn() {
 #endif
 }
 
+namespace {
+
+// Sets environment variables for its lifetime, then puts back the old values.
+class ScopedEnvironment {
+public:
+    explicit ScopedEnvironment(const std::vector<std::pair<std::string, std::string>> &settings) {
+        for (const auto &[name, value] : settings) {
+            const char *old = std::getenv(name.c_str());
+            saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
+            setenv(name.c_str(), value.c_str(), 1);
+        }
+    }
+    ~ScopedEnvironment() {
+        for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
+            if (it->second) setenv(it->first.c_str(), it->second->c_str(), 1);
+            else unsetenv(it->first.c_str());
+        }
+    }
+    ScopedEnvironment(const ScopedEnvironment &) = delete;
+    ScopedEnvironment &operator=(const ScopedEnvironment &) = delete;
+
+private:
+    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+};
+
+}  // namespace
+
 Variant split_variant(const std::string &contender) {
     Variant v;
     std::stringstream in(contender);
@@ -40,26 +67,10 @@ Variant split_variant(const std::string &contender) {
 Contender::Contender(const ops::OpConfig &config, const std::string &scheduler) : scheduler_(scheduler) {
     const Variant variant = split_variant(scheduler);
     if (variant.base != kOnednn) {
-        // A variant's settings hold while it is scheduled, then the old values return.
-        std::vector<std::pair<std::string, std::optional<std::string>>> saved;
-        for (const auto &[name, value] : variant.env) {
-            const char *old = std::getenv(name.c_str());
-            saved.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
-            setenv(name.c_str(), value.c_str(), 1);
-        }
-        auto restore = [&]() {
-            for (const auto &[name, old] : saved) {
-                if (old) setenv(name.c_str(), old->c_str(), 1);
-                else unsetenv(name.c_str());
-            }
-        };
-        try {
+        {
+            const ScopedEnvironment settings(variant.env);  // while it is scheduled
             halide_ = std::make_unique<JitOp>(config, variant.base);
-        } catch (...) {
-            restore();
-            throw;
         }
-        restore();
         schedule_ms_ = halide_->schedule_ms();
         compile_ms_ = halide_->compile_ms();
         return;

@@ -49,6 +49,13 @@ Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorEx
 Attachment schedule_reduction(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
                         const hal::DeviceSpec &d, bool is_output, const Attachment &at);
 
+// A producer computed per tile of a compute-intensive stage: a pure Func it reads
+// (a boundary condition), or the hidden wrapper Func of an input it packs.
+struct TileOperand {
+    std::string func;  // the producer's Func
+    bool input_copy;   // an input's wrapper: packed through a Func::in() copy
+};
+
 // A compute-intensive reduction following rProgram `p`: L2 tiles in parallel, the
 // reduction chunked (rfactor) with the chunk loop outside the L1 and register
 // tiles, the register tile's accumulators computed in registers (vectorised +
@@ -59,14 +66,6 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<analysis
 // L2 tiles become the epilogue's parallel tiles and the stage is computed inside
 // each, so its result is consumed from L2 instead of making a round trip through
 // memory. Returns the loop producers of the outermost stage attach to.
-// A producer computed per tile of a compute-intensive stage: a pure Func it reads
-// (a boundary condition), or the hidden wrapper Func of an input it packs.
-struct TileOperand {
-    std::string func;    // the producer's Func
-    std::string tensor;  // the name the stage's reads use (the input's, for a wrapper)
-    bool input_copy;     // an input's wrapper: packed through a Func::in() copy
-};
-
 Attachment schedule_compute_output(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
                                    const rtile::RProgram &p, const hal::DeviceSpec &d,
                                    const std::vector<TileOperand> &operands,

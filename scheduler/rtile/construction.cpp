@@ -109,6 +109,10 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
 // Scale-up at one layer: greedy growth along the best-score axis until no step
 // adds reuse within the layer's capacity (and, at L2, keeps the tasks balanced).
 // `branch` picks the n-th best first step (the beam).
+// Unlike Roller, the L2 tile does not stop once it is compute-bound: on a CPU every
+// L2 tile also repacks its operands and refetches them from the LLC, costs the model
+// does not charge. Side by side with that stop, NCHW 3x3 56/28/14 went 0.68-0.84x ->
+// 0.80-1.06x of oneDNN and NHWC 14x14x256 0.60-0.62x -> 0.65-0.78x; GEMMs unchanged.
 RTile enlarge(const TensorExpr &t, const PerfModel &model, RProgram &p, RTile tile, TileLevel level,
               const RTile &inner, int lanes, size_t branch, bool *branched) {
     for (int step = 0; step < 256; step++) {
@@ -121,12 +125,6 @@ RTile enlarge(const TensorExpr &t, const PerfModel &model, RProgram &p, RTile ti
         }
         tile = g[pick].tile;
         if (level == kRegisterTile && g[pick].dim != p.vector_dim) p.second_dim = int(g[pick].dim);
-        // No stop when the L2 tile turns compute-bound (Roller's rule): on a CPU
-        // every L2 tile also repacks its operands and refetches them from the LLC,
-        // costs the model does not charge, so the L2 tile grows to capacity while
-        // the tasks stay balanced (see enlargements). Side by side with the old
-        // rule, NCHW 3x3 56/28/14 went 0.68-0.84x -> 0.80-1.06x of oneDNN and NHWC
-        // 14x14x256 0.60-0.62x -> 0.65-0.78x; GEMMs unchanged.
     }
     return tile;
 }
@@ -134,10 +132,9 @@ RTile enlarge(const TensorExpr &t, const PerfModel &model, RProgram &p, RTile ti
 // Shrink the L2 tile until there are enough tasks for every core (Roller's
 // shrinking for parallelism), along the axis whose shrinking costs least traffic.
 void scale_out(const TensorExpr &t, const PerfModel &model, RProgram &p, int cores) {
-    auto tasks_of = [&](const RTile &tile) { return model.task_count(tile); };
     const int64_t wanted = 2 * int64_t(cores);
     RTile &outer = p.tiles[kL2Tile];
-    while (tasks_of(outer) < wanted) {
+    while (model.task_count(outer) < wanted) {
         int best = -1;
         double best_cost = std::numeric_limits<double>::infinity();
         RTile best_tile;
@@ -158,7 +155,7 @@ void scale_out(const TensorExpr &t, const PerfModel &model, RProgram &p, int cor
         if (best < 0) break;  // cannot shrink further: fewer tasks than wanted
         outer = best_tile;
     }
-    p.parallel_tasks = tasks_of(outer);
+    p.parallel_tasks = model.task_count(outer);
 }
 
 // Pack the reused operand that streams along the vector dim when its L2 data tile
@@ -360,11 +357,11 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
         PerfModel exact_model(exact, d);
         for (const RProgram &tb : transposed) construct_for_vector_dim(exact, d, exact_model, tb, result);
     }
-    // Equal predictions (both compute-bound, say): fewer loads per FMA in the
-    // micro-kernel leave more headroom.
-    // Then L2 tiles that cut their dims evenly: a ragged last L2 tile leaves the
-    // loops inside it run-time extents (NHWC 28x28x128: x=18 over 28 ran 1.67 ms,
-    // the equally predicted x=30 y=7 1.34 ms, side by side).
+    // Equal predictions (both compute-bound, say) go first to L2 tiles that cut
+    // their dims evenly: a ragged last L2 tile leaves the loops inside it run-time
+    // extents (NHWC 28x28x128: x=18 over 28 ran 1.67 ms, the equally predicted
+    // x=30 y=7 1.34 ms, side by side). Then fewer loads per FMA in the micro-kernel
+    // leave more headroom.
     auto ragged = [&](const RProgram &p) {
         int n = 0;
         for (size_t j : t.spatial_dims()) {
