@@ -43,6 +43,11 @@ inline const std::vector<std::string> &op_cases() {
         "reduce_sum shape=3x5x7 axes=1,2",
         "reduce_mean shape=4x6x31 axes=-1",
         "reduce_mean shape=3x5x7 axes=0,1,2",
+        // Inner-axis reductions: per vector of a 1-D output (its block once read
+        // past row 300), and rows of 37 or 11 vectorised with a masked last vector
+        "reduce_mean shape=300x5 axes=1",
+        "reduce_mean shape=70x37 axes=1",
+        "global_avg_pool n=2 c=19 h=5 w=11",
         "relu shape=7x131",
         "gelu shape=3x5x7",
         "sigmoid shape=1",

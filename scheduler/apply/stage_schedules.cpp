@@ -246,7 +246,8 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     std::string row = parallel_rows(s, outer, row_points, d.cores, t.func);
     int64_t rows = 1;
     for (const auto &o : outer) rows *= o.second;
-    return {t.func, row, rows > 1};
+    // One dimension: each row is a single vector.
+    return {t.func, row, rows > 1, dims.size() == 1 ? int64_t(d.vector_lanes) : 0};
 }
 
 Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d,
@@ -283,7 +284,12 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         // statistics, an inner-axis reduce): vectorise the reduction itself.
         std::vector<size_t> rdims = u.reduction_dims();
         const size_t r0 = rdims.front();
-        bool reduction_contiguous = u.dims[r0].extent >= d.vector_lanes && u.dims[r0].extent % d.vector_lanes == 0;
+        // A row that is not a whole number of vectors ends in a guarded (masked)
+        // vector: still better than gathering across rows when the pure dim is
+        // not contiguous (global_avg_pool NCHW 32x2048x14x14, rows of 14).
+        const int64_t e0 = u.dims[r0].extent;
+        bool reduction_contiguous = (e0 >= d.vector_lanes && e0 % d.vector_lanes == 0) ||
+                                    (e0 >= 8 && !pure_contiguous);
         bool reads_along_r0 = false;
         for (const analysis::AccessMap &m : u.reads) reads_along_r0 |= !m.coef.empty() && m.coef[0][r0] == 1;
         if (reduction_contiguous && reads_along_r0 && (!vec || !pure_contiguous)) {
@@ -300,12 +306,18 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             // when there is no other dimension).
             // Vectors that divide the row where possible (a guarded tail inside an
             // unrolled block is slow), and a block that divides the vectors.
+            // Computed per row of a consumer that covers fewer points (one vector of
+            // a 1-D output), the vectors and blocks divide that row instead: sized
+            // for the whole dim they computed, and read, past it (reduce_mean 300x5
+            // axes=1 read input row 303 of 300).
             const std::string v = dims[0].first;
-            const int64_t vw = rtile::vector_width(dims[0].second, d.vector_lanes);
-            const int64_t vectors = (dims[0].second + vw - 1) / vw;
+            const int64_t width =
+                !is_output && at.row_width > 0 ? std::min(at.row_width, dims[0].second) : dims[0].second;
+            const int64_t vw = rtile::vector_width(width, d.vector_lanes);
+            const int64_t vectors = (width + vw - 1) / vw;
             int64_t block = std::min<int64_t>(8, vectors);
             while (vectors % block != 0) block--;
-            TailStrategy tail = dims[0].second % (vw * block) == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+            TailStrategy tail = width % (vw * block) == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
             s.split(v, suffixed(v, "blk"), suffixed(v, "in"), int(vw * block), tail);
             s.split(suffixed(v, "in"), suffixed(v, "vo"), suffixed(v, "vi"), int(vw), tail);
             s.vectorize(suffixed(v, "vi"));

@@ -16,6 +16,7 @@ namespace tessera::apply {
 struct Attachment {
     std::string consumer, var;
     bool in_parallel_loop = true;  // false: the consumer found too few rows to run in parallel
+    int64_t row_width = 0;         // points of the consumer's dim 0 per iteration of `var` (0: all of them)
 };
 
 // Output rows per block of a transposing copy, and vectors per row of a block when
