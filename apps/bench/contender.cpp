@@ -1,10 +1,10 @@
 #include "contender.h"
 
 #include "bench_record.h"
+#include "scoped_environment.h"
 #include "stopwatch.h"
 
 #include <cstdlib>
-#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -21,33 +21,6 @@ bool have_onednn() {
     return false;
 #endif
 }
-
-namespace {
-
-// Sets environment variables for its lifetime, then puts back the old values.
-class ScopedEnvironment {
-public:
-    explicit ScopedEnvironment(const std::vector<std::pair<std::string, std::string>> &settings) {
-        for (const auto &[name, value] : settings) {
-            const char *old = std::getenv(name.c_str());
-            saved_.push_back({name, old ? std::optional<std::string>(old) : std::nullopt});
-            setenv(name.c_str(), value.c_str(), 1);
-        }
-    }
-    ~ScopedEnvironment() {
-        for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-            if (it->second) setenv(it->first.c_str(), it->second->c_str(), 1);
-            else unsetenv(it->first.c_str());
-        }
-    }
-    ScopedEnvironment(const ScopedEnvironment &) = delete;
-    ScopedEnvironment &operator=(const ScopedEnvironment &) = delete;
-
-private:
-    std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
-};
-
-}  // namespace
 
 Variant split_variant(const std::string &contender) {
     Variant v;

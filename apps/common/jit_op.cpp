@@ -4,6 +4,7 @@
 #include "halide_axes.h"
 #include "op_builder.h"
 #include "schedulers.h"
+#include "scoped_environment.h"
 #include "stopwatch.h"
 
 #include <algorithm>
@@ -30,15 +31,16 @@ JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
     std::vector<std::vector<Halide::ImageParam>> params;
     std::vector<Halide::Pipeline> pipelines;
     for (int c = 0; c < candidates; c++) {
-        setenv("TESSERA_CANDIDATE", std::to_string(c).c_str(), 1);
-        build(scheduler);
+        {
+            const ScopedEnvironment candidate({{"TESSERA_CANDIDATE", std::to_string(c)}});
+            build(scheduler);
+        }
         total_schedule_ms += schedule_ms_;
         total_compile_ms += compile_ms_;
         params.push_back(params_);
         pipelines.push_back(pipeline_);
         run(inputs, output);  // warm-up
     }
-    unsetenv("TESSERA_CANDIDATE");
     const std::vector<std::vector<double>> times =
         time_interleaved(size_t(candidates), 0, 5, 5, std::numeric_limits<double>::infinity(), [&](size_t c) {
             params_ = params[c];

@@ -157,6 +157,12 @@ int TensorExpr::find_dim(const std::string &name) const {
     return -1;
 }
 
+std::vector<int64_t> TensorExpr::extents() const {
+    std::vector<int64_t> out;
+    for (const LoopDim &d : dims) out.push_back(d.extent);
+    return out;
+}
+
 std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
                                            const std::function<bool(const std::string &)> &inlined,
                                            const std::map<std::string, Function> &env) {

@@ -66,6 +66,7 @@ struct TensorExpr {
     std::vector<size_t> spatial_dims() const;
     std::vector<size_t> reduction_dims() const;
     int find_dim(const std::string &name) const;  // -1 if absent
+    std::vector<int64_t> extents() const;         // of every loop dim: the whole stage as one tile
 };
 
 // Builds the TensorExpr of every stage of node.func. `inlined(name)` tells which

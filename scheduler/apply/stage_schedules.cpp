@@ -172,8 +172,7 @@ std::pair<int, int> transposed_read(const TensorExpr &t, const hal::DeviceSpec &
 // share cache sets (a stride that is a multiple of 4 KiB puts them all in one set),
 // else kTransposeVectors.
 int64_t transpose_block_vectors(const TensorExpr &t, const analysis::AccessMap &m, int64_t vectors) {
-    std::vector<int64_t> full;
-    for (const analysis::LoopDim &dim : t.dims) full.push_back(dim.extent);
+    const std::vector<int64_t> full = t.extents();
     int64_t stride = 1;  // elements between the input rows of one vector's lanes
     for (size_t s = 0; s < m.coef.size() && m.coef[s][0] == 0; s++) stride *= m.tile_extent(s, full);
     const bool same_sets = stride * 4 % 4096 == 0;
@@ -291,11 +290,11 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         // ms, 14x14 8.5 -> 6.7 ms; but rows of 9-24 points (56-75% of the lanes,
         // 9-81 points per output) ran 2.3-5x slower than the gathers.
         const int64_t e0 = u.dims[r0].extent, lanes = d.vector_lanes;
-        int64_t per_output = 1;
-        for (size_t r : rdims) per_output *= u.dims[r].extent;
+        int64_t reduction_points = 1;  // per output point
+        for (size_t r : rdims) reduction_points *= u.dims[r].extent;
         const double used = double(e0) / double((e0 + lanes - 1) / lanes * lanes);
         bool reduction_contiguous = (e0 >= lanes && e0 % lanes == 0) ||
-                                    (!pure_contiguous && used >= 0.85 && per_output >= 4 * lanes);
+                                    (!pure_contiguous && used >= 0.85 && reduction_points >= 4 * lanes);
         bool reads_along_r0 = false;
         for (const analysis::AccessMap &m : u.reads) reads_along_r0 |= !m.coef.empty() && m.coef[0][r0] == 1;
         if (reduction_contiguous && reads_along_r0 && (!vec || !pure_contiguous)) {
@@ -332,13 +331,11 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             chunks = (dims[0].second + vw * block - 1) / (vw * block);
             vw_block = vw * block;
         }
-        for (size_t r : u.reduction_dims()) order.push_back(u.dims[r].name);
+        for (size_t r : rdims) order.push_back(u.dims[r].name);
         order.push_back(vec ? chunk_loop : dims[0].first);
         for (size_t i = 1; i < dims.size(); i++) order.push_back(dims[i].first);
         s.reorder(order);
         if (vec) s.unroll(suffixed(dims[0].first, "vo"));
-        int64_t reduction_points = 1;
-        for (size_t r : u.reduction_dims()) reduction_points *= u.dims[r].extent;
         const std::string task_prefix = u.func + "_u" + std::to_string(k);
         // The blocks of vectors as parallel rows (grouped into tasks per core).
         auto parallel_blocks = [&]() {

@@ -165,9 +165,7 @@ void choose_packing(const TensorExpr &t, RProgram &p) {
         const analysis::AccessMap &m = t.reads[i];
         if (!m.is_input || m.coef.empty() || m.coef[0][p.vector_dim] != 1) continue;
         if (p.second_dim >= 0 && m.depends_on(size_t(p.second_dim))) continue;  // not reused across the tile
-        std::vector<int64_t> full;
-        for (const analysis::LoopDim &dim : t.dims) full.push_back(dim.extent);
-        bool contiguous = m.tile_extent(0, p.tiles[kL2Tile].shape) == m.tile_extent(0, full);
+        bool contiguous = m.tile_extent(0, p.tiles[kL2Tile].shape) == m.tile_extent(0, t.extents());
         if (!contiguous) {
             p.packed_read = int(i);
             p.packed_row = m.tile_extent(0, p.tiles[kL2Tile].shape);

@@ -74,11 +74,8 @@ double PerfModel::mem_time_ms(const RTile &tile, TileLevel level, const RProgram
     size_t source = size_t(level) + 1;
     if (level == kL2Tile) {
         double data = 0;
-        for (const analysis::AccessMap &m : t_.reads) {
-            std::vector<int64_t> full;
-            for (const analysis::LoopDim &dim : t_.dims) full.push_back(dim.extent);
-            data += double(m.tile_elements(full)) * 4;
-        }
+        const std::vector<int64_t> full = t_.extents();
+        for (const analysis::AccessMap &m : t_.reads) data += double(m.tile_elements(full)) * 4;
         const hal::MemoryLayer &llc = d_.layer("LLC");
         if (data > double(llc.capacity_bytes) * d_.cores) source = d_.layers.size() - 1;
     }
@@ -110,20 +107,20 @@ int64_t PerfModel::task_count(const RTile &l2) const {
 
 double PerfModel::parallel_efficiency(const RTile &l2) const {
     const int64_t tasks = task_count(l2), cores = std::max(1, d_.cores);
+    // Many tasks: balance is not the question, only the last round.
+    if (tasks > 4096) return double(tasks) / double((tasks + cores - 1) / cores * cores);
     // Points of every task: per dim, whole tiles and a ragged last one.
     std::vector<double> sizes = {1.0};
     double total = 1;
     for (size_t j : t_.spatial_dims()) {
         const int64_t e = t_.dims[j].extent, s = std::min(l2.shape[j], e);
         total *= double(e);
-        if (tasks > 4096) continue;  // many tasks: balance is not the question
         std::vector<double> next;
         for (double size : sizes) {
             for (int64_t i = 0; i < (e + s - 1) / s; i++) next.push_back(size * double(std::min(s, e - i * s)));
         }
         sizes.swap(next);
     }
-    if (tasks > 4096) return double(tasks) / double((tasks + cores - 1) / cores * cores);
     std::sort(sizes.begin(), sizes.end(), std::greater<double>());
     std::vector<double> load(size_t(cores), 0.0);
     for (double size : sizes) *std::min_element(load.begin(), load.end()) += size;
