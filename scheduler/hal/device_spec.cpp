@@ -37,6 +37,7 @@ DeviceSpec make_device_spec(const Halide::Target &target, int parallelism, const
                         target.has_feature(Halide::Target::AVX512);
     d.vector_lanes = avx512 ? 16 : target.has_feature(Halide::Target::AVX) ? 8 : 4;
     d.vector_registers = avx512 ? 32 : 16;
+    d.fma_broadcasts_from_memory = avx512;
     d.profile_source = profile.source;
     // The profile measured the host's own vector width; scale to the target's.
     double lanes_ratio = double(d.vector_lanes) / std::max(1, profile.vector_lanes_fp32);

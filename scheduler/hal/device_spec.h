@@ -35,6 +35,10 @@ struct DeviceSpec {
     // computes the addresses with vector integer ops on the FMA ports (measured:
     // 8 rows run 25% slower than 6 at the same register-tile size).
     int row_address_registers = 6;
+    // AVX-512 FMAs take a broadcast operand straight from memory (an embedded
+    // {1to16} broadcast), so a micro-kernel needs no register for it; AVX2 first
+    // broadcasts into a register (vbroadcastss).
+    bool fma_broadcasts_from_memory = false;
     double peak_gflops_per_core = 0;
     std::vector<MemoryLayer> layers;  // registers first, DRAM last
     std::string profile_source;

@@ -49,8 +49,31 @@ int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::
 int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
     const int64_t w = vector_width(tile.shape[p.vector_dim], d.vector_lanes);
     int64_t vectors = (tile.shape[p.vector_dim] + w - 1) / w;
-    return register_tile_accumulators(tile, p, d) + int(vectors) + 1;
+    return register_tile_accumulators(tile, p, d) + int(vectors) + (d.fma_broadcasts_from_memory ? 0 : 1);
 }
+
+namespace {
+
+// A computed operand (a padded input, say) is materialised per tile in a buffer
+// Halide allocates from the tile's bounds. When every storage dim inside the one
+// the second dim moves is indexed by reduction dims only, whose chunks divide
+// their extents, its row stride is a compile-time constant: the tile's rows are
+// constant offsets from one address. (An input's strides are run-time values.)
+bool constant_row_stride(const analysis::TensorExpr &t, const analysis::AccessMap &m, size_t second) {
+    if (m.is_input) return false;
+    size_t outer = 0;
+    for (size_t s = 0; s < m.coef.size(); s++) {
+        if (m.coef[s][second] != 0) outer = s;
+    }
+    for (size_t s = 0; s < outer; s++) {
+        for (size_t j = 0; j < t.dims.size(); j++) {
+            if (m.coef[s][j] != 0 && !t.dims[j].reduction) return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
 
 int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p) {
     if (p.second_dim < 0) return 0;
@@ -59,7 +82,7 @@ int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, 
     for (const analysis::AccessMap &m : t.reads) {
         if (!m.depends_on(second) || m.depends_on(p.vector_dim)) continue;
         // Contiguous along the second dim: one pointer and constant offsets.
-        if (!m.coef.empty() && m.coef[0][second] == 1) {
+        if ((!m.coef.empty() && m.coef[0][second] == 1) || constant_row_stride(t, m, second)) {
             streams += 1;
             continue;
         }

@@ -33,13 +33,15 @@ int64_t vector_granule(int64_t extent, int lanes);
 int vector_width(int64_t extent, int lanes);
 
 // Vector registers a register tile needs: accumulators plus one operand vector per
-// vector of the tile and one broadcast register.
+// vector of the tile, and one broadcast register unless the FMAs read broadcasts
+// from memory (AVX-512).
 int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
 int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
 
 // Rows of broadcast operands a register tile reads at run-time strides (each needs
 // its own address register): the second dim's extent for every read that depends
-// on it but not on the vector dim and is not contiguous along it.
+// on it but not on the vector dim, is not contiguous along it and is not a computed
+// operand with compile-time row strides (see constant_row_stride).
 int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p);
 
 // The register tile fits the register file: vector registers and address registers.

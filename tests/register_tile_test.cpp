@@ -1,0 +1,87 @@
+// Unit tests of the register-tile budget (scheduler/rtile/alignment.h) on a
+// hand-built TensorExpr: an NHWC 3x3 convolution's update,
+// out(c, x, y) += in(r.x, x + r.y - 1, y + r.z - 1) * w(c, r.x, r.y, r.z).
+#include "alignment.h"
+#include "device_spec.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace tessera;
+
+// Loop dims: c, x, y (spatial), then r.x (input channels), r.y, r.z (kernel taps).
+analysis::TensorExpr nhwc_conv(bool input_is_computed) {
+    analysis::TensorExpr t;
+    t.func = "conv";
+    t.stage = 1;
+    t.dims = {{"c", 0, 512, false}, {"x", 0, 7, false},  {"y", 0, 7, false},
+              {"r$x", 0, 512, true}, {"r$y", 0, 3, true}, {"r$z", 0, 3, true}};
+    analysis::AccessMap in;
+    in.tensor = "padded";
+    in.is_input = !input_is_computed;
+    in.coef = {{0, 0, 0, 1, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}};
+    in.offset = {0, -1, -1};
+    analysis::AccessMap w;
+    w.tensor = "weights";
+    w.is_input = true;
+    w.coef = {{1, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0}, {0, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 1}};
+    w.offset = {0, 0, 0, 0};
+    t.reads = {in, w};
+    t.write.tensor = "conv";
+    t.write.coef = {{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0}};
+    t.write.offset = {0, 0, 0};
+    return t;
+}
+
+hal::DeviceSpec device(const char *target) {
+    return hal::make_device_spec(Halide::Target(target), 2, hal::builtin_profile());
+}
+
+rtile::RProgram program_along_x() {
+    rtile::RProgram p;
+    p.vector_dim = 0;
+    p.second_dim = 1;
+    return p;
+}
+
+rtile::RTile tile(int64_t c, int64_t x) { return rtile::RTile{{c, x, 1, 1, 1, 1}}; }
+
+TEST(RegisterTile, Avx512FmaReadsItsBroadcastFromMemory) {
+    const hal::DeviceSpec d = device("x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake");
+    ASSERT_EQ(d.vector_lanes, 16);
+    // 4 vectors x 7 rows: 28 accumulators and 4 weight vectors fill the 32 registers.
+    EXPECT_EQ(rtile::register_tile_registers(tile(64, 7), program_along_x(), d), 32);
+    EXPECT_EQ(rtile::register_tile_registers(tile(64, 8), program_along_x(), d), 36);
+}
+
+TEST(RegisterTile, Avx2NeedsABroadcastRegister) {
+    const hal::DeviceSpec d = device("x86-64-linux-avx-avx2-f16c-fma-sse41");
+    ASSERT_EQ(d.vector_lanes, 8);
+    // 2 vectors x 6 rows: 12 accumulators, 2 weight vectors and the broadcast.
+    EXPECT_EQ(rtile::register_tile_registers(tile(16, 6), program_along_x(), d), 15);
+    const analysis::TensorExpr t = nhwc_conv(true);
+    EXPECT_TRUE(rtile::register_tile_fits(t, tile(16, 6), program_along_x(), d));
+    EXPECT_FALSE(rtile::register_tile_fits(t, tile(16, 7), program_along_x(), d));
+}
+
+TEST(RegisterTile, ComputedOperandRowsShareOneAddress) {
+    // The padded input computed per tile has a compile-time row stride (its rows
+    // hold all 512 input channels, a reduction dim): one address for all 7 rows.
+    EXPECT_EQ(rtile::register_tile_row_streams(nhwc_conv(true), tile(64, 7), program_along_x()), 1);
+    // Read straight from an input buffer, each row needs its own address.
+    EXPECT_EQ(rtile::register_tile_row_streams(nhwc_conv(false), tile(64, 7), program_along_x()), 7);
+    const hal::DeviceSpec d = device("x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake");
+    EXPECT_TRUE(rtile::register_tile_fits(nhwc_conv(true), tile(64, 7), program_along_x(), d));
+    EXPECT_FALSE(rtile::register_tile_fits(nhwc_conv(false), tile(64, 7), program_along_x(), d));
+}
+
+TEST(RegisterTile, ComputedOperandWithSpatialInnerDimHasRunTimeStride) {
+    // The read's innermost storage dim indexed by a spatial dim (y): its extent
+    // follows the tile, which may be ragged, so the row stride is a run-time value.
+    analysis::TensorExpr t = nhwc_conv(true);
+    t.reads[0].coef[0] = {0, 0, 1, 0, 0, 0};
+    EXPECT_EQ(rtile::register_tile_row_streams(t, tile(64, 4), program_along_x()), 4);
+}
+
+}  // namespace
