@@ -32,6 +32,7 @@ inline const std::vector<std::string> &op_cases() {
         // Narrow NCHW rows: Tessera vectorises along the output channels (transposed)
         "conv2d n=2 c=5 h=9 w=11 oc=32 kh=3 kw=3 stride=2 pad=1",
         "conv2d n=1 c=24 h=7 w=7 oc=48 kh=3 kw=3 pad=1",
+        "conv2d n=1 c=64 h=8 w=56 oc=64 kh=3 kw=3 pad=1",  // register tile x=8: output added along x
         "matmul M=32 N=7 K=45",  // N=7: transposed, A packed with M innermost
         "max_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1",
         "max_pool2d n=2 c=5 h=8 w=8 kh=2 kw=2 stride=2 layout=nhwc",

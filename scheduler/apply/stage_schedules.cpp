@@ -392,6 +392,20 @@ Attachment epilogue_tiles(ScheduleScript &script, const TensorExpr &e, const std
     return {e.func, parallel_tiles(s, tasks, e.func + "_tiles")};
 }
 
+namespace {
+
+// The output's contiguous dim when the register tile spans a whole vector or half
+// of one along it; -1 otherwise.
+int dense_output_point(const TensorExpr &t, const rtile::RTile &reg, const hal::DeviceSpec &d) {
+    for (size_t j : t.spatial_dims()) {
+        if (t.write.coef.empty() || t.write.coef[0][j] != 1) continue;
+        if (reg.shape[j] == d.vector_lanes || reg.shape[j] == d.vector_lanes / 2) return int(j);
+    }
+    return -1;
+}
+
+}  // namespace
+
 Attachment schedule_compute_output(ScheduleScript &script, const std::vector<TensorExpr> &stages,
                                    const rtile::RProgram &p, const hal::DeviceSpec &d,
                                    const std::vector<TileOperand> &operands, const TensorExpr *epilogue) {
@@ -472,7 +486,17 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
         order.push_back(ko);
         order.insert(order.end(), task_loops.begin(), task_loops.end());
         s.reorder(order);
-        if (!vector_point.empty()) {
+        // A transposed program adds its accumulators into the output across channel
+        // planes: vectorised along the vector dim that is a gather and a scatter per
+        // vector. When the register tile holds a whole vector (or half) along the
+        // output's contiguous dim, vectorise along that instead: dense output rows,
+        // gathers only from the accumulators in L1 (NCHW 3x3 56x56x64, x=8:
+        // 2.07 -> 1.84 ms side by side; 7-wide rows measured neutral, not taken).
+        const int dense = p.transposed ? dense_output_point(t, reg, d) : -1;
+        if (dense >= 0) {
+            s.vectorize(t.dims[size_t(dense)].name + "_p");
+            s.unroll(vector_point);
+        } else if (!vector_point.empty()) {
             const int w = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
             if (reg.shape[p.vector_dim] > w) {
                 s.split(vector_point, vector_point + "_vo", vector_point + "_vi", w, TailStrategy::GuardWithIf);
