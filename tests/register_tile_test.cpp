@@ -1,38 +1,15 @@
 // Unit tests of the register-tile budget (scheduler/rtile/alignment.h) on a
-// hand-built TensorExpr: an NHWC 3x3 convolution's update,
-// out(c, x, y) += in(r.x, x + r.y - 1, y + r.z - 1) * w(c, r.x, r.y, r.z).
+// hand-built NHWC convolution (hand_built_exprs.h).
 #include "alignment.h"
 #include "device_spec.h"
+#include "hand_built_exprs.h"
 
 #include <gtest/gtest.h>
 
 namespace {
 
 using namespace tessera;
-
-// Loop dims: c, x, y (spatial), then r.x (input channels), r.y, r.z (kernel taps).
-analysis::TensorExpr nhwc_conv(bool input_is_computed) {
-    analysis::TensorExpr t;
-    t.func = "conv";
-    t.stage = 1;
-    t.dims = {{"c", 0, 512, false}, {"x", 0, 7, false},  {"y", 0, 7, false},
-              {"r$x", 0, 512, true}, {"r$y", 0, 3, true}, {"r$z", 0, 3, true}};
-    analysis::AccessMap in;
-    in.tensor = "padded";
-    in.is_input = !input_is_computed;
-    in.coef = {{0, 0, 0, 1, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}};
-    in.offset = {0, -1, -1};
-    analysis::AccessMap w;
-    w.tensor = "weights";
-    w.is_input = true;
-    w.coef = {{1, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0}, {0, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 1}};
-    w.offset = {0, 0, 0, 0};
-    t.reads = {in, w};
-    t.write.tensor = "conv";
-    t.write.coef = {{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0}};
-    t.write.offset = {0, 0, 0};
-    return t;
-}
+using test::nhwc_conv;
 
 hal::DeviceSpec device(const char *target) {
     return hal::make_device_spec(Halide::Target(target), 2, hal::builtin_profile());

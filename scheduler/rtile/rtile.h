@@ -43,4 +43,10 @@ struct RProgram {
     std::string bottleneck;        // memory layer (or "compute") that bounds the prediction
 };
 
+// How many times a producer read through `m` would be computed over, in total,
+// if it were computed per chunk of every L2 tile (the packed operands' place):
+// tasks x chunks x data tile / the whole tensor. Neighbouring tiles share halos,
+// and tiles that split dims the read does not depend on recompute all of it.
+double per_tile_recompute_factor(const analysis::TensorExpr &t, const RProgram &p, const analysis::AccessMap &m);
+
 }  // namespace tessera::rtile

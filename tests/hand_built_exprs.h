@@ -1,0 +1,35 @@
+// Tensor expressions built by hand for unit tests of the scheduler's parts.
+#pragma once
+
+#include "tensor_expr.h"
+
+namespace tessera::test {
+
+// An NHWC 3x3 convolution's update over 512 -> 512 channels, 7x7:
+// out(c, x, y) += padded(r.x, x + r.y - 1, y + r.z - 1) * w(c, r.x, r.y, r.z).
+// Loop dims: c, x, y (spatial), then r.x (input channels), r.y, r.z (kernel taps).
+// `input_is_computed`: the padded input is a computed Func rather than an input.
+inline analysis::TensorExpr nhwc_conv(bool input_is_computed) {
+    analysis::TensorExpr t;
+    t.func = "conv";
+    t.stage = 1;
+    t.dims = {{"c", 0, 512, false}, {"x", 0, 7, false},  {"y", 0, 7, false},
+              {"r$x", 0, 512, true}, {"r$y", 0, 3, true}, {"r$z", 0, 3, true}};
+    analysis::AccessMap in;
+    in.tensor = "padded";
+    in.is_input = !input_is_computed;
+    in.coef = {{0, 0, 0, 1, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 1, 0, 0, 1}};
+    in.offset = {0, -1, -1};
+    analysis::AccessMap w;
+    w.tensor = "weights";
+    w.is_input = true;
+    w.coef = {{1, 0, 0, 0, 0, 0}, {0, 0, 0, 1, 0, 0}, {0, 0, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 1}};
+    w.offset = {0, 0, 0, 0};
+    t.reads = {in, w};
+    t.write.tensor = "conv";
+    t.write.coef = {{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0}};
+    t.write.offset = {0, 0, 0};
+    return t;
+}
+
+}  // namespace tessera::test
