@@ -107,6 +107,11 @@ void ScheduleScript::align_storage(const std::string &f, const std::string &var,
     statement(ident(f) + ".align_storage(" + ident(var) + ", " + std::to_string(align) + ");");
 }
 
+void ScheduleScript::store_on_stack(const std::string &f) {
+    func(f).store_in(MemoryType::Stack);
+    statement(ident(f) + ".store_in(MemoryType::Stack);");
+}
+
 void ScheduleScript::reorder_storage(const std::string &f, const std::vector<std::string> &inner_first) {
     std::vector<Var> vars;
     std::string args;

@@ -71,6 +71,9 @@ public:
     // Rounds the storage extent of dim `var` up to a multiple of `align` elements
     // (Halide's align_storage): how a packed tile gets its row padding.
     void align_storage(const std::string &f, const std::string &var, int align);
+    // f's buffer on the stack (Halide's store_in(MemoryType::Stack)); Halide's
+    // runtime backs a run-time size above 16 KiB with the heap, so any size is safe.
+    void store_on_stack(const std::string &f);
     // Storage order of f's pure vars, innermost first (Halide's reorder_storage).
     void reorder_storage(const std::string &f, const std::vector<std::string> &inner_first);
 

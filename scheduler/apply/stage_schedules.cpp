@@ -258,6 +258,7 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             script.compute_root(init.func);
         } else {
             script.compute_at(init.func, at.consumer, at.var);
+            script.store_on_stack(init.func);  // per row: no malloc per row (see ScheduleScript)
         }
     }
     auto dims = pure_dims(init);
