@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 
 namespace tessera::rtile {
 
@@ -109,21 +110,38 @@ double PerfModel::parallel_efficiency(const RTile &l2) const {
     const int64_t tasks = task_count(l2), cores = std::max(1, d_.cores);
     // Many tasks: balance is not the question, only the last round.
     if (tasks > 4096) return double(tasks) / double((tasks + cores - 1) / cores * cores);
-    // Points of every task: per dim, whole tiles and a ragged last one.
-    std::vector<double> sizes = {1.0};
+    // Points of the tasks, grouped: per dim, whole tiles and a ragged last one, so
+    // at most two sizes per dim (size -> count).
+    std::map<double, int64_t, std::greater<double>> groups = {{1.0, 1}};
     double total = 1;
     for (size_t j : t_.spatial_dims()) {
         const int64_t e = t_.dims[j].extent, s = std::min(l2.shape[j], e);
         total *= double(e);
-        std::vector<double> next;
-        for (double size : sizes) {
-            for (int64_t i = 0; i < (e + s - 1) / s; i++) next.push_back(size * double(std::min(s, e - i * s)));
+        std::map<double, int64_t, std::greater<double>> next;
+        for (const auto &[size, count] : groups) {
+            next[size * double(s)] += count * (e / s);
+            if (e % s) next[size * double(e % s)] += count;
         }
-        sizes.swap(next);
+        groups.swap(next);
     }
-    std::sort(sizes.begin(), sizes.end(), std::greater<double>());
+    // Largest first, each to the least loaded core (LPT). While the cores are level,
+    // a group's whole rounds go to every core at once: what one task at a time
+    // would do, without a step per task.
     std::vector<double> load(size_t(cores), 0.0);
-    for (double size : sizes) *std::min_element(load.begin(), load.end()) += size;
+    for (const auto &[size, count] : groups) {
+        int64_t left = count;
+        while (left > 0) {
+            const auto [lo, hi] = std::minmax_element(load.begin(), load.end());
+            if (*lo == *hi && left >= cores) {
+                const int64_t rounds = left / cores;
+                for (double &l : load) l += double(rounds) * size;
+                left -= rounds * cores;
+                continue;
+            }
+            *lo += size;
+            left--;
+        }
+    }
     return total / (double(cores) * *std::max_element(load.begin(), load.end()));
 }
 
