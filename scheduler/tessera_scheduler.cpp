@@ -392,17 +392,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             continue;
         }
         // A pure producer kept out of line: computed at its consumer's row (or root).
-        if (at.var.empty()) {
-            script.compute_root(name);
-        } else {
-            script.compute_at(name, at.consumer, at.var);
-            // Per row of a parallel loop its size is a run-time value, so Halide
-            // would malloc and free it on every row; on the stack it costs nothing
-            // (and Halide's runtime moves one above 16 KiB to the heap). Side by
-            // side: max_pool2d NCHW 112x112 0.76 -> 0.56 ms, avg_pool2d NHWC 28x28
-            // 0.096 -> 0.058 ms, softmax 12x128x128 0.165 -> 0.125 ms.
-            script.store_on_stack(name);
-        }
+        apply::compute_at_row(script, name, at);
         {
             apply::StageScript s = script.stage(name);
             const std::string a0 = node.func.args()[0];

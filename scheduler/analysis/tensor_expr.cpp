@@ -163,6 +163,13 @@ std::vector<int64_t> TensorExpr::extents() const {
     return out;
 }
 
+int TensorExpr::contiguous_write_dim() const {
+    for (size_t j : spatial_dims()) {
+        if (!write.coef.empty() && write.coef[0][j] == 1) return int(j);
+    }
+    return -1;
+}
+
 std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
                                            const std::function<bool(const std::string &)> &inlined,
                                            const std::map<std::string, Function> &env) {

@@ -67,6 +67,9 @@ struct TensorExpr {
     std::vector<size_t> reduction_dims() const;
     int find_dim(const std::string &name) const;  // -1 if absent
     std::vector<int64_t> extents() const;         // of every loop dim: the whole stage as one tile
+    // The spatial dim the stage writes along its innermost storage dim with
+    // coefficient 1 (the output's contiguous dim); -1 if none.
+    int contiguous_write_dim() const;
 };
 
 // Builds the TensorExpr of every stage of node.func. `inlined(name)` tells which

@@ -260,18 +260,20 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     return {t.func, row, rows > 1, dims.size() == 1 ? int64_t(d.vector_lanes) : 0};
 }
 
+void compute_at_row(ScheduleScript &script, const std::string &f, const Attachment &at) {
+    if (at.var.empty()) {
+        script.compute_root(f);
+        return;
+    }
+    script.compute_at(f, at.consumer, at.var);
+    script.store_on_stack(f);
+}
+
 Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d,
                               bool is_output, const Attachment &at) {
     Attachment row{stages[0].func, ""};
     const TensorExpr &init = stages[0];
-    if (!is_output) {
-        if (at.var.empty()) {
-            script.compute_root(init.func);
-        } else {
-            script.compute_at(init.func, at.consumer, at.var);
-            script.store_on_stack(init.func);  // per row: no malloc per row (see ScheduleScript)
-        }
-    }
+    if (!is_output) compute_at_row(script, init.func, at);
     auto dims = pure_dims(init);
     {
         StageScript s = script.stage(init.func);
@@ -409,11 +411,10 @@ namespace {
 // The output's contiguous dim when the register tile spans a whole vector or half
 // of one along it; -1 otherwise.
 int dense_output_point(const TensorExpr &t, const rtile::RTile &reg, const hal::DeviceSpec &d) {
-    for (size_t j : t.spatial_dims()) {
-        if (t.write.coef.empty() || t.write.coef[0][j] != 1) continue;
-        if (reg.shape[j] == d.vector_lanes || reg.shape[j] == d.vector_lanes / 2) return int(j);
-    }
-    return -1;
+    const int j = t.contiguous_write_dim();
+    if (j < 0) return -1;
+    const int64_t points = reg.shape[size_t(j)];
+    return points == d.vector_lanes || points == d.vector_lanes / 2 ? j : -1;
 }
 
 }  // namespace

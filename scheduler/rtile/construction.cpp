@@ -15,10 +15,8 @@ using analysis::TensorExpr;
 // The register tile vectorises the loop dim that is innermost in the output's
 // storage; the stage must write with coefficient 1 along it.
 size_t choose_vector_dim(const TensorExpr &t) {
-    for (size_t j : t.spatial_dims()) {
-        if (!t.write.coef.empty() && t.write.coef[0][j] == 1) return j;
-    }
-    return t.spatial_dims().front();
+    const int j = t.contiguous_write_dim();
+    return j >= 0 ? size_t(j) : t.spatial_dims().front();
 }
 
 // The reduction dim chunked at the cache levels: the outermost one with more than
