@@ -46,12 +46,15 @@ inline const std::vector<std::string> &op_cases() {
         "reduce_mean shape=4x6x31 axes=-1",
         "reduce_mean shape=3x5x7 axes=0,1,2",
         // Inner-axis reductions computed per vector of a 1-D output (its block once
-        // read past row 300); rows of 110 and 14 (x5) points vectorised along the
-        // row with a masked last vector, rows of 37 by gathers across rows
+        // read past row 300); rows of 110 points vectorised along the row with a
+        // masked last vector, rows of 14 (x5), 9 (x9) and 150 in vectors dividing
+        // them (14, 9 and 15 lanes), rows of 37 by gathers across rows
         "reduce_mean shape=300x5 axes=1",
         "reduce_mean shape=70x37 axes=1",
         "reduce_mean shape=70x110 axes=1",
+        "reduce_mean shape=20x150 axes=1",
         "global_avg_pool n=2 c=19 h=5 w=14",
+        "global_avg_pool n=1 c=6 h=9 w=9",
         "relu shape=7x131",
         "gelu shape=3x5x7",
         "sigmoid shape=1",

@@ -1,5 +1,5 @@
 // Unit tests of the register-tile budget (scheduler/rtile/alignment.h) on a
-// hand-built NHWC convolution (hand_built_exprs.h).
+// hand-built NHWC convolution (hand_built_exprs.h), and of the vector widths.
 #include "alignment.h"
 #include "device_spec.h"
 #include "hand_built_exprs.h"
@@ -59,6 +59,20 @@ TEST(RegisterTile, ComputedOperandWithSpatialInnerDimHasRunTimeStride) {
     analysis::TensorExpr t = nhwc_conv(true);
     t.reads[0].coef[0] = {0, 0, 1, 0, 0, 0};
     EXPECT_EQ(rtile::register_tile_row_streams(t, tile(64, 4), program_along_x()), 4);
+}
+
+TEST(VectorWidth, ReductionRowsTakeVectorsThatDivideThem) {
+    // A row that fits in a vector is one vector (global_avg_pool 14x14, 7x7).
+    EXPECT_EQ(rtile::reduction_vector_width(14, 16), 14);
+    EXPECT_EQ(rtile::reduction_vector_width(7, 16), 7);
+    // Longer rows: whole vectors, else a divisor of at least 3/4 of a vector.
+    EXPECT_EQ(rtile::reduction_vector_width(4096, 16), 16);
+    EXPECT_EQ(rtile::reduction_vector_width(196, 16), 14);
+    EXPECT_EQ(rtile::reduction_vector_width(300, 16), 15);
+    EXPECT_EQ(rtile::reduction_vector_width(28, 8), 7);
+    // No such divisor: full vectors, the last one guarded.
+    EXPECT_EQ(rtile::reduction_vector_width(1000, 16), 16);
+    EXPECT_EQ(rtile::reduction_vector_width(37, 16), 16);
 }
 
 }  // namespace

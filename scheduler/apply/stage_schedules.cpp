@@ -123,13 +123,13 @@ bool vector_split(StageScript &s, const std::string &v, int64_t e, int lanes, bo
 }  // namespace
 
 // Vectorises a reduction along its innermost reduction dim r0 (read contiguously):
-// r0 splits into vectors, an rfactor intermediate keeps one partial result per
-// lane, and the update adds the lanes up.
-void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update, size_t r0, const hal::DeviceSpec &d,
-                         bool is_output, const std::vector<std::pair<std::string, int64_t>> &dims, Attachment &row) {
+// r0 splits into vectors of `width` lanes, an rfactor intermediate keeps one
+// partial result per lane, and the update adds the lanes up.
+void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update, size_t r0, int width,
+                         const hal::DeviceSpec &d, bool is_output, const std::vector<std::pair<std::string, int64_t>> &dims, Attachment &row) {
     const std::string r = u.dims[r0].name, ro = r + "_vo", ri = r + "_vi", lane = "lane";
     const std::string partial = u.func + "_lanes" + std::to_string(update);
-    script.stage(u.func, update).split(r, ro, ri, d.vector_lanes);
+    script.stage(u.func, update).split(r, ro, ri, width);
     script.rfactor(u.func, update, ri, lane, partial);
     {
         StageScript s = script.stage(u.func, update);
@@ -297,22 +297,29 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         // statistics, an inner-axis reduce): vectorise the reduction itself.
         std::vector<size_t> rdims = u.reduction_dims();
         const size_t r0 = rdims.front();
-        // A row that is not a whole number of vectors ends in a guarded (masked)
-        // vector. That beats gathering across rows (the output's innermost dim not
-        // contiguous) when the lanes are nearly all used and the sum of the lanes
-        // per output point is amortised: global_avg_pool NCHW 28x28 3.66 -> 1.32
-        // ms, 14x14 8.5 -> 6.7 ms; but rows of 9-24 points (56-75% of the lanes,
-        // 9-81 points per output) ran 2.3-5x slower than the gathers.
+        // Vectorising the reduction keeps one partial sum per lane and adds the
+        // lanes up per output point. Its vectors divide the row where they can
+        // (rtile::reduction_vector_width): a 14-point row takes 14-lane vectors. A
+        // guarded last vector predicates the partial sums' update, and LLVM keeps
+        // them in memory behind masked stores that do not forward to the next
+        // load: global_avg_pool NCHW 14x14 ran 6.8 ms with 16-lane guarded vectors,
+        // 3.3 ms with 14 lanes (28x28 0.90 -> 0.46 ms, 10x10 0.28 -> 0.07 ms, where
+        // gathers across rows had been the faster choice). A row that needs a
+        // guarded vector still takes it when the lanes are nearly all used and the
+        // lane sums are amortised (rows of 9-24 points, 56-75% of the lanes, ran
+        // 2.3-5x slower than the gathers).
         const int64_t e0 = u.dims[r0].extent, lanes = d.vector_lanes;
         int64_t reduction_points = 1;  // per output point
         for (size_t r : rdims) reduction_points *= u.dims[r].extent;
+        const int width = rtile::reduction_vector_width(e0, d.vector_lanes);
+        const bool unguarded = width >= 4 && e0 % width == 0;
         const double used = double(e0) / double((e0 + lanes - 1) / lanes * lanes);
         bool reduction_contiguous = (e0 >= lanes && e0 % lanes == 0) ||
-                                    (!pure_contiguous && used >= 0.85 && reduction_points >= 4 * lanes);
+                                    (!pure_contiguous && (unguarded || used >= 0.85) && reduction_points >= 4 * lanes);
         bool reads_along_r0 = false;
         for (const analysis::AccessMap &m : u.reads) reads_along_r0 |= !m.coef.empty() && m.coef[0][r0] == 1;
         if (reduction_contiguous && reads_along_r0 && (!vec || !pure_contiguous)) {
-            vectorize_reduction(script, u, int(k) - 1, r0, d, is_output, dims, row);
+            vectorize_reduction(script, u, int(k) - 1, r0, width, d, is_output, dims, row);
             continue;
         }
         StageScript s = script.stage(u.func, int(k) - 1);

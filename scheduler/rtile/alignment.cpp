@@ -39,6 +39,14 @@ int vector_width(int64_t extent, int lanes) {
     return int(g ? g : lanes);
 }
 
+int reduction_vector_width(int64_t extent, int lanes) {
+    if (extent <= lanes) return int(extent);
+    for (int w = lanes; w * 4 >= lanes * 3; w--) {
+        if (extent % w == 0) return w;
+    }
+    return lanes;
+}
+
 int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
     const int64_t w = vector_width(tile.shape[p.vector_dim], d.vector_lanes);
     int64_t vectors = (tile.shape[p.vector_dim] + w - 1) / w;

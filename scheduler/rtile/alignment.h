@@ -32,6 +32,13 @@ int64_t vector_granule(int64_t extent, int lanes);
 // vector granule of that extent, or full vectors with a guarded tail when none.
 int vector_width(int64_t extent, int lanes);
 
+// Lanes a reduction vectorised along its reduction dim of `extent` points (one
+// partial sum per lane) splits that dim by: the whole dim when it fits in a vector,
+// else the largest divisor of at least 3/4 of a vector, else the full vector (the last
+// one then guarded). A guarded tail predicates the partial sums' update, which
+// keeps them in memory behind masked stores (see scheduler/README.md).
+int reduction_vector_width(int64_t extent, int lanes);
+
 // Vector registers a register tile needs: accumulators plus one operand vector per
 // vector of the tile, and one broadcast register unless the FMAs read broadcasts
 // from memory (AVX-512).
