@@ -38,10 +38,11 @@ inline const std::vector<std::string> &op_cases() {
         "max_pool2d n=2 c=5 h=8 w=8 kh=2 kw=2 stride=2 layout=nhwc",
         "max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1",  // 80 KB padded rows: stack storage backed by the heap
         "avg_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1",
-        // Rows of 37 and 21 points read from the padded input: the window
+        // Rows of 37, 21 and 12 points read from the padded input: the window
         // reduction computes whole vectors past the row's end (rounded up)
         "avg_pool2d n=1 c=3 h=20 w=37 kh=3 kw=3 pad=1",
         "max_pool2d n=1 c=2 h=9 w=41 kh=3 kw=3 stride=2 pad=1",
+        "avg_pool2d n=1 c=2 h=23 w=23 kh=3 kw=3 stride=2 pad=1",
         "avg_pool2d n=1 c=4 h=9 w=10 kh=3 kw=3 pad=1 count_include_pad=1 layout=nhwc",
         "global_avg_pool n=2 c=5 h=7 w=3",
         "global_avg_pool n=1 c=17 h=5 w=5 layout=nhwc",
