@@ -47,6 +47,7 @@ inline const std::vector<std::string> &op_cases() {
         "global_avg_pool n=2 c=5 h=7 w=3",
         "global_avg_pool n=1 c=17 h=5 w=5 layout=nhwc",
         "reduce_sum shape=13x7 axes=0",
+        "reduce_sum shape=100x300 axes=0",  // rows streamed in chunks of 16 (100 = 6 chunks + 4)
         "reduce_sum shape=3x5x7 axes=1,2",
         "reduce_mean shape=4x6x31 axes=-1",
         "reduce_mean shape=3x5x7 axes=0,1,2",
@@ -73,6 +74,9 @@ inline const std::vector<std::string> &op_cases() {
         "softmax shape=5x37 axis=-1",
         "softmax shape=7x3x5 axis=0",
         "softmax shape=37",
+        // A 1-D softmax: its sum and exponentials at root, the output's rows apart
+        // (computed per output vector, the sum was recomputed per vector)
+        "softmax shape=3000",
         "layer_norm shape=9x65",
         "layer_norm shape=1x1x31 epsilon=1e-3",
         "batch_norm shape=2x3x5x7 axis=1",

@@ -17,6 +17,8 @@ constexpr int64_t kTasksPerCore = 4;
 // Producers of a row-parallel stage attach at the innermost row loop whose
 // iterations cover at least this many points (see parallel_rows).
 constexpr int64_t kMinAttachPoints = 128;
+// Input rows a reduction across rows streams at once (see schedule_reduction).
+constexpr int64_t kStreamedRows = 16;
 
 std::string suffixed(const std::string &v, const std::string &s) {
     return v + "_" + s;
@@ -126,7 +128,7 @@ bool vector_split(StageScript &s, const std::string &v, int64_t e, int lanes, bo
 // r0 splits into vectors of `width` lanes, an rfactor intermediate keeps one
 // partial result per lane, and the update adds the lanes up.
 void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update, size_t r0, int width,
-                         const hal::DeviceSpec &d, bool is_output, const std::vector<std::pair<std::string, int64_t>> &dims, Attachment &row) {
+                         const hal::DeviceSpec &d, bool own_loops, const std::vector<std::pair<std::string, int64_t>> &dims, Attachment &row) {
     const std::string r = u.dims[r0].name, ro = r + "_vo", ri = r + "_vi", lane = "lane";
     const std::string partial = u.func + "_lanes" + std::to_string(update);
     script.stage(u.func, update).split(r, ro, ri, width);
@@ -136,14 +138,14 @@ void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update
         std::vector<std::string> order = {ri};
         for (const auto &dim : dims) order.push_back(dim.first);
         s.reorder(order);
-        if (is_output) {
+        if (own_loops) {
             std::vector<std::pair<std::string, int64_t>> outer(dims.begin(), dims.end());
             row.var = parallel_rows(s, outer, u.dims[r0].extent, d.cores, u.func + "_u" + std::to_string(update + 1));
         }
     }
     // The partial results are computed where they are added up: per output point,
     // or per parallel task when the output's loops were fused into tasks.
-    script.compute_at(partial, u.func, is_output && !row.var.empty() ? row.var : dims[0].first);
+    script.compute_at(partial, u.func, own_loops && !row.var.empty() ? row.var : dims[0].first);
     script.stage(partial).vectorize(lane);
     StageScript s = script.stage(partial, 0);
     std::vector<std::string> order = {lane, ro};
@@ -274,11 +276,13 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
     Attachment row{stages[0].func, ""};
     const TensorExpr &init = stages[0];
     if (!is_output) compute_at_row(script, init.func, at);
+    // An output, or a reduction computed at root, runs its own loops in parallel.
+    const bool own_loops = is_output || at.var.empty();
     auto dims = pure_dims(init);
     {
         StageScript s = script.stage(init.func);
         vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, false);
-        if (is_output) {
+        if (own_loops) {
             std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
             parallel_rows(s, outer, dims[0].second, d.cores, init.func + "_init");
         }
@@ -327,7 +331,7 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         bool reads_along_r0 = false;
         for (const analysis::AccessMap &m : u.reads) reads_along_r0 |= !m.coef.empty() && m.coef[0][r0] == 1;
         if (reduction_contiguous && reads_along_r0 && (!vec || !pure_contiguous)) {
-            vectorize_reduction(script, u, int(k) - 1, r0, width, d, is_output, dims, row);
+            vectorize_reduction(script, u, int(k) - 1, r0, width, d, own_loops, dims, row);
             continue;
         }
         StageScript s = script.stage(u.func, int(k) - 1);
@@ -340,13 +344,8 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             // when there is no other dimension).
             // Vectors that divide the row where possible (a guarded tail inside an
             // unrolled block is slow), and a block that divides the vectors.
-            // Computed per row of a consumer that covers fewer points (one vector of
-            // a 1-D output), the vectors and blocks divide that row instead: sized
-            // for the whole dim they computed, and read, past it (reduce_mean 300x5
-            // axes=1 read input row 303 of 300).
             const std::string v = dims[0].first;
-            const int64_t width =
-                !is_output && at.row_width > 0 ? std::min(at.row_width, dims[0].second) : dims[0].second;
+            const int64_t width = dims[0].second;
             // Computed inside its consumer and reading the row only from computed
             // Funcs (a padded input), the reduction may compute past the row's end:
             // the row rounds up to whole blocks of full vectors. A guarded tail
@@ -375,8 +374,26 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             chunks = (dims[0].second + vw * block - 1) / (vw * block);
             vw_block = vw * block;
         }
-        for (size_t r : rdims) order.push_back(u.dims[r].name);
+        // A reduction across rows (reduce_sum axes=0) whose output row holds several
+        // blocks: block by block, each block would read a short piece of every
+        // input row in turn (512 bytes of 8192 rows 16 KiB apart), which the
+        // hardware prefetchers do not follow. Instead the outermost reduction dim
+        // splits into chunks of kStreamedRows rows and every block of a task runs
+        // inside a chunk: each input row streams a task's whole segment, and the
+        // accumulators go through memory (L1) once per chunk. Side by side,
+        // reduce_sum 8192x4096 axes=0 14.9 -> 5.0 ms (a hand-written Halide
+        // schedule: 16 rows 5.0 ms, 8 rows 6.6, 32 rows 6.7, 64 rows 13 ms).
+        const size_t r_outer = rdims.back();
+        const bool stream_rows = own_loops && vec && chunks > 1 && pure_contiguous &&
+                                 u.dims[r_outer].extent >= 4 * kStreamedRows;
+        const std::string ro_name = u.dims[r_outer].name;
+        if (stream_rows) {
+            s.split(ro_name, suffixed(ro_name, "o"), suffixed(ro_name, "i"), int(kStreamedRows),
+                    TailStrategy::GuardWithIf);
+        }
+        for (size_t r : rdims) order.push_back(stream_rows && r == r_outer ? suffixed(ro_name, "i") : u.dims[r].name);
         order.push_back(vec ? chunk_loop : dims[0].first);
+        if (stream_rows) order.push_back(suffixed(ro_name, "o"));
         for (size_t i = 1; i < dims.size(); i++) order.push_back(dims[i].first);
         s.reorder(order);
         if (vec) s.unroll(suffixed(dims[0].first, "vo"));
@@ -385,14 +402,24 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         auto parallel_blocks = [&]() {
             return parallel_rows(s, {{chunk_loop, chunks}}, vw_block * reduction_points, d.cores, task_prefix);
         };
-        if (!is_output && !at.in_parallel_loop && vec && chunks > 1) {
+        if (!own_loops && !at.in_parallel_loop && vec && chunks > 1) {
             // Its consumer has a single row (global_avg_pool of one image): the
             // blocks of this reduction are the parallelism.
             parallel_blocks();
         }
-        if (is_output) {
+        if (own_loops) {
             std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
-            if (outer.empty() && vec && chunks > 1) {
+            if (outer.empty() && stream_rows) {
+                // One task per core, each a segment of the row, outside the chunks.
+                const int64_t per_task = (chunks + d.cores - 1) / d.cores;
+                const std::string task = suffixed(chunk_loop, "task"), rest = suffixed(chunk_loop, "r");
+                s.split(chunk_loop, task, rest, int(per_task), TailStrategy::GuardWithIf);
+                std::vector<std::string> inner(order.begin(), order.end() - 2);
+                inner.insert(inner.end(), {rest, suffixed(ro_name, "o"), task});
+                s.reorder(inner);
+                s.parallel(task);
+                row.var = task;
+            } else if (outer.empty() && vec && chunks > 1) {
                 row.var = parallel_blocks();
             } else {
                 row.var = parallel_rows(s, outer, dims[0].second * reduction_points, d.cores, task_prefix);
