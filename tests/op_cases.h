@@ -28,6 +28,10 @@ inline const std::vector<std::string> &op_cases() {
         "depthwise_conv2d n=1 c=7 h=15 w=15 kh=5 kw=5 stride=2 pad=2",
         "depthwise_conv2d n=2 c=5 h=9 w=11 kh=3 kw=3 pad=2 dilation=2 layout=nhwc",
         "depthwise_conv2d n=1 c=6 h=23 w=23 kh=5 kw=5 pad=2",  // prime width: tiles overrun, guarded tails
+        // NHWC depthwise as a window reduction per output row, 2-3 channel vectors
+        // x 7 or 6 columns accumulating together (the weights reused across columns)
+        "depthwise_conv2d n=1 c=32 h=9 w=14 kh=3 kw=3 pad=1 layout=nhwc",
+        "depthwise_conv2d n=1 c=48 h=11 w=11 kh=5 kw=5 stride=2 pad=2 layout=nhwc",
         "conv2d n=1 c=8 h=23 w=29 oc=8 kh=3 kw=3 pad=1",
         // Narrow NCHW rows: Tessera vectorises along the output channels (transposed)
         "conv2d n=2 c=5 h=9 w=11 oc=32 kh=3 kw=3 stride=2 pad=1",

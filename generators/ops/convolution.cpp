@@ -48,6 +48,16 @@ Func conv2d(const ConvParams &p, const Func &input, const Func &weights) {
     }
     Expr in_val = p.nhwc ? in(in_c, ix, iy, n) : in(ix, iy, in_c, n);
     std::vector<Var> out_args = p.nhwc ? std::vector<Var>{c, x, y, n} : std::vector<Var>{x, y, c, n};
+    if (p.depthwise) {
+        // A pure output over the window sum (as pooling): a schedule can compute
+        // the sum per output row without an initialisation pass over the output
+        // (Tessera, NHWC: see scheduler/README.md, "Loop nests").
+        Func sum("depthwise_sum");
+        sum(out_args) = 0.0f;
+        sum(out_args) += in_val * w_val;
+        conv(out_args) = sum(out_args);
+        return conv;
+    }
     conv(out_args) = 0.0f;
     conv(out_args) += in_val * w_val;
     return conv;

@@ -236,7 +236,15 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
                     if (t.dims[j].extent > 1 && !m.depends_on(j)) reuse = true;
                 }
             }
-            t.cls = reuse && reduction_points >= 8 ? StageClass::ComputeIntensive : StageClass::Reduction;
+            // A small window whose every operand varies along the innermost dim (an
+            // NHWC depthwise convolution: vector x vector products, no operand to
+            // broadcast) is computed like pooling, at its consumer's rows; NCHW
+            // depthwise broadcasts its weights along x and stays compute-intensive.
+            bool broadcast_inner = false;
+            const std::vector<size_t> spatial = t.spatial_dims();
+            for (const AccessMap &m : t.reads) broadcast_inner |= !spatial.empty() && !m.depends_on(spatial.front());
+            const bool small_window = reduction_points < kMinComputeReductionPoints && !broadcast_inner;
+            t.cls = reuse && reduction_points >= 8 && !small_window ? StageClass::ComputeIntensive : StageClass::Reduction;
         }
         stages.push_back(t);
     }

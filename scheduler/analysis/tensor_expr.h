@@ -39,6 +39,11 @@ struct AccessMap {
     int64_t tile_elements(const std::vector<int64_t> &tile) const;
 };
 
+// Reduction points per output below which a stage with reuse is still treated as
+// a (memory-bound) reduction: a 3x3 or 5x5 depthwise window (9, 25 points) is
+// computed at its consumer's rows like pooling (see scheduler/README.md).
+constexpr int64_t kMinComputeReductionPoints = 32;
+
 enum class StageClass {
     ComputeIntensive,  // a reduction whose operands are reused across output points: reuse grows with the tile
     Reduction,         // a reduction without such reuse (sum, max, pooling window, depthwise)

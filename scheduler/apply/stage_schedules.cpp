@@ -40,7 +40,8 @@ std::vector<std::pair<std::string, int64_t>> pure_dims(const TensorExpr &t) {
 // Adams2019's). Returns the row loop where producers attach: the innermost one
 // covering kMinAttachPoints points (empty when there are no rows).
 std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
-                          int64_t points_per_row, int cores, const std::string &prefix) {
+                          int64_t points_per_row, int cores, const std::string &prefix,
+                          std::string *whole_rows = nullptr) {
     if (outer_vars.empty()) return "";
     size_t first = outer_vars.size();
     int64_t rows = 1;
@@ -76,6 +77,8 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
     } else if (rows > 1) {
         s.parallel(row);
     }
+    // The loop around all of outer_vars[0] (none when it is part of the tasks).
+    if (whole_rows && first >= 1) *whole_rows = first >= 2 ? outer_vars[1].first : inner;
     if (first == 0) return inner;
     // Producers attach where an iteration covers at least kMinAttachPoints points:
     // per row of a short row, each row re-pads its window's halo and pays the loop
@@ -255,11 +258,12 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
         outer = {{suffixed(dims[0].first, "vo"), (dims[0].second + d.vector_lanes - 1) / d.vector_lanes}};
         row_points = d.vector_lanes;
     }
-    std::string row = parallel_rows(s, outer, row_points, d.cores, t.func);
+    std::string whole_rows;
+    std::string row = parallel_rows(s, outer, row_points, d.cores, t.func, tj > 0 ? nullptr : &whole_rows);
     int64_t rows = 1;
     for (const auto &o : outer) rows *= o.second;
     // One dimension: each row is a single vector.
-    return {t.func, row, rows > 1, dims.size() == 1 ? int64_t(d.vector_lanes) : 0};
+    return {t.func, row, rows > 1, dims.size() == 1 ? int64_t(d.vector_lanes) : 0, whole_rows};
 }
 
 void compute_at_row(ScheduleScript &script, const std::string &f, const Attachment &at) {
@@ -271,11 +275,37 @@ void compute_at_row(ScheduleScript &script, const std::string &f, const Attachme
     script.store_on_stack(f);
 }
 
+namespace {
+
+// Columns (points of the second pure dim) a reduction's register tile spans when
+// an operand ignores that dim (a depthwise convolution's weights, the same for
+// every column): up to 8, else 1.
+int64_t reuse_tile_columns(const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d) {
+    const auto dims = pure_dims(stages[0]);
+    if (dims.size() < 2 || dims[0].second < d.vector_lanes || dims[1].second < 2) return 1;
+    for (size_t k = 1; k < stages.size(); k++) {
+        const int j1 = stages[k].find_dim(dims[1].first);
+        if (j1 < 0) return 1;
+        for (const analysis::AccessMap &m : stages[k].reads) {
+            if (!m.depends_on(size_t(j1))) return 8;
+        }
+    }
+    return 1;
+}
+
+}  // namespace
+
 Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d,
                               bool is_output, const Attachment &at) {
     Attachment row{stages[0].func, ""};
     const TensorExpr &init = stages[0];
-    if (!is_output) compute_at_row(script, init.func, at);
+    const int64_t tile_columns = is_output ? 1 : reuse_tile_columns(stages, d);
+    if (!is_output) {
+        // A tile along the consumer's second dim needs all of it: attach around it.
+        Attachment where = at;
+        if (tile_columns > 1 && !at.whole_rows_var.empty()) where.var = at.whole_rows_var;
+        compute_at_row(script, init.func, where);
+    }
     // An output, or a reduction computed at root, runs its own loops in parallel.
     const bool own_loops = is_output || at.var.empty();
     auto dims = pure_dims(init);
@@ -337,7 +367,7 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         StageScript s = script.stage(u.func, int(k) - 1);
         std::vector<std::string> order;
         std::string chunk_loop;
-        int64_t chunks = 1, vw_block = 1;  // blocks of vectors and points per block
+        int64_t chunks = 1, vw_block = 1, block_vectors = 1;  // blocks of vectors and points per block
         if (vec) {
             // A block of up to 8 vectors accumulates in registers across the
             // reduction loops; blocks are the outer loop (and the parallel tasks
@@ -373,6 +403,7 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             chunk_loop = suffixed(v, "blk");
             chunks = (dims[0].second + vw * block - 1) / (vw * block);
             vw_block = vw * block;
+            block_vectors = block;
         }
         // A reduction across rows (reduce_sum axes=0) whose output row holds several
         // blocks: block by block, each block would read a short piece of every
@@ -391,12 +422,31 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             s.split(ro_name, suffixed(ro_name, "o"), suffixed(ro_name, "i"), int(kStreamedRows),
                     TailStrategy::GuardWithIf);
         }
+        // An operand that ignores the next pure dim (a depthwise convolution's
+        // weights, the same for every column) is reused across a register tile of
+        // a few points of it: block vectors x columns accumulate together, each
+        // weight vector loaded once per tap for all of them.
+        std::string tile_inner, tile_outer;
+        if (vec && tile_columns > 1 && (at.whole_rows_var.size() || at.var.empty()) && block_vectors <= 4) {
+            const int64_t most = std::min<int64_t>(tile_columns, 24 / block_vectors);
+            int64_t points = 1;
+            for (int64_t p = most; p >= 2 && points == 1; p--) {
+                if (dims[1].second % p == 0) points = p;
+            }
+            if (points > 1) {
+                tile_outer = suffixed(dims[1].first, "ro");
+                tile_inner = suffixed(dims[1].first, "ri");
+                s.split(dims[1].first, tile_outer, tile_inner, int(points), TailStrategy::Auto);
+                order.push_back(tile_inner);
+            }
+        }
         for (size_t r : rdims) order.push_back(stream_rows && r == r_outer ? suffixed(ro_name, "i") : u.dims[r].name);
         order.push_back(vec ? chunk_loop : dims[0].first);
         if (stream_rows) order.push_back(suffixed(ro_name, "o"));
-        for (size_t i = 1; i < dims.size(); i++) order.push_back(dims[i].first);
+        for (size_t i = 1; i < dims.size(); i++) order.push_back(i == 1 && !tile_outer.empty() ? tile_outer : dims[i].first);
         s.reorder(order);
         if (vec) s.unroll(suffixed(dims[0].first, "vo"));
+        if (!tile_inner.empty()) s.unroll(tile_inner);
         const std::string task_prefix = u.func + "_u" + std::to_string(k);
         // The blocks of vectors as parallel rows (grouped into tasks per core).
         auto parallel_blocks = [&]() {

@@ -17,6 +17,9 @@ struct Attachment {
     std::string consumer, var;
     bool in_parallel_loop = true;  // false: the consumer found too few rows to run in parallel
     int64_t row_width = 0;         // points of the consumer's dim 0 per iteration of `var` (0: all of them)
+    // A loop of the consumer around all of its second dim (its whole rows), for a
+    // producer that tiles that dim (see schedule_reduction); empty when none.
+    std::string whole_rows_var;
 };
 
 // Output rows per block of a transposing copy, and vectors per row of a block when
