@@ -15,6 +15,7 @@ inline const std::vector<std::string> &op_cases() {
         "matmul M=31 N=7 K=13 trans_b=1 bias=1",
         "matmul M=300 N=77 K=45 bias=1",  // bias epilogue fused into ragged L2 tiles
         "matmul M=64 N=48 K=2",
+        "matmul M=1 N=200 K=37",  // a GEMV: B read once, not packed; 5 accumulators, not 1
         "matmul M=16 N=4096 K=64",  // Tessera packs B with 4 KiB rows: storage padding
         "batch_matmul B=3 M=17 N=19 K=23",
         "conv2d n=1 c=3 h=17 w=13 oc=5 kh=3 kw=3 pad=1",
