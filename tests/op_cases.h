@@ -48,6 +48,9 @@ inline const std::vector<std::string> &op_cases() {
         "avg_pool2d n=1 c=3 h=20 w=37 kh=3 kw=3 pad=1",
         "max_pool2d n=1 c=2 h=9 w=41 kh=3 kw=3 stride=2 pad=1",
         "avg_pool2d n=1 c=2 h=23 w=23 kh=3 kw=3 stride=2 pad=1",
+        // Rows of 100 points in planes of 10000: attached per row, not per plane
+        // (kMaxAttachPoints)
+        "max_pool2d n=1 c=2 h=200 w=200 kh=3 kw=3 stride=2 pad=1",
         "avg_pool2d n=1 c=4 h=9 w=10 kh=3 kw=3 pad=1 count_include_pad=1 layout=nhwc",
         "global_avg_pool n=2 c=5 h=7 w=3",
         "global_avg_pool n=1 c=17 h=5 w=5 layout=nhwc",

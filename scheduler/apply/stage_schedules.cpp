@@ -17,6 +17,10 @@ constexpr int64_t kTasksPerCore = 4;
 // Producers of a row-parallel stage attach at the innermost row loop whose
 // iterations cover at least this many points (see parallel_rows).
 constexpr int64_t kMinAttachPoints = 128;
+// ... unless the outer loop's iterations would cover more than this many: their
+// producers' buffers (a padded 226x226 plane, 204 KB) pass glibc's mmap threshold
+// and every iteration maps fresh pages (see parallel_rows).
+constexpr int64_t kMaxAttachPoints = 8192;
 // Input rows a reduction across rows streams at once (see schedule_reduction).
 constexpr int64_t kStreamedRows = 16;
 
@@ -86,7 +90,12 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
     // ms per channel plane; 42x83x83: 0.64 -> 0.49 ms, side by side).
     size_t idx = 0;
     int64_t points = points_per_row;
-    while (points < kMinAttachPoints && idx < first) points *= outer_vars[idx++].second;
+    // Not past kMaxAttachPoints: per 112x112 plane of an NCHW max_pool2d 8x64x224x224
+    // stride 2, each plane's 204 KB padded copy was mapped afresh (13.9 ms); per
+    // output row, 12.6 ms side by side.
+    while (points < kMinAttachPoints && idx < first && points * outer_vars[idx].second <= kMaxAttachPoints) {
+        points *= outer_vars[idx++].second;
+    }
     return idx < first ? outer_vars[idx].first : inner;
 }
 
