@@ -400,9 +400,9 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             if (at.row_width > 0) at = apply::Attachment{};
             apply::Attachment row = apply::schedule_reduction(script, stages, device, node.is_output, at);
             explain << "  " << name << ": " << to_string(compute ? StageClass::ComputeIntensive : StageClass::Reduction)
-                    << (node.is_output ? " output" : at.var.empty() ? ", at root" : ", at " + at.consumer + "." + at.var)
+                    << (node.is_output ? " output" : at.var.empty() ? ", at root" : ", at " + row.consumer + "." + row.var)
                     << "\n";
-            row_of[name] = node.is_output ? row : at.var.empty() ? apply::Attachment{name, ""} : at;
+            row_of[name] = node.is_output ? row : at.var.empty() ? apply::Attachment{name, ""} : row;
             continue;
         }
         // A pure producer kept out of line: computed at its consumer's row (or root).

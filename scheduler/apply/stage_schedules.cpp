@@ -309,12 +309,10 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
     Attachment row{stages[0].func, ""};
     const TensorExpr &init = stages[0];
     const int64_t tile_columns = is_output ? 1 : reuse_tile_columns(stages, d);
-    if (!is_output) {
-        // A tile along the consumer's second dim needs all of it: attach around it.
-        Attachment where = at;
-        if (tile_columns > 1 && !at.whole_rows_var.empty()) where.var = at.whole_rows_var;
-        compute_at_row(script, init.func, where);
-    }
+    // A tile along the consumer's second dim needs all of it: attach around it.
+    Attachment where = at;
+    if (tile_columns > 1 && !at.whole_rows_var.empty()) where.var = at.whole_rows_var;
+    if (!is_output) compute_at_row(script, init.func, where);
     // An output, or a reduction computed at root, runs its own loops in parallel.
     const bool own_loops = is_output || at.var.empty();
     auto dims = pure_dims(init);
@@ -485,6 +483,8 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             }
         }
     }
+    // Computed inside its consumer: producers attach where it is computed.
+    if (!own_loops) row = where;
     return row;
 }
 

@@ -57,7 +57,8 @@ void compute_at_row(ScheduleScript &script, const std::string &f, const Attachme
 // its innermost pure dimension, a block of vectors accumulating in registers with
 // the reduction loops just outside. As an output it is also parallelised and the
 // loop inside one task is returned (for its producers); otherwise it is computed
-// at `at`.
+// at `at` (or around the consumer's whole rows, when it tiles them) and returns
+// where it is computed.
 Attachment schedule_reduction(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
                         const hal::DeviceSpec &d, bool is_output, const Attachment &at);
 
