@@ -402,7 +402,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             explain << "  " << name << ": " << to_string(compute ? StageClass::ComputeIntensive : StageClass::Reduction)
                     << (node.is_output ? " output" : at.var.empty() ? ", at root" : ", at " + row.consumer + "." + row.var)
                     << "\n";
-            row_of[name] = node.is_output ? row : at.var.empty() ? apply::Attachment{name, ""} : row;
+            row_of[name] = node.is_output || !at.var.empty() ? row : apply::Attachment{name, ""};
             continue;
         }
         // A pure producer kept out of line: computed at its consumer's row (or root).

@@ -163,6 +163,13 @@ std::vector<int64_t> TensorExpr::extents() const {
     return out;
 }
 
+bool TensorExpr::reused(const AccessMap &m) const {
+    for (size_t j : spatial_dims()) {
+        if (dims[j].extent > 1 && !m.depends_on(j)) return true;
+    }
+    return false;
+}
+
 int TensorExpr::contiguous_write_dim() const {
     for (size_t j : spatial_dims()) {
         if (!write.coef.empty() && write.coef[0][j] == 1) return int(j);
@@ -231,11 +238,7 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
             int64_t reduction_points = 1;
             for (size_t j : t.reduction_dims()) reduction_points *= t.dims[j].extent;
             bool reuse = false;
-            for (const AccessMap &m : t.reads) {
-                for (size_t j : t.spatial_dims()) {
-                    if (t.dims[j].extent > 1 && !m.depends_on(j)) reuse = true;
-                }
-            }
+            for (const AccessMap &m : t.reads) reuse |= t.reused(m);
             // A small window whose every operand varies along the innermost dim (an
             // NHWC depthwise convolution: vector x vector products, no operand to
             // broadcast) is computed like pooling, at its consumer's rows; NCHW

@@ -75,6 +75,9 @@ struct TensorExpr {
     // The spatial dim the stage writes along its innermost storage dim with
     // coefficient 1 (the output's contiguous dim); -1 if none.
     int contiguous_write_dim() const;
+    // Roller's reuse test for one read: it ignores a spatial dim with more than one
+    // point, so each of its elements serves several output points.
+    bool reused(const AccessMap &m) const;
 };
 
 // Builds the TensorExpr of every stage of node.func. `inlined(name)` tells which

@@ -23,6 +23,9 @@ constexpr int64_t kMinAttachPoints = 128;
 constexpr int64_t kMaxAttachPoints = 8192;
 // Input rows a reduction across rows streams at once (see schedule_reduction).
 constexpr int64_t kStreamedRows = 16;
+// Columns and accumulators at most in a reduction's register tile across columns.
+constexpr int64_t kMaxTileColumns = 8;
+constexpr int64_t kMaxTileAccumulators = 24;
 
 std::string suffixed(const std::string &v, const std::string &s) {
     return v + "_" + s;
@@ -288,7 +291,7 @@ namespace {
 
 // Columns (points of the second pure dim) a reduction's register tile spans when
 // an operand ignores that dim (a depthwise convolution's weights, the same for
-// every column): up to 8, else 1.
+// every column): up to kMaxTileColumns, else 1.
 int64_t reuse_tile_columns(const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d) {
     const auto dims = pure_dims(stages[0]);
     if (dims.size() < 2 || dims[0].second < d.vector_lanes || dims[1].second < 2) return 1;
@@ -296,7 +299,7 @@ int64_t reuse_tile_columns(const std::vector<TensorExpr> &stages, const hal::Dev
         const int j1 = stages[k].find_dim(dims[1].first);
         if (j1 < 0) return 1;
         for (const analysis::AccessMap &m : stages[k].reads) {
-            if (!m.depends_on(size_t(j1))) return 8;
+            if (!m.depends_on(size_t(j1))) return kMaxTileColumns;
         }
     }
     return 1;
@@ -308,10 +311,12 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
                               bool is_output, const Attachment &at) {
     Attachment row{stages[0].func, ""};
     const TensorExpr &init = stages[0];
-    const int64_t tile_columns = is_output ? 1 : reuse_tile_columns(stages, d);
-    // A tile along the consumer's second dim needs all of it: attach around it.
+    // A tile along the consumer's second dim needs all of it: attach around its
+    // whole rows (or at root); without such a loop there is no tile.
+    const bool whole_rows = at.var.empty() || !at.whole_rows_var.empty();
+    const int64_t tile_columns = is_output || !whole_rows ? 1 : reuse_tile_columns(stages, d);
     Attachment where = at;
-    if (tile_columns > 1 && !at.whole_rows_var.empty()) where.var = at.whole_rows_var;
+    if (tile_columns > 1 && !at.var.empty()) where.var = at.whole_rows_var;
     if (!is_output) compute_at_row(script, init.func, where);
     // An output, or a reduction computed at root, runs its own loops in parallel.
     const bool own_loops = is_output || at.var.empty();
@@ -328,20 +333,20 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         const TensorExpr &u = stages[k];
         // The innermost pure dim must be written with coefficient 1 to vectorise it,
         // and read contiguously to be worth it.
+        // Of the reads that move along it: are they all contiguous, and all of
+        // computed Funcs (which may be read past the row's end)?
         int j0 = u.find_dim(dims[0].first);
-        bool reads_computed = true;
+        bool pure_contiguous = true, reads_computed = true;
         for (const analysis::AccessMap &m : u.reads) {
-            if (j0 >= 0 && m.depends_on(size_t(j0)) && m.is_input) reads_computed = false;
+            if (j0 < 0 || !m.depends_on(size_t(j0))) continue;
+            pure_contiguous &= !m.coef.empty() && m.coef[0][j0] == 1;
+            reads_computed &= !m.is_input;
         }
         // A row that may be rounded up (below) is worth a vector from half a
         // vector's points: NCHW avg_pool2d stride 2 rows of 11 and 14 points,
         // 617x21x21 0.41 -> 0.36 ms, 8x256x28x28 2.97 -> 2.40 ms side by side.
         const int64_t min_vec = !is_output && reads_computed ? d.vector_lanes / 2 : d.vector_lanes;
         bool vec = j0 >= 0 && !u.write.coef.empty() && u.write.coef[0][j0] == 1 && dims[0].second >= min_vec;
-        bool pure_contiguous = true;
-        for (const analysis::AccessMap &m : u.reads) {
-            if (j0 >= 0 && m.depends_on(size_t(j0)) && (m.coef.empty() || m.coef[0][j0] != 1)) pure_contiguous = false;
-        }
         // A reduction running along the rows it reads (softmax and layer_norm
         // statistics, an inner-axis reduce): vectorise the reduction itself.
         std::vector<size_t> rdims = u.reduction_dims();
@@ -395,9 +400,9 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             const bool round_up = !is_output && reads_computed && width >= min_vec;
             const int64_t vw = round_up ? d.vector_lanes : rtile::vector_width(width, d.vector_lanes);
             const int64_t vectors = (width + vw - 1) / vw;
-            int64_t block = std::min<int64_t>(8, vectors);
-            while (vectors % block != 0 && (!round_up || block > 4)) block--;
-            if (vectors % block != 0) block = 8;
+            const int64_t most = std::min<int64_t>(8, vectors);
+            int64_t block = rtile::largest_divisor(vectors, most, round_up ? std::min<int64_t>(4, vectors) : 1);
+            if (block == 0) block = 8;  // rounded up to whole blocks
             TailStrategy tail = width % (vw * block) == 0 ? TailStrategy::Auto
                                 : round_up                ? TailStrategy::RoundUp
                                                           : TailStrategy::GuardWithIf;
@@ -434,12 +439,9 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         // a few points of it: block vectors x columns accumulate together, each
         // weight vector loaded once per tap for all of them.
         std::string tile_inner, tile_outer;
-        if (vec && tile_columns > 1 && (at.whole_rows_var.size() || at.var.empty()) && block_vectors <= 4) {
-            const int64_t most = std::min<int64_t>(tile_columns, 24 / block_vectors);
-            int64_t points = 1;
-            for (int64_t p = most; p >= 2 && points == 1; p--) {
-                if (dims[1].second % p == 0) points = p;
-            }
+        if (vec && tile_columns > 1 && block_vectors <= 4) {
+            const int64_t most = std::min<int64_t>(tile_columns, kMaxTileAccumulators / block_vectors);
+            const int64_t points = rtile::largest_divisor(dims[1].second, most, 2);
             if (points > 1) {
                 tile_outer = suffixed(dims[1].first, "ro");
                 tile_inner = suffixed(dims[1].first, "ri");

@@ -19,7 +19,7 @@ struct Attachment {
     int64_t row_width = 0;         // points of the consumer's dim 0 per iteration of `var` (0: all of them)
     // A loop of the consumer around all of its second dim (its whole rows), for a
     // producer that tiles that dim (see schedule_reduction); empty when none.
-    std::string whole_rows_var;
+    std::string whole_rows_var = {};
 };
 
 // Output rows per block of a transposing copy, and vectors per row of a block when

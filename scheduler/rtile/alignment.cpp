@@ -1,5 +1,7 @@
 #include "alignment.h"
 
+#include <algorithm>
+
 namespace tessera::rtile {
 
 std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule, bool may_overrun) {
@@ -39,12 +41,17 @@ int vector_width(int64_t extent, int lanes) {
     return int(g ? g : lanes);
 }
 
+int64_t largest_divisor(int64_t extent, int64_t most, int64_t least) {
+    for (int64_t d = most; d >= std::max<int64_t>(least, 1); d--) {
+        if (extent % d == 0) return d;
+    }
+    return 0;
+}
+
 int reduction_vector_width(int64_t extent, int lanes) {
     if (extent <= lanes) return int(extent);
-    for (int w = lanes; w * 4 >= lanes * 3; w--) {
-        if (extent % w == 0) return w;
-    }
-    return lanes;
+    const int64_t w = largest_divisor(extent, lanes, (3 * lanes + 3) / 4);
+    return w ? int(w) : lanes;
 }
 
 int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {

@@ -32,6 +32,9 @@ int64_t vector_granule(int64_t extent, int lanes);
 // vector granule of that extent, or full vectors with a guarded tail when none.
 int vector_width(int64_t extent, int lanes);
 
+// The largest divisor of `extent` in [least, most]; 0 when there is none.
+int64_t largest_divisor(int64_t extent, int64_t most, int64_t least);
+
 // Lanes a reduction vectorised along its reduction dim of `extent` points (one
 // partial sum per lane) splits that dim by: the whole dim when it fits in a vector,
 // else the largest divisor of at least 3/4 of a vector, else the full vector (the last

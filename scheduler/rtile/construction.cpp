@@ -166,9 +166,7 @@ void choose_packing(const TensorExpr &t, RProgram &p) {
         // Read once in all (a GEMV's matrix: the dim it ignores has one point), a
         // packed copy is pure extra traffic: matmul M=1 N=1000 K=4032 packed 16 MB
         // per call.
-        bool reused = false;
-        for (size_t j : t.spatial_dims()) reused |= !m.depends_on(j) && t.dims[j].extent > 1;
-        if (!reused) continue;
+        if (!t.reused(m)) continue;
         bool contiguous = m.tile_extent(0, p.tiles[kL2Tile].shape) == m.tile_extent(0, t.extents());
         if (!contiguous) {
             p.packed_read = int(i);
