@@ -386,7 +386,9 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             if (tb.dim >= 0) {
                 explain << "    transposed read: blocks of " << tb.rows << " rows along "
                         << stages[0].dims[size_t(tb.dim)].name << " x " << tb.vectors << " vector"
-                        << (tb.vectors == 1 ? "" : "s") << "\n";
+                        << (tb.vectors == 1 ? "" : "s")
+                        << (tb.sweep ? ", swept along the input rows, tasks of input rows" : ", tasks of blocks")
+                        << "\n";
             }
             continue;
         }

@@ -99,6 +99,13 @@ inline const std::vector<std::string> &op_cases() {
         // in pairs with a guarded last pair; a whole 3-vector row per block row
         "transpose shape=163x40 perm=1,0",
         "transpose shape=2x7x37x24 perm=0,3,1,2",
+        // Input rows of a page or more are swept (1100 points: a ragged last block
+        // of 16), tasks of 2 vectors of input rows (300: a guarded last pair); with a
+        // dim between the vector dim and the swept one (112x3x1030), and too few
+        // tasks to sweep (40x1100: blocks)
+        "transpose shape=300x1100 perm=1,0",
+        "transpose shape=112x3x1030 perm=2,1,0",
+        "transpose shape=40x1100 perm=1,0",
         "pad shape=3x5x7 pads=0,1,2,1,0,3 value=-1.5",
         "pad shape=6x9 pads=2,0,0,1",
     };

@@ -214,8 +214,15 @@ TransposeBlock transpose_block(const TensorExpr &t, const hal::DeviceSpec &d) {
     if (dim < 0) return {};
     const auto dims = pure_dims(t);
     const int64_t vectors = (dims[0].second + d.vector_lanes - 1) / d.vector_lanes;
-    return {dim, std::min(kTransposeBlock, dims[size_t(dim)].second),
-            transpose_block_vectors(t, t.reads[size_t(read)], vectors)};
+    const int64_t e = dims[size_t(dim)].second;
+    // Swept: tasks of kTransposeVectors vectors of input rows (and the dims beyond),
+    // enough of them to keep every core busy.
+    int64_t tasks = (vectors + kTransposeVectors - 1) / kTransposeVectors;
+    for (size_t i = size_t(dim) + 1; i < dims.size(); i++) tasks *= dims[i].second;
+    if (e * 4 >= kTransposeSweepBytes && tasks >= 2 * d.cores) {
+        return {dim, std::min(int64_t(d.vector_lanes), e), std::min(vectors, kTransposeVectors), true};
+    }
+    return {dim, std::min(kTransposeBlock, e), transpose_block_vectors(t, t.reads[size_t(read)], vectors), false};
 }
 
 Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, const hal::DeviceSpec &d) {
@@ -236,14 +243,17 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
         // 1, 2, 4 and 7 vectors 44, 35, 35 and 51 ms (its 16 input rows per vector
         // are 32 KiB apart, one cache set); NHWC -> NCHW 8x112x112x64 with 2 and
         // all 7 vectors of a row 8.2 and 5.9 ms, 8x56x56x256 with 2 and 4: 9.7
-        // and 6.0 ms (oneDNN 8.8 and 9.7 ms).
+        // and 6.0 ms (oneDNN 8.8 and 9.7 ms). Long input rows are swept instead
+        // (see TransposeBlock::sweep).
         const std::string y = dims[size_t(tj)].first, v = dims[0].first;
-        const int64_t e = dims[size_t(tj)].second;
-        const int64_t block = tb.rows;
-        s.split(y, suffixed(y, "blk"), suffixed(y, "in"), int(block),
-                e % block == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
+        const std::string y_blk = suffixed(y, "blk"), y_in = suffixed(y, "in");
+        const int64_t e = dims[size_t(tj)].second, block = tb.rows, blocks = (e + block - 1) / block;
+        s.split(y, y_blk, y_in, int(block), e % block == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
         std::string vectors = suffixed(v, "vo");
         std::vector<std::string> order = {suffixed(v, "vi")};
+        // Sweeping: each vector's lines are used whole (lanes x lanes points)
+        // before the block's next vector.
+        if (tb.sweep) order.push_back(y_in);
         const int64_t count = (dims[0].second + d.vector_lanes - 1) / d.vector_lanes, per_row = tb.vectors;
         if (per_row > 1) {
             s.split(vectors, suffixed(v, "vb"), suffixed(v, "vw"), int(per_row),
@@ -251,17 +261,26 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
             order.push_back(suffixed(v, "vw"));
             vectors = suffixed(v, "vb");
         }
-        // Dims between the vector dim and the transposed one stay inside the block;
-        // the blocks and the dims beyond are the rows.
-        order.push_back(suffixed(y, "in"));
+        if (!tb.sweep) order.push_back(y_in);
+        // Dims between the vector dim and the transposed one stay inside the block.
         row_points *= block;
         for (size_t i = 1; i < size_t(tj); i++) {
             order.push_back(dims[i].first);
             row_points *= dims[i].second;
         }
-        order.push_back(vectors);
         outer.erase(outer.begin(), outer.begin() + tj);
-        outer.insert(outer.begin(), {suffixed(y, "blk"), (e + block - 1) / block});
+        if (tb.sweep) {
+            // The blocks run along the input rows; groups of input rows (the
+            // output's vectors) and the dims beyond are the rows.
+            order.push_back(y_blk);
+            row_points *= blocks;
+            outer.insert(outer.begin(), {vectors, (count + per_row - 1) / per_row});
+        } else {
+            // The block's vectors run along the output row; the blocks and the
+            // dims beyond are the rows.
+            order.push_back(vectors);
+            outer.insert(outer.begin(), {y_blk, blocks});
+        }
         for (const auto &o : outer) order.push_back(o.first);
         s.reorder(order);
     } else if (outer.empty()) {
