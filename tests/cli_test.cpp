@@ -182,7 +182,7 @@ TEST(TesseraExplain, BiasEpilogueIsFusedIntoTheMatmulTiles) {
     Result r = run("TESSERA_EXPLAIN=1 " + std::string(TESSERA_SUITE_BIN) + " --reps 1 --suite-file " + path);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("1 ops: 1 correct"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("epilogue matmul_bias fused: matmul computed per L2 tile of it"), std::string::npos)
+    EXPECT_NE(r.output.find("epilogue matmul_bias fused: matmul_sum computed per L2 tile of it"), std::string::npos)
         << r.output;
     EXPECT_EQ(r.output.find("matmul_bias: memory-intensive output"), std::string::npos) << r.output;
 }

@@ -16,14 +16,20 @@ Func matmul(const MatmulParams &p, const Func &a, const Func &b, const Func &bia
         b_args.push_back(batch);
         out_args.push_back(batch);
     }
-    Func product(p.batched ? "batch_matmul" : "matmul");
+    // The output is a pure Func over the sums (with or without a bias): an output
+    // written by an update is first zeroed in a pass of its own (Halide cannot fuse a
+    // Func's pure stage with its update), while a pure output lets the scheduler
+    // compute the sums per tile of it. Side by side on Zen 5: 4096x4096x64 10.2 ->
+    // 6.3 ms (the zeroing pass wrote 64 MB), 1024^3 5.3 -> 5.1 ms, 128x1000x4032
+    // 4.9 -> 4.6 ms, 300x77x45 0.046 -> 0.037 ms; K=2 and batch_matmul unchanged.
+    const std::string name = p.batched ? "batch_matmul" : "matmul";
+    Func product(name + "_sum");
     product(out_args) = 0.0f;
     product(out_args) += Func(a)(a_args) * Func(b)(b_args);
-    if (!p.bias) return product;
 
-    Func with_bias("matmul_bias");
-    with_bias(out_args) = product(out_args) + Func(bias)(n);
-    return with_bias;
+    Func out(p.bias ? name + "_bias" : name);
+    out(out_args) = p.bias ? product(out_args) + Func(bias)(n) : product(out_args);
+    return out;
 }
 
 }  // namespace tessera::ops
