@@ -249,19 +249,21 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
         const std::string y_blk = suffixed(y, "blk"), y_in = suffixed(y, "in");
         const int64_t e = dims[size_t(tj)].second, block = tb.rows, blocks = (e + block - 1) / block;
         s.split(y, y_blk, y_in, int(block), e % block == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
-        std::string vectors = suffixed(v, "vo");
-        std::vector<std::string> order = {suffixed(v, "vi")};
-        // Sweeping: each vector's lines are used whole (lanes x lanes points)
-        // before the block's next vector.
-        if (tb.sweep) order.push_back(y_in);
+        std::string vectors = suffixed(v, "vo"), block_vectors;
         const int64_t count = (dims[0].second + d.vector_lanes - 1) / d.vector_lanes, per_row = tb.vectors;
         if (per_row > 1) {
-            s.split(vectors, suffixed(v, "vb"), suffixed(v, "vw"), int(per_row),
+            block_vectors = suffixed(v, "vw");
+            s.split(vectors, suffixed(v, "vb"), block_vectors, int(per_row),
                     count % per_row == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
-            order.push_back(suffixed(v, "vw"));
             vectors = suffixed(v, "vb");
         }
-        if (!tb.sweep) order.push_back(y_in);
+        // Swept, each vector's lines are used whole (lanes x lanes points) before
+        // the block's next vector; else each row of the block writes its vectors.
+        std::vector<std::string> order = {suffixed(v, "vi")};
+        for (const std::string &inner : tb.sweep ? std::vector<std::string>{y_in, block_vectors}
+                                                 : std::vector<std::string>{block_vectors, y_in}) {
+            if (!inner.empty()) order.push_back(inner);
+        }
         // Dims between the vector dim and the transposed one stay inside the block.
         row_points *= block;
         for (size_t i = 1; i < size_t(tj); i++) {

@@ -41,12 +41,12 @@ constexpr int64_t kTransposeSweepBytes = 4096;
 // line used whole) by kTransposeVectors vectors, the blocks walk along the input
 // rows, and the parallel tasks take groups of that many vectors of input rows: a
 // task streams 2 x lanes input rows from start to end (16 or 64 rows measured
-// slower than 32). The other way (tasks own kTransposeBlock points of `dim` and walk down all
-// input rows) touches every input row's page once per task, 4096 of them for
-// 4096x8192, past the TLB and the prefetchers' streams: measured side by side on
-// the AMD EPYC (Zen 5) of the seventh session, 4096x8192 14.0 -> 7.0 ms, 8192x4096
-// 20.8 -> 7.6 ms, 3000x5000 5.3 -> 2.4 ms; short rows (NHWC -> NCHW with 64 or 256
-// channels) measured slower swept (1.19 -> 1.54 ms), so they keep the blocks.
+// slower than 32). The other way (tasks own kTransposeBlock points of `dim` and
+// walk down all input rows) touches every input row's page once per task, 4096 of
+// them for 4096x8192, past the TLB and the prefetchers' streams: side by side on
+// Zen 5, 4096x8192 14.8 -> 7.6 ms, 8192x4096 16.2 -> 8.1 ms; short rows (NHWC ->
+// NCHW with 64 or 256 channels) measured slower swept (1.19 -> 1.54 ms), so they
+// keep the blocks (scheduler/README.md, "Loop nests", has the whole run).
 struct TransposeBlock {
     int dim = -1;
     int64_t rows = 0, vectors = 0;
