@@ -227,6 +227,11 @@ void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgr
     for (int l = 0; l < rtile::kTileLevels; l++) {
         out << "      " << levels[l] << " tile: " << p.tiles[l].to_string(t) << "\n";
     }
+    std::string shifted;
+    for (size_t j = 0; j < t.dims.size(); j++) {
+        if (p.shifts(j)) shifted += " " + t.dims[j].name;
+    }
+    if (!shifted.empty()) out << "      L2 tiles shift inwards along" << shifted << ": the last recomputes an overlap\n";
     if (p.packed_read >= 0 && p.transposed) {
         out << "      transposed: vectorised along " << t.dims[p.vector_dim].name << "; packed operand "
             << t.reads[p.packed_read].tensor << " stored with it innermost; outputs written by scatter per chunk\n";
@@ -266,7 +271,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             packable.push_back(m.is_input && plan.input_wrappers.count(m.tensor));  // has a wrapper to pack
         }
         rtile::ConstructionResult built = rtile::construct_programs(
-            compute, device, std::max({2, options.top_k, options.candidate + 1}), packable);
+            compute, device, std::max({2, options.top_k, options.candidate + 1}), packable, epilogue != nullptr);
         const size_t pick = std::min(size_t(options.candidate), built.programs.size() - 1);
         const rtile::RProgram &best = built.programs[pick];
         std::vector<apply::TileOperand> packs;
@@ -304,6 +309,8 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         // With a single L2 tile there is nothing to fuse into: the stage goes to
         // root and the epilogue gets plain rows.
         const bool fuse = epilogue && best.parallel_tasks > 1;
+        // A shifted program has two or more L2 tiles along a shifted dim.
+        internal_assert(fuse || best.shifted.empty()) << "shifted program for " << name << " not fused\n";
         if (!fuse && !node.is_output) script.compute_root(name);
         apply::Attachment row = apply::schedule_compute_output(script, plan.stages.at(name), best, device, packs,
                                                                fuse ? epilogue : nullptr);

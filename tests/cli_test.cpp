@@ -186,3 +186,19 @@ TEST(TesseraExplain, BiasEpilogueIsFusedIntoTheMatmulTiles) {
         << r.output;
     EXPECT_EQ(r.output.find("matmul_bias: memory-intensive output"), std::string::npos) << r.output;
 }
+
+// Under a pure epilogue, a dim with no good divisor gets L2 tiles of whole register
+// tiles, the last shifted inwards (N=1000: whole vectors instead of half ones;
+// M=197: several rows per register tile instead of one). A dim that divides keeps
+// exact tiles. The results are checked by the op matrix.
+TEST(TesseraExplain, EpilogueTilesShiftInwardsAlongAwkwardDims) {
+    std::string path = write_file("shifted.suite", "matmul M=197 N=200 K=768\nmatmul M=128 N=1024 K=64\n");
+    Result r = run("TESSERA_EXPLAIN=1 " + std::string(TESSERA_SUITE_BIN) + " --reps 1 --suite-file " + path);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("2 ops: 2 correct"), std::string::npos) << r.output;
+    const size_t first = r.output.find("chosen:"), second = r.output.find("chosen:", first + 1);
+    ASSERT_NE(second, std::string::npos) << r.output;
+    const std::string shifted = "L2 tiles shift inwards along n m: the last recomputes an overlap";
+    EXPECT_NE(r.output.substr(first, second - first).find(shifted), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("L2 tiles shift inwards", second), std::string::npos) << r.output;
+}

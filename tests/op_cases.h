@@ -18,6 +18,10 @@ inline const std::vector<std::string> &op_cases() {
         "matmul M=1 N=200 K=37",  // a GEMV: B read once, not packed; 5 accumulators, not 1
         "matmul M=16 N=4096 K=64",  // Tessera packs B with 4 KiB rows: storage padding
         "batch_matmul B=3 M=17 N=19 K=23",
+        // Shifted L2 tiles (the last one recomputes an overlap): N=1000 in whole
+        // vectors, M=197 (prime) in register tiles of several rows
+        "matmul M=40 N=1000 K=64",
+        "matmul M=197 N=200 K=768 bias=1",
         "conv2d n=1 c=3 h=17 w=13 oc=5 kh=3 kw=3 pad=1",
         "conv2d n=2 c=4 h=11 w=12 oc=6 kh=5 kw=5 stride=2",
         "conv2d n=1 c=5 h=13 w=13 oc=3 kh=3 kw=3 pad=2 dilation=2",

@@ -4,13 +4,17 @@
 
 namespace tessera::rtile {
 
-std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule, bool may_overrun) {
+std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule, TailRule rule) {
     std::vector<int64_t> out;
-    if (may_overrun) {
+    if (rule == TailRule::Overrun) {
         for (int64_t s = (current / granule + 1) * granule; current < extent; s += granule) {
             out.push_back(s);
             if (s >= extent) break;
         }
+        return out;
+    }
+    if (rule == TailRule::ShiftInwards) {
+        for (int64_t s = (current / granule + 1) * granule; s <= extent; s += granule) out.push_back(s);
         return out;
     }
     for (int64_t s = current + 1; s < extent; s++) {
@@ -20,10 +24,10 @@ std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t
     return out;
 }
 
-int64_t previous_aligned_size(int64_t current, int64_t extent, int64_t granule, bool may_overrun) {
+int64_t previous_aligned_size(int64_t current, int64_t extent, int64_t granule, TailRule rule) {
     for (int64_t s = current - 1; s >= granule; s--) {
         if (s % granule != 0) continue;
-        if (may_overrun || (current % s == 0 && extent % s == 0)) return s;
+        if (rule != TailRule::Divide || (current % s == 0 && extent % s == 0)) return s;
     }
     return 0;
 }

@@ -4,7 +4,8 @@
 //   accumulators + operand registers within the register file;
 // - cache tiles: sizes that divide the loop extent (Halide computes the register
 //   tile's accumulator inside the tile loops, which must not overrun the tensor:
-//   the padding bound epsilon is 0 here, see scheduler/README.md), and the
+//   the padding bound epsilon is 0 here, see scheduler/README.md), or, under a
+//   pure epilogue, L2 tiles whose last one shifts inwards, and the
 //   vectorised dim's data tiles a multiple of the 64-byte line where possible;
 //   and the rows of a broadcast operand within the address registers;
 // - storage padding: a packed tile whose row stride is a multiple of 4 KiB gets a
@@ -16,13 +17,21 @@
 
 namespace tessera::rtile {
 
-// Candidate sizes for a loop dim larger than `current`, smallest first: multiples
-// of `granule` that divide the extent (and the full extent); when the dim may be
-// overrun, every multiple of `granule` up to the first that covers the extent.
-std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule, bool may_overrun = false);
+// How the tiles along a loop dim meet its extent: they divide it; they may overrun
+// it (every read along the dim can be evaluated anywhere); or the last one shifts
+// inwards and recomputes an overlap (the stage is computed per tile of a pure
+// epilogue whose tails shift inwards, so every tile is whole and in bounds).
+enum class TailRule { Divide, Overrun, ShiftInwards };
+
+// Candidate sizes for a loop dim larger than `current`, smallest first, multiples
+// of `granule`: Divide, those dividing the extent (and the full extent); Overrun,
+// every one up to the first that covers the extent; ShiftInwards, every one up to
+// the extent (and the extent when it is one of them).
+std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t granule,
+                                        TailRule rule = TailRule::Divide);
 
 // The largest size below `current` that `next_aligned_sizes` would allow, or 0.
-int64_t previous_aligned_size(int64_t current, int64_t extent, int64_t granule, bool may_overrun);
+int64_t previous_aligned_size(int64_t current, int64_t extent, int64_t granule, TailRule rule);
 
 // Step of the vectorised dim's register tile: the vector lanes, or the largest
 // power-of-two fraction of them (at least 4) dividing the extent; 0 when none does.

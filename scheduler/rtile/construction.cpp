@@ -29,8 +29,10 @@ size_t choose_split_reduction(const TensorExpr &t) {
     return r.back();
 }
 
-bool overrun_ok(const TensorExpr &t, size_t j) {
-    return j < t.overrun_ok.size() && t.overrun_ok[j];
+TailRule tail_rule(const TensorExpr &t, size_t j) {
+    if (j < t.overrun_ok.size() && t.overrun_ok[j]) return TailRule::Overrun;
+    if (j < t.shift_ok.size() && t.shift_ok[j]) return TailRule::ShiftInwards;
+    return TailRule::Divide;
 }
 
 // L2 growth keeps the tasks' spread over the cores at least this efficient
@@ -62,17 +64,17 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
         // stream from L2 (a CPU's GEMM blocking; seed 004's micro kernel).
         if (level == kL1Tile && (!reduction || j != p.split_reduction)) continue;
         if (level == kL2Tile && reduction) continue;
-        const bool overrun = overrun_ok(t, j);
+        const TailRule rule = tail_rule(t, j);
         int64_t granule = inner.shape[j];
         if (level == kRegisterTile && j == p.vector_dim) {
-            granule = overrun ? lanes : vector_granule(t.dims[j].extent, lanes);
+            granule = rule != TailRule::Divide ? lanes : vector_granule(t.dims[j].extent, lanes);
             if (granule == 0) continue;  // no aligned size: the start tile is the whole extent
         }
-        std::vector<int64_t> sizes = next_aligned_sizes(tile.shape[j], t.dims[j].extent, granule, overrun);
+        std::vector<int64_t> sizes = next_aligned_sizes(tile.shape[j], t.dims[j].extent, granule, rule);
         if (sizes.empty()) continue;
         RTile bigger = tile;
         bigger.shape[j] = sizes.front();
-        if (overrun && level != kRegisterTile) {
+        if (rule != TailRule::Divide && level != kRegisterTile) {
             // The next size with fewer tiles along j: one step of 4 -> 5 on an
             // extent of 7 still leaves two tiles, scores no reuse and stopped the
             // growth (NHWC 7x7x512 kept y=4 and read its weights twice).
@@ -139,7 +141,7 @@ void scale_out(const TensorExpr &t, const PerfModel &model, RProgram &p, int cor
         for (size_t j : t.spatial_dims()) {
             // Largest aligned size below the current one that still contains the L1 tile.
             int64_t smaller =
-                previous_aligned_size(outer.shape[j], t.dims[j].extent, p.tiles[kL1Tile].shape[j], overrun_ok(t, j));
+                previous_aligned_size(outer.shape[j], t.dims[j].extent, p.tiles[kL1Tile].shape[j], tail_rule(t, j));
             if (smaller == 0) continue;
             RTile trial = outer;
             trial.shape[j] = smaller;
@@ -186,8 +188,8 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
     // extent; an extent with no such divisor (a prime) is taken whole.
     const size_t v = base.vector_dim;
     const int64_t vext = t.dims[v].extent;
-    const bool v_overrun = overrun_ok(t, v);
-    const int64_t v_granule = v_overrun ? d.vector_lanes : vector_granule(vext, d.vector_lanes);
+    const TailRule v_rule = tail_rule(t, v);
+    const int64_t v_granule = v_rule != TailRule::Divide ? d.vector_lanes : vector_granule(vext, d.vector_lanes);
     start.shape[v] = vext <= d.vector_lanes ? vext : v_granule ? v_granule : vext;
 
     // Register tiles: Roller's growth by reuse score (its best and second-best first
@@ -210,7 +212,7 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
     }
     std::vector<int64_t> v_sizes = {start.shape[v]};
     if (v_granule > 0) {
-        for (int64_t s : next_aligned_sizes(start.shape[v], vext, v_granule, v_overrun)) v_sizes.push_back(s);
+        for (int64_t s : next_aligned_sizes(start.shape[v], vext, v_granule, v_rule)) v_sizes.push_back(s);
     }
     std::vector<int> seconds = {-1};
     for (size_t j : t.spatial_dims()) {
@@ -219,7 +221,7 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
     for (int second : seconds) {
         std::vector<int64_t> s_sizes = {1};
         if (second >= 0) {
-            for (int64_t s : next_aligned_sizes(1, t.dims[second].extent, 1, overrun_ok(t, size_t(second)))) {
+            for (int64_t s : next_aligned_sizes(1, t.dims[second].extent, 1, tail_rule(t, size_t(second)))) {
                 s_sizes.push_back(s);
             }
         }
@@ -294,6 +296,16 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
     }
 }
 
+// Points computed over points needed when a dim of `extent` is cut into whole
+// vectors of `lanes`: 1.14 for 56 with 16 lanes, 1.008 for 1000.
+double whole_vector_waste(int64_t extent, int lanes) {
+    return double((extent + lanes - 1) / lanes * lanes) / double(extent);
+}
+
+// Whole vectors wasting this much or more make transposed programs worth
+// considering; below it, under an epilogue, shifted ones.
+constexpr double kTransposeWaste = 1.10;
+
 // Transposed micro-kernels: when the output's contiguous dim cannot fill whole
 // vectors (an NCHW convolution 56, 28, 14 or 7 wide), vectorise instead along a
 // dim whose extent is a multiple of the lanes and that only one reused input
@@ -306,8 +318,7 @@ std::vector<RProgram> transposed_bases(const TensorExpr &t, const hal::DeviceSpe
     // Worth its packing and scatter only when whole vectors along the output's
     // contiguous dim waste a tenth of the lanes or more (56: 14%, 7: 129%; a GEMM
     // with N=1000: 0.8%, where the transposed program measured 2x slower).
-    const int64_t e = t.dims[v].extent, lanes = d.vector_lanes;
-    if (double((e + lanes - 1) / lanes * lanes) / double(e) < 1.10) return out;
+    if (whole_vector_waste(t.dims[v].extent, d.vector_lanes) < kTransposeWaste) return out;
     for (size_t j : t.spatial_dims()) {
         if (j == v || t.dims[j].extent % d.vector_lanes != 0) continue;
         int read = -1, readers = 0;
@@ -340,7 +351,7 @@ std::vector<RProgram> transposed_bases(const TensorExpr &t, const hal::DeviceSpe
 }  // namespace
 
 ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec &d, int top_k,
-                                      const std::vector<bool> &packable) {
+                                      const std::vector<bool> &packable, bool under_epilogue) {
     ConstructionResult result;
     PerfModel model(t, d);
     RProgram base;
@@ -357,6 +368,32 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
         PerfModel exact_model(exact, d);
         for (const RProgram &tb : transposed) construct_for_vector_dim(exact, d, exact_model, tb, result);
     }
+    // Shifted programs, when the stage is computed per tile of a pure epilogue:
+    // along a dim with no good divisor its L2 tiles are whole register tiles, the
+    // last one shifted inwards to recompute an overlap (charged as compute). Such
+    // dims: a vector dim that whole vectors do not divide but waste under a tenth
+    // of (N=1000, where half vectors divide it), and another dim with no divisor
+    // of 4 to 16 points (M=197: register tiles of one row). Side by side on Zen 5:
+    // matmul 128x1000x4032 4.81 -> 2.66 ms, 512x1000x1024 4.41 -> 2.51 ms,
+    // 197x200x768 0.528 -> 0.189 ms (oneDNN 2.48, 2.29, 0.176 ms).
+    if (under_epilogue) {
+        std::vector<bool> shift(t.dims.size(), false);
+        for (size_t j : t.spatial_dims()) {
+            const int64_t e = t.dims[j].extent;
+            if (tail_rule(t, j) != TailRule::Divide) continue;
+            shift[j] = j == base.vector_dim ? e > d.vector_lanes && e % d.vector_lanes != 0 &&
+                                                  whole_vector_waste(e, d.vector_lanes) < kTransposeWaste
+                                            : e > 16 && largest_divisor(e, 16, 4) == 0;
+        }
+        if (std::find(shift.begin(), shift.end(), true) != shift.end()) {
+            TensorExpr shifted = t;
+            shifted.shift_ok = shift;
+            PerfModel shifted_model(shifted, d);
+            RProgram sb = base;
+            sb.shifted = shift;
+            construct_for_vector_dim(shifted, d, shifted_model, sb, result);
+        }
+    }
     // Equal predictions (both compute-bound, say) go first to L2 tiles that cut
     // their dims evenly: a ragged last L2 tile leaves the loops inside it run-time
     // extents (NHWC 28x28x128: x=18 over 28 ran 1.67 ms, the equally predicted
@@ -366,7 +403,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
         int n = 0;
         for (size_t j : t.spatial_dims()) {
             const int64_t e = t.dims[j].extent, s = p.tiles[kL2Tile].shape[j];
-            n += s < e && e % s != 0;
+            n += s < e && e % s != 0 && !p.shifts(j);  // shifted: whole tiles
         }
         return n;
     };

@@ -21,7 +21,9 @@ struct ConstructionResult {
 // `packable[i]`: read i can be packed into a reordered copy (an input with a
 // wrapper Func); empty means every input read can. Without one, no transposed
 // program (vectorised along a dim other than the output's contiguous one).
+// `under_epilogue`: the stage will be computed per L2 tile of a pure epilogue
+// whose tails shift inwards, so shifted programs (RProgram::shifted) are valid.
 ConstructionResult construct_programs(const analysis::TensorExpr &t, const hal::DeviceSpec &d, int top_k,
-                                      const std::vector<bool> &packable = {});
+                                      const std::vector<bool> &packable = {}, bool under_epilogue = false);
 
 }  // namespace tessera::rtile

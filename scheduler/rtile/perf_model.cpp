@@ -83,16 +83,19 @@ double PerfModel::mem_time_ms(const RTile &tile, TileLevel level, const RProgram
     return traffic / (d_.layers[source].gbs_per_core * 1e9 * d_.cores) * 1e3;
 }
 
-double PerfModel::compute_time_ms(const RTile &register_tile, const RProgram &p) const {
+double PerfModel::compute_time_ms(const RProgram &p) const {
+    const RTile &register_tile = p.tiles[kRegisterTile];
     // One FMA per point per vector lane; a narrow register tile leaves pipes idle.
     double vector_fmas = double(t_.points()) / d_.vector_lanes;
     // A register tile vectorised narrower than the hardware leaves lanes idle.
     const int64_t extent = register_tile.shape[p.vector_dim];
     const int w = vector_width(extent, d_.vector_lanes);
     double lanes_used = double(extent) / (std::ceil(double(extent) / w) * d_.vector_lanes);
-    // Register tiles that overrun the loop extent compute padding points too.
+    // Register tiles that overrun the loop extent compute padding points too, and
+    // shifted L2 tiles their overlap.
     for (size_t j : t_.spatial_dims()) {
-        const double e = double(t_.dims[j].extent), r = double(register_tile.shape[j]);
+        const double e = double(t_.dims[j].extent);
+        const double r = double(shifts(j) ? p.tiles[kL2Tile].shape[j] : register_tile.shape[j]);
         lanes_used *= e / (std::ceil(e / r) * r);
     }
     int acc = register_tile_accumulators(register_tile, p, d_);
@@ -116,11 +119,13 @@ double PerfModel::parallel_efficiency(const RTile &l2) const {
     double total = 1;
     for (size_t j : t_.spatial_dims()) {
         const int64_t e = t_.dims[j].extent, s = std::min(l2.shape[j], e);
-        total *= double(e);
+        // A shifted last tile is whole (its overlap is charged as compute).
+        const int64_t whole = shifts(j) ? (e + s - 1) / s : e / s, ragged = shifts(j) ? 0 : e % s;
+        total *= double(whole * s + ragged);
         std::map<double, int64_t, std::greater<double>> next;
         for (const auto &[size, count] : groups) {
-            next[size * double(s)] += count * (e / s);
-            if (e % s) next[size * double(e % s)] += count;
+            next[size * double(s)] += count * whole;
+            if (ragged) next[size * double(ragged)] += count;
         }
         groups.swap(next);
     }
@@ -147,7 +152,7 @@ double PerfModel::parallel_efficiency(const RTile &l2) const {
 
 void PerfModel::predict(RProgram &p) const {
     static const char *names[] = {"L1->registers", "L2->L1", "LLC/DRAM->L2"};
-    double best = compute_time_ms(p.tiles[kRegisterTile], p);
+    double best = compute_time_ms(p);
     p.bottleneck = "compute";
     p.register_ms = mem_time_ms(p.tiles[kRegisterTile], kRegisterTile, p);
     for (int level = 0; level < kTileLevels; level++) {

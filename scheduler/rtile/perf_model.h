@@ -22,8 +22,10 @@ public:
     double mem_traffic(const RTile &tile, TileLevel level, const RProgram &p) const;
     // Milliseconds to move mem_traffic at this level with `cores` cores streaming.
     double mem_time_ms(const RTile &tile, TileLevel level, const RProgram &p) const;
-    // Milliseconds of arithmetic for the whole stage on all cores, for this register tile.
-    double compute_time_ms(const RTile &register_tile, const RProgram &p) const;
+    // Milliseconds of arithmetic for the whole stage on all cores, for the program's
+    // register tile (and, along dims whose L2 tiles shift inwards, the overlap the
+    // last L2 tile recomputes).
+    double compute_time_ms(const RProgram &p) const;
     // Bytes (vector registers at the register level) a tile of `level` may use. A
     // transposed program's L1 tile (its reduction chunk) may use the L2: each chunk
     // ends in a scattered pass over the outputs, dearer than streaming the packed
@@ -42,6 +44,8 @@ public:
     double ghz() const;
 
 private:
+    bool shifts(size_t j) const { return j < t_.shift_ok.size() && t_.shift_ok[j]; }
+
     const analysis::TensorExpr &t_;
     const hal::DeviceSpec &d_;
 };

@@ -38,6 +38,10 @@ struct RProgram {
     // by scatter once per reduction chunk.
     bool transposed = false;
     int packed_storage_dim = -1;   // transposed: the packed read's storage dim indexed by the vector dim
+    // Per loop dim (empty: none): the L2 tiles need not divide its extent, the
+    // last one shifts inwards (valid only computed per tile of a pure epilogue).
+    std::vector<bool> shifted;
+    bool shifts(size_t j) const { return j < shifted.size() && shifted[j]; }
     double predicted_ms = 0;
     double register_ms = 0;        // time of the register layer alone: breaks ties between equal predictions
     std::string bottleneck;        // memory layer (or "compute") that bounds the prediction
