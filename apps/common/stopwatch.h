@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <functional>
+#include <numeric>
+#include <random>
 #include <vector>
 
 namespace tessera {
@@ -32,9 +34,12 @@ inline double median(std::vector<double> v) {
 }
 
 // Times `count` contenders side by side in interleaved rounds, every one once per
-// round. Round k starts with contender k (mod count): whoever runs right after
-// another finds the caches and cores as that one left them (a fixed order made
-// the first contender 10-20% slower on ops of 10-100 us). `run(i)` runs contender
+// round, each round in its own order (a shuffle seeded by the round's number, so
+// runs repeat): whoever runs right after another finds the caches and cores as
+// that one left them. A fixed order made the first contender 10-20% slower on ops
+// of 10-100 us; rotating it still had every contender follow the same one (on Zen
+// 5, the contender after oneDNN measured global_avg_pool 2048x7x7 at 13 us
+// median, 9-10 us in any other place). `run(i)` runs contender
 // i and returns false when there is none to run. The first `warmup` rounds are not
 // recorded; then at least `min_rounds`, at most `max_rounds`, and none more once
 // the recorded runs have taken `budget_ms`. Returns every contender's times.
@@ -43,8 +48,11 @@ inline std::vector<std::vector<double>> time_interleaved(size_t count, int warmu
     std::vector<std::vector<double>> times(count);
     double spent_ms = 0;
     for (int k = 0; k < warmup + max_rounds && (k < warmup + min_rounds || spent_ms < budget_ms); k++) {
-        for (size_t n = 0; n < count; n++) {
-            const size_t i = (size_t(k) + n) % count;
+        std::vector<size_t> order(count);
+        std::iota(order.begin(), order.end(), size_t(0));
+        std::mt19937 shuffle_rng{uint32_t(k)};
+        std::shuffle(order.begin(), order.end(), shuffle_rng);
+        for (size_t i : order) {
             Stopwatch watch;
             if (!run(i)) continue;
             const double ms = watch.lap_ms();
