@@ -200,24 +200,57 @@ std::string unanalysable_reason(const std::vector<TensorExpr> &stages) {
     return "";
 }
 
+// `m` reads its tensor at the point `out` writes (out(x, y) = f(x, y) + ...).
+bool identity_read(const analysis::AccessMap &m, const TensorExpr &out) {
+    if (m.coef.size() != out.dims.size()) return false;
+    for (size_t d = 0; d < m.coef.size(); d++) {
+        if (m.offset[d] != 0) return false;
+        for (size_t j = 0; j < m.coef[d].size(); j++) {
+            if (m.coef[d][j] != (d == j ? 1 : 0)) return false;
+        }
+    }
+    return true;
+}
+
 // The compute-intensive stage whose epilogue the pure output `out` is: a
 // non-inlined Function with one update, read by nothing else, read here at the
 // same point it is written (out(x, y) = f(x, y) + bias(x)). Else null.
 const analysis::FunctionNode *epilogue_producer(const TensorExpr &out,
                                                 const analysis::FunctionDag &dag, const Plan &plan) {
     for (const analysis::AccessMap &m : out.reads) {
-        if (m.is_input || plan.inlined.count(m.tensor) || m.coef.size() != out.dims.size()) continue;
+        if (m.is_input || plan.inlined.count(m.tensor)) continue;
         const analysis::FunctionNode *producer = dag.find(m.tensor);
         if (!producer || producer->consumers.size() != 1 || producer->func.updates().size() != 1) continue;
         if (!compute_stage(plan.stages.at(m.tensor))) continue;
-        bool identity = true;
-        for (size_t d = 0; d < m.coef.size(); d++) {
-            identity = identity && m.offset[d] == 0;
-            for (size_t j = 0; j < m.coef[d].size(); j++) identity = identity && m.coef[d][j] == (d == j ? 1 : 0);
-        }
-        if (identity) return producer;
+        if (identity_read(m, out)) return producer;
     }
     return nullptr;
+}
+
+// A pure output of one row reading, at the point it writes, a reduction whose
+// every read runs along a reduction dim in its innermost storage dim (NCHW
+// global_avg_pool: each channel's sum reads its plane's contiguous points). Its
+// row is cut into blocks, the reduction computed per block (see
+// apply::kRowBlockVectors). A reduction reading along a pure dim (NHWC, a sum
+// across rows) would read a short piece of every input row per block; it keeps
+// its own parallel blocks.
+bool reads_row_reduction(const TensorExpr &out, const analysis::FunctionDag &dag, const Plan &plan) {
+    for (const analysis::AccessMap &m : out.reads) {
+        if (m.is_input || plan.inlined.count(m.tensor) || !identity_read(m, out)) continue;
+        const analysis::FunctionNode *producer = dag.find(m.tensor);
+        if (!producer || producer->func.updates().empty()) continue;
+        bool runs = true;
+        const std::vector<TensorExpr> &stages = plan.stages.at(m.tensor);
+        for (size_t k = 1; k < stages.size(); k++) {
+            for (const analysis::AccessMap &r : stages[k].reads) {
+                bool along_reduction = false;
+                for (size_t j : stages[k].reduction_dims()) along_reduction |= !r.coef.empty() && r.coef[0][j] != 0;
+                runs &= along_reduction;
+            }
+        }
+        if (runs) return true;
+    }
+    return false;
 }
 
 void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgram &p, const char *label) {
@@ -247,6 +280,13 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
     std::vector<Function> outputs;
     for (const Func &f : pipeline.outputs()) outputs.push_back(f.function());
     analysis::FunctionDag dag(outputs);
+    // GPU schedules belong to a later stage of the project: say so rather than
+    // hand back host loops the user may take for GPU kernels.
+    if (target.has_gpu_feature()) {
+        user_warning << "Tessera: target " << target.to_string()
+                     << " has a GPU feature, but Tessera builds CPU schedules only so far: every stage of "
+                     << outputs.front().name() << "'s pipeline is scheduled for the host CPU and runs there\n";
+    }
     hal::DeviceSpec device = hal::make_device_spec(target, options.parallelism, hal::host_profile());
     Plan plan = make_plan(dag);
 
@@ -386,9 +426,14 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                                                 &stages[0]);
                 continue;
             }
-            row_of[name] = apply::schedule_pure_output(script, stages[0], device);
+            const bool row_blocks = reads_row_reduction(stages[0], dag, plan);
+            row_of[name] = apply::schedule_pure_output(script, stages[0], device, row_blocks);
             explain << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"
                     << (row_of[name].var.empty() ? "" : " (row loop " + row_of[name].var + ")") << "\n";
+            if (row_of[name].row_width > device.vector_lanes) {
+                explain << "    one row, cut into blocks of " << row_of[name].row_width
+                        << " points: the reduction it reads is computed per block\n";
+            }
             const apply::TransposeBlock tb = apply::transpose_block(stages[0], device);
             if (tb.dim >= 0) {
                 explain << "    transposed read: blocks of " << tb.rows << " rows along "
@@ -406,7 +451,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             // own (8192x4096 axes=0: 28 -> 5.8 ms side by side). Computed per such
             // row it also had to size its vectors to the row, not to its own dim
             // (reduce_mean 300x5 axes=1 once read input row 303 of 300).
-            if (at.row_width > 0) at = apply::Attachment{};
+            if (at.row_width > 0 && at.row_width <= device.vector_lanes) at = apply::Attachment{};
             apply::Attachment row = apply::schedule_reduction(script, stages, device, node.is_output, at);
             explain << "  " << name << ": " << to_string(compute ? StageClass::ComputeIntensive : StageClass::Reduction)
                     << (node.is_output ? " output" : at.var.empty() ? ", at root" : ", at " + row.consumer + "." + row.var)

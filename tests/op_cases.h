@@ -73,6 +73,7 @@ inline const std::vector<std::string> &op_cases() {
         "reduce_mean shape=20x150 axes=1",
         "global_avg_pool n=2 c=19 h=5 w=14",
         "global_avg_pool n=1 c=6 h=9 w=9",
+        "global_avg_pool n=1 c=192 h=7 w=7",  // one row: sums computed per block of 4 vectors
         "relu shape=7x131",
         "gelu shape=3x5x7",
         "sigmoid shape=1",

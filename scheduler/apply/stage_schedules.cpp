@@ -225,12 +225,28 @@ TransposeBlock transpose_block(const TensorExpr &t, const hal::DeviceSpec &d) {
     return {dim, std::min(kTransposeBlock, e), transpose_block_vectors(t, t.reads[size_t(read)], vectors), false};
 }
 
-Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, const hal::DeviceSpec &d) {
+Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, const hal::DeviceSpec &d,
+                                bool row_blocks) {
     auto dims = pure_dims(t);
     StageScript s = script.stage(t.func);
     bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);
     std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
     int64_t row_points = dims[0].second;
+    int64_t single_row = 1;
+    for (const auto &o : outer) single_row *= o.second;
+    const int64_t vectors = (dims[0].second + d.vector_lanes - 1) / d.vector_lanes;
+    const int64_t block_points = kRowBlockVectors * d.vector_lanes;
+    if (row_blocks && vec && single_row == 1 && !outer.empty() && dims[0].second % block_points == 0 &&
+        vectors >= 2 * kRowBlockVectors) {
+        // One row: its blocks of vectors are the rows (in front of the unit dims),
+        // whole blocks only (a reduction computed per block sizes its loops to it).
+        const std::string vo = suffixed(dims[0].first, "vo");
+        const std::string blk = suffixed(vo, "blk"), in = suffixed(vo, "in");
+        s.split(vo, blk, in, int(kRowBlockVectors));
+        outer.insert(outer.begin(), {blk, vectors / kRowBlockVectors});
+        const std::string row = parallel_rows(s, outer, block_points, d.cores, t.func);
+        return {t.func, row, true, block_points, ""};
+    }
     const TransposeBlock tb = vec ? transpose_block(t, d) : TransposeBlock{};
     const int tj = tb.dim;
     if (tj > 0) {
@@ -342,6 +358,14 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
     // An output, or a reduction computed at root, runs its own loops in parallel.
     const bool own_loops = is_output || at.var.empty();
     auto dims = pure_dims(init);
+    // Computed per block of its consumer's row (see schedule_pure_output): loops
+    // and buffer of the block's constant extent. (With the extent left to bounds
+    // inference, the update's rounded-up loop over a block starting at a run-time
+    // offset was bounded past the input's end.)
+    if (!own_loops && at.row_width > 0) {
+        dims[0].second = std::min(dims[0].second, at.row_width);
+        script.bound_extent(init.func, dims[0].first, int(dims[0].second));
+    }
     {
         StageScript s = script.stage(init.func);
         vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, false);

@@ -16,7 +16,9 @@ namespace tessera::apply {
 struct Attachment {
     std::string consumer, var;
     bool in_parallel_loop = true;  // false: the consumer found too few rows to run in parallel
-    int64_t row_width = 0;         // points of the consumer's dim 0 per iteration of `var` (0: all of them)
+    // Points of the consumer's dim 0 per iteration of `var` (0: all of them): a
+    // vector of a 1-D output, or a block of a single row (see schedule_pure_output).
+    int64_t row_width = 0;
     // A loop of the consumer around all of its second dim (its whole rows), for a
     // producer that tiles that dim (see schedule_reduction); empty when none.
     std::string whole_rows_var = {};
@@ -57,8 +59,22 @@ TransposeBlock transpose_block(const analysis::TensorExpr &t, const hal::DeviceS
 // A pure output (elementwise, broadcast, transpose, pad, or the epilogue of a
 // reduction): vectorised along dimension 0, the outer dimensions (with a transposed
 // read: its blocks, see transpose_block) as rows split into parallel tasks.
-// Returns the row loop that producers attach to.
-Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d);
+// With `row_blocks`, a single row (every outer dimension one point) is cut into
+// blocks of kRowBlockVectors vectors, which become the rows: a reduction the row
+// reads is then computed per block, in the tasks, its accumulators in registers
+// (see kRowBlockVectors). Returns the row loop that producers attach to.
+Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d,
+                                bool row_blocks = false);
+
+// Vectors per block of a single row cut into blocks (schedule_pure_output). Side
+// by side on Zen 5 (a Halide harness, 2 threads), global_avg_pool NCHW 2048x7x7
+// computed per block of 2, 4 and 8 vectors: 7.0, 7.0 and 8.9 us; the reduction's
+// blocks as the tasks, its sums in a 2048-float buffer: 9.1-17.4 us (Adams2019:
+// 6.7 us). In tessera-bench (200 interleaved rounds, two runs), medians before ->
+// after: 2048x7x7 10 -> 8 us, 1024x14x14 8 -> 5 us, reduce_mean 1x4032x11x11
+// axes=2,3 23-24 -> 16-26 us and 1x512x1024 axes=2 19 -> 12-21 us (both
+// bimodal; fastest runs 21 -> 11 and 17 -> 9 us), 512x7x7 3 us either way.
+constexpr int64_t kRowBlockVectors = 4;
 
 // Computes f where `at` says: at root when it has no row loop, else per iteration
 // of that loop, its buffer on the stack. There its size is a run-time value, so
