@@ -17,9 +17,16 @@ std::vector<int64_t> next_aligned_sizes(int64_t current, int64_t extent, int64_t
         for (int64_t s = (current / granule + 1) * granule; s <= extent; s += granule) out.push_back(s);
         return out;
     }
-    for (int64_t s = current + 1; s < extent; s++) {
-        if (s % granule == 0 && extent % s == 0) out.push_back(s);
+    // The divisors of the extent, found in pairs up to its square root (the
+    // construction asks this at every growth step, of extents up to a few thousand).
+    for (int64_t d = 1; d * d <= extent; d++) {
+        if (extent % d != 0) continue;
+        for (int64_t s : {d, extent / d}) {
+            if (s > current && s < extent && s % granule == 0) out.push_back(s);
+        }
     }
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
     if (current < extent) out.push_back(extent);
     return out;
 }
