@@ -306,6 +306,26 @@ double whole_vector_waste(int64_t extent, int lanes) {
 // considering; below it, under an epilogue, shifted ones.
 constexpr double kTransposeWaste = 1.10;
 
+// Register-tile rows worth having along a dim other than the vector dim: a dim
+// with no divisor in this range (a prime past it) is a candidate for shifted tiles.
+constexpr int64_t kMinTileRows = 4, kMaxTileRows = 16;
+
+// The dims along which shifted programs (see construct_programs) may cut L2 tiles
+// that do not divide the extent: the vector dim when whole vectors do not divide it
+// but waste under kTransposeWaste, another dim with no divisor of kMinTileRows to
+// kMaxTileRows points. Dims whose tiles may overrun already need neither.
+std::vector<bool> shift_dims(const TensorExpr &t, const hal::DeviceSpec &d, size_t vector_dim) {
+    std::vector<bool> shift(t.dims.size(), false);
+    for (size_t j : t.spatial_dims()) {
+        const int64_t e = t.dims[j].extent;
+        if (tail_rule(t, j) != TailRule::Divide) continue;
+        shift[j] = j == vector_dim ? e > d.vector_lanes && e % d.vector_lanes != 0 &&
+                                         whole_vector_waste(e, d.vector_lanes) < kTransposeWaste
+                                   : e > kMaxTileRows && largest_divisor(e, kMaxTileRows, kMinTileRows) == 0;
+    }
+    return shift;
+}
+
 // Transposed micro-kernels: when the output's contiguous dim cannot fill whole
 // vectors (an NCHW convolution 56, 28, 14 or 7 wide), vectorise instead along a
 // dim whose extent is a multiple of the lanes and that only one reused input
@@ -369,22 +389,14 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
         for (const RProgram &tb : transposed) construct_for_vector_dim(exact, d, exact_model, tb, result);
     }
     // Shifted programs, when the stage is computed per tile of a pure epilogue:
-    // along a dim with no good divisor its L2 tiles are whole register tiles, the
-    // last one shifted inwards to recompute an overlap (charged as compute). Such
-    // dims: a vector dim that whole vectors do not divide but waste under a tenth
-    // of (N=1000, where half vectors divide it), and another dim with no divisor
-    // of 4 to 16 points (M=197: register tiles of one row). Side by side on Zen 5:
+    // along a dim with no good divisor (shift_dims: N=1000, where only half
+    // vectors divide it; M=197, where only register tiles of one row do) its L2
+    // tiles are whole register tiles, the last one shifted inwards to recompute an
+    // overlap (charged as compute). Side by side on Zen 5:
     // matmul 128x1000x4032 4.81 -> 2.66 ms, 512x1000x1024 4.41 -> 2.51 ms,
     // 197x200x768 0.528 -> 0.189 ms (oneDNN 2.48, 2.29, 0.176 ms).
     if (under_epilogue) {
-        std::vector<bool> shift(t.dims.size(), false);
-        for (size_t j : t.spatial_dims()) {
-            const int64_t e = t.dims[j].extent;
-            if (tail_rule(t, j) != TailRule::Divide) continue;
-            shift[j] = j == base.vector_dim ? e > d.vector_lanes && e % d.vector_lanes != 0 &&
-                                                  whole_vector_waste(e, d.vector_lanes) < kTransposeWaste
-                                            : e > 16 && largest_divisor(e, 16, 4) == 0;
-        }
+        const std::vector<bool> shift = shift_dims(t, d, base.vector_dim);
         if (std::find(shift.begin(), shift.end(), true) != shift.end()) {
             TensorExpr shifted = t;
             shifted.shift_ok = shift;
