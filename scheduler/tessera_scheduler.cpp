@@ -366,7 +366,11 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         explain << (overrun.empty() ? "" : "; tiles may overrun along" + overrun) << "\n" << root_notes;
         if (epilogue) {
             explain << "    epilogue " << epilogue->func << " fused: "
-                    << (fuse ? name + " computed per L2 tile of it (loop " + row.var + ")"
+                    << (fuse ? name + " computed per " +
+                                   (apply::register_epilogue_applies(plan.stages.at(name)[1], best, device)
+                                        ? "register"
+                                        : "L2") +
+                                   " tile of it (loop " + row.var + ")"
                              : "not split into L2 tiles, so computed after " + name + " at root")
                     << "\n";
         }

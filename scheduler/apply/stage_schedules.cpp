@@ -582,6 +582,165 @@ int dense_output_point(const TensorExpr &t, const rtile::RTile &reg, const hal::
 
 }  // namespace
 
+namespace {
+
+// The operands of a compute stage's tiles (packed input copies, computed
+// producers) computed at `at_func`.`at_var`, vectorised; an input is copied
+// through a wrapper Func read by `consumer`.
+void place_operands(ScheduleScript &script, const rtile::RProgram &p, const hal::DeviceSpec &d,
+                    const std::vector<TileOperand> &operands, const std::string &consumer,
+                    const std::string &at_func, const std::string &at_var) {
+    for (const TileOperand &operand : operands) {
+        std::string packed = operand.func;
+        const bool input_copy = operand.input_copy;
+        if (input_copy) {
+            packed = operand.func + "_packed";  // an input: copy it through a wrapper
+            script.wrap(operand.func, consumer, packed);
+        }
+        script.compute_at(packed, at_func, at_var);
+        const std::vector<Halide::Var> args = script.func(packed).args();
+        std::string a0 = args[0].name();
+        std::vector<std::string> gather_order;
+        if (input_copy && p.transposed && p.packed_storage_dim > 0 && size_t(p.packed_storage_dim) < args.size()) {
+            // The vector dim's storage dim goes innermost: the micro-kernel's
+            // operand becomes whole vectors (the packing itself gathers).
+            a0 = args[size_t(p.packed_storage_dim)].name();
+            const std::vector<std::string> order = with_innermost(args, a0);
+            script.reorder_storage(packed, order);
+            script.stage(packed).reorder(order);
+            gather_order = order;
+        }
+        if (input_copy && p.padding_floats > 0) {
+            // Rows a multiple of 4 KiB apart would share cache sets: pad each row.
+            script.align_storage(packed, a0, int(p.packed_row + p.padding_floats));
+        }
+        StageScript s = script.stage(packed);
+        // Guarded: a rounded-up tile would read past the end of the input.
+        s.split(a0, a0 + "_vo", a0 + "_vi", d.vector_lanes, TailStrategy::GuardWithIf);
+        s.vectorize(a0 + "_vi");
+        if (!gather_order.empty()) {
+            // One vector's rows at a time: each gather reads one line from each of
+            // `lanes` input rows, used whole over the next steps while it stays in
+            // L1. Rows a multiple of 2 KiB apart (OIHW 512x3x3: 18 KiB) share two
+            // cache sets, and the 32 rows of two vectors overflowed them (NCHW
+            // 7x7x512: packing took 38% of the time). Side by side, one vector at a
+            // time ran NCHW 3x3 7x7x512 2.61 -> 2.33 and 2.24 -> 2.03 ms, 14x14x256
+            // 3.06 -> 2.76 and 2.44 -> 2.36 ms.
+            gather_order.front() = a0 + "_vi";
+            gather_order.push_back(a0 + "_vo");
+            s.reorder(gather_order);
+        }
+    }
+}
+
+}  // namespace
+
+bool register_epilogue_applies(const TensorExpr &t, const rtile::RProgram &p, const hal::DeviceSpec &d) {
+    const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l1 = p.tiles[rtile::kL1Tile],
+                       &l2 = p.tiles[rtile::kL2Tile];
+    if (p.transposed || p.vector_dim != 0) return false;
+    for (size_t r : t.reduction_dims()) {
+        if (l1.shape[r] < t.dims[r].extent) return false;
+    }
+    const int64_t v = reg.shape[p.vector_dim];
+    if (v % rtile::vector_width(v, d.vector_lanes) != 0) return false;
+    for (size_t j : t.spatial_dims()) {
+        if (reg.shape[j] > std::min(l2.shape[j], t.dims[j].extent)) return false;
+    }
+    return true;
+}
+
+namespace {
+
+// See register_epilogue_applies. The epilogue: L2 tiles (parallel), register
+// tiles, the tile's points (vectorised and unrolled); tails of both shift inwards,
+// so every tile is whole. The stage: computed at the innermost register-tile loop,
+// the reduction loops outside its points.
+Attachment schedule_register_epilogue(ScheduleScript &script, const std::vector<TensorExpr> &stages,
+                                      const rtile::RProgram &p, const hal::DeviceSpec &d,
+                                      const std::vector<TileOperand> &operands, const TensorExpr &e) {
+    const TensorExpr &t = stages[1];
+    const std::string f = t.func;
+    const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l2 = p.tiles[rtile::kL2Tile];
+    const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
+    auto tail = [](int64_t extent, int64_t tile) {
+        return extent % tile == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards;
+    };
+
+    // The epilogue: its points, register-tile loops and L2 tiles, innermost first.
+    StageScript s = script.stage(e.func);
+    std::vector<std::string> points, regs, tasks;
+    for (size_t j : e.spatial_dims()) {
+        const std::string v = e.dims[j].name;
+        std::string cur = v;
+        int64_t extent = e.dims[j].extent;
+        if (l2.shape[j] < extent) {
+            s.split(v, v + "_2", v + "_2i", int(l2.shape[j]), tail(extent, l2.shape[j]));
+            tasks.push_back(v + "_2");
+            cur = v + "_2i";
+            extent = l2.shape[j];
+        }
+        if (reg.shape[j] == 1) {
+            regs.push_back(cur);  // tiles of one point along j
+            continue;
+        }
+        // Split even when the tile is the whole extent: the points need a constant
+        // extent to unroll, and the output's own extent is a run-time value.
+        s.split(cur, v + "_r", v + "_p", int(reg.shape[j]), tail(extent, reg.shape[j]));
+        regs.push_back(v + "_r");
+        points.push_back(v + "_p");
+    }
+    // The register tile's points: vectors along dim 0, the rest unrolled.
+    std::vector<std::string> order;
+    std::vector<std::string> unrolled(points.begin() + 1, points.end());
+    if (reg.shape[p.vector_dim] > vw) {
+        s.split(points[0], points[0] + "_vo", points[0] + "_vi", vw, TailStrategy::Auto);
+        order = {points[0] + "_vi", points[0] + "_vo"};
+        unrolled.insert(unrolled.begin(), points[0] + "_vo");
+    } else {
+        order = {points[0]};
+    }
+    s.vectorize(order[0]);
+    order.insert(order.end(), points.begin() + 1, points.end());
+    order.insert(order.end(), regs.begin(), regs.end());
+    order.insert(order.end(), tasks.begin(), tasks.end());
+    s.reorder(order);
+    for (const std::string &u : unrolled) s.unroll(u);
+    const std::string task = parallel_tiles(s, tasks, e.func + "_tiles");
+    script.compute_at(f, e.func, regs.empty() ? task : regs.front());
+
+    // The stage over one register tile: initial value and update in registers,
+    // the reduction loops outside the tile's points.
+    const std::string vname = t.dims[p.vector_dim].name;
+    for (int stage = -1; stage < 1; stage++) {
+        StageScript k = stage < 0 ? script.stage(f) : script.stage(f, stage);
+        std::vector<std::string> korder;
+        std::vector<std::string> kunrolled;
+        if (reg.shape[p.vector_dim] > vw) {
+            k.split(vname, vname + "_vo", vname + "_vi", vw, TailStrategy::Auto);
+            korder = {vname + "_vi", vname + "_vo"};
+            kunrolled.push_back(vname + "_vo");
+        } else {
+            korder = {vname};
+        }
+        k.vectorize(korder[0]);
+        for (size_t j : t.spatial_dims()) {
+            if (j == p.vector_dim || reg.shape[j] == 1) continue;
+            korder.push_back(t.dims[j].name);
+            kunrolled.push_back(t.dims[j].name);
+        }
+        if (stage == 0) {
+            for (size_t r : t.reduction_dims()) korder.push_back(t.dims[r].name);
+            k.reorder(korder);
+        }
+        for (const std::string &u : kunrolled) k.unroll(u);
+    }
+    place_operands(script, p, d, operands, f, e.func, task);
+    return {e.func, task};
+}
+
+}  // namespace
+
 Attachment schedule_compute_output(ScheduleScript &script, const std::vector<TensorExpr> &stages,
                                    const rtile::RProgram &p, const hal::DeviceSpec &d,
                                    const std::vector<TileOperand> &operands, const TensorExpr *epilogue) {
@@ -592,6 +751,9 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
     const std::string kvar = t.dims[p.split_reduction].name;
     const int64_t kc = l1.shape[p.split_reduction];
 
+    if (epilogue && register_epilogue_applies(t, p, d)) {
+        return schedule_register_epilogue(script, stages, p, d, operands, *epilogue);
+    }
     // Fused under the epilogue: the epilogue's tiles are the L2 tiles.
     const bool fused = epilogue != nullptr;
     Attachment row{f, ""};
@@ -737,48 +899,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
         StageScript s = script.stage(intm, 0);
         micro_kernel(s, true);
     }
-    // Packed operand tiles: computed once per chunk of each L2 tile, vectorised.
-    for (const TileOperand &operand : operands) {
-        std::string packed = operand.func;
-        const bool input_copy = operand.input_copy;
-        if (input_copy) {
-            packed = operand.func + "_packed";  // an input: copy it through a wrapper
-            script.wrap(operand.func, intm, packed);
-        }
-        script.compute_at(packed, f, ko);
-        const std::vector<Halide::Var> args = script.func(packed).args();
-        std::string a0 = args[0].name();
-        std::vector<std::string> gather_order;
-        if (input_copy && p.transposed && p.packed_storage_dim > 0 && size_t(p.packed_storage_dim) < args.size()) {
-            // The vector dim's storage dim goes innermost: the micro-kernel's
-            // operand becomes whole vectors (the packing itself gathers).
-            a0 = args[size_t(p.packed_storage_dim)].name();
-            const std::vector<std::string> order = with_innermost(args, a0);
-            script.reorder_storage(packed, order);
-            script.stage(packed).reorder(order);
-            gather_order = order;
-        }
-        if (input_copy && p.padding_floats > 0) {
-            // Rows a multiple of 4 KiB apart would share cache sets: pad each row.
-            script.align_storage(packed, a0, int(p.packed_row + p.padding_floats));
-        }
-        StageScript s = script.stage(packed);
-        // Guarded: a rounded-up tile would read past the end of the input.
-        s.split(a0, a0 + "_vo", a0 + "_vi", d.vector_lanes, TailStrategy::GuardWithIf);
-        s.vectorize(a0 + "_vi");
-        if (!gather_order.empty()) {
-            // One vector's rows at a time: each gather reads one line from each of
-            // `lanes` input rows, used whole over the next steps while it stays in
-            // L1. Rows a multiple of 2 KiB apart (OIHW 512x3x3: 18 KiB) share two
-            // cache sets, and the 32 rows of two vectors overflowed them (NCHW
-            // 7x7x512: packing took 38% of the time). Side by side, one vector at a
-            // time ran NCHW 3x3 7x7x512 2.61 -> 2.33 and 2.24 -> 2.03 ms, 14x14x256
-            // 3.06 -> 2.76 and 2.44 -> 2.36 ms.
-            gather_order.front() = a0 + "_vi";
-            gather_order.push_back(a0 + "_vo");
-            s.reorder(gather_order);
-        }
-    }
+    place_operands(script, p, d, operands, intm, f, ko);
     return row;
 }
 
