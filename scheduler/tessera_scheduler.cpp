@@ -200,6 +200,29 @@ std::string unanalysable_reason(const std::vector<TensorExpr> &stages) {
     return "";
 }
 
+// Whether a consumer of `producer` reads it through a window sliding along its
+// loop dim `var`: an index moving with both `var` and a reduction dim (an NCHW
+// pooling's padded input, read at y * stride + r.y).
+bool window_slides_along(const analysis::FunctionNode &producer, const std::string &var, const Plan &plan) {
+    for (const std::string &consumer : producer.consumers) {
+        if (!plan.stages.count(consumer)) continue;
+        for (const TensorExpr &t : plan.stages.at(consumer)) {
+            const int j = t.find_dim(var);
+            if (j < 0) continue;
+            for (const analysis::AccessMap &m : t.reads) {
+                if (m.tensor != producer.func.name()) continue;
+                for (const std::vector<int64_t> &coef : m.coef) {
+                    if (coef[size_t(j)] == 0) continue;
+                    for (size_t r : t.reduction_dims()) {
+                        if (coef[r] != 0) return true;
+                    }
+                }
+            }
+        }
+    }
+    return false;
+}
+
 // `m` reads its tensor at the point `out` writes (out(x, y) = f(x, y) + ...).
 bool identity_read(const analysis::AccessMap &m, const TensorExpr &out) {
     if (m.coef.size() != out.dims.size()) return false;
@@ -465,6 +488,15 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         }
         // A pure producer kept out of line: computed at its consumer's row (or root).
         apply::compute_at_row(script, name, at);
+        const bool slides = !at.storage_var.empty() && window_slides_along(node, at.var, plan);
+        if (slides) {
+            // Stored outside the row loop, each row computes only the rows of the
+            // window the previous one did not (Halide's sliding window, with the
+            // storage folded to the window's rows). Side by side (tessera-bench,
+            // a temporary switch back), NCHW 8x64x224x224 3x3: max_pool2d stride 2
+            // 3.75 -> 3.47 ms, avg_pool2d stride 1 8.2-8.5 -> 6.7-7.3 ms.
+            script.store_at(name, at.consumer, at.storage_var);
+        }
         {
             apply::StageScript s = script.stage(name);
             const std::string a0 = node.func.args()[0];
@@ -474,7 +506,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             }
         }
         explain << "  " << name << ": shared producer, " << (at.var.empty() ? "at root" : "at " + at.consumer + "." + at.var)
-                << "\n";
+                << (slides ? ", stored at " + at.consumer + "." + at.storage_var + " (a sliding window)" : "") << "\n";
         row_of[name] = at.var.empty() ? apply::Attachment{name, ""} : at;
     }
 

@@ -47,6 +47,10 @@ inline const std::vector<std::string> &op_cases() {
         "max_pool2d n=2 c=5 h=8 w=8 kh=2 kw=2 stride=2 layout=nhwc",
         "max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1",  // 80 KB padded rows: stack storage backed by the heap
         "avg_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1",
+        // Rows of 130-140 points with enough images for the tasks: the padded input
+        // is computed per output row and stored outside it (a sliding window)
+        "max_pool2d n=4 c=2 h=20 w=260 kh=3 kw=3 stride=2 pad=1",
+        "avg_pool2d n=4 c=2 h=9 w=140 kh=3 kw=3 stride=1 pad=1",
         // Rows of 37, 21 and 12 points read from the padded input: the window
         // reduction computes whole vectors past the row's end (rounded up)
         "avg_pool2d n=1 c=3 h=20 w=37 kh=3 kw=3 pad=1",

@@ -75,6 +75,12 @@ void ScheduleScript::compute_at(const std::string &f, const std::string &consume
     statement(ident(f) + ".compute_at(" + ident(consumer) + ", " + ident(var) + ");");
 }
 
+void ScheduleScript::store_at(const std::string &f, const std::string &consumer, const std::string &var) {
+    func(f).store_at(func(consumer), Var(var));
+    declare_var(var, false);
+    statement(ident(f) + ".store_at(" + ident(consumer) + ", " + ident(var) + ");");
+}
+
 void ScheduleScript::rfactor(const std::string &f, int update, const std::string &rvar, const std::string &new_var,
                              const std::string &result) {
     Func intm = func(f).update(update).rfactor(RVar(rvar), Var(new_var));

@@ -60,6 +60,8 @@ public:
     // Func-level directives.
     void compute_root(const std::string &f);
     void compute_at(const std::string &f, const std::string &consumer, const std::string &var);
+    // f's storage hoisted to consumer's loop `var` (Halide's store_at), a pure var.
+    void store_at(const std::string &f, const std::string &consumer, const std::string &var);
     // Creates `result` = the stage's rfactor intermediate (see Halide's Stage::rfactor).
     void rfactor(const std::string &f, int update, const std::string &rvar, const std::string &new_var,
                  const std::string &result);

@@ -48,7 +48,7 @@ std::vector<std::pair<std::string, int64_t>> pure_dims(const TensorExpr &t) {
 // covering kMinAttachPoints points (empty when there are no rows).
 std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
                           int64_t points_per_row, int cores, const std::string &prefix,
-                          std::string *whole_rows = nullptr) {
+                          std::string *whole_rows = nullptr, std::string *outer_of_row = nullptr) {
     if (outer_vars.empty()) return "";
     size_t first = outer_vars.size();
     int64_t rows = 1;
@@ -99,7 +99,9 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
     while (points < kMinAttachPoints && idx < first && points * outer_vars[idx].second <= kMaxAttachPoints) {
         points *= outer_vars[idx++].second;
     }
-    return idx < first ? outer_vars[idx].first : inner;
+    if (idx >= first) return inner;
+    if (outer_of_row) *outer_of_row = idx + 1 < first ? outer_vars[idx + 1].first : inner;
+    return outer_vars[idx].first;
 }
 
 // Fuses the tile loops `tiles` (innermost first) into one loop named
@@ -307,12 +309,13 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
         outer = {{suffixed(dims[0].first, "vo"), (dims[0].second + d.vector_lanes - 1) / d.vector_lanes}};
         row_points = d.vector_lanes;
     }
-    std::string whole_rows;
-    std::string row = parallel_rows(s, outer, row_points, d.cores, t.func, tj > 0 ? nullptr : &whole_rows);
+    std::string whole_rows, storage;
+    std::string row = parallel_rows(s, outer, row_points, d.cores, t.func, tj > 0 ? nullptr : &whole_rows,
+                                    tj > 0 ? nullptr : &storage);
     int64_t rows = 1;
     for (const auto &o : outer) rows *= o.second;
     // One dimension: each row is a single vector.
-    return {t.func, row, rows > 1, dims.size() == 1 ? int64_t(d.vector_lanes) : 0, whole_rows};
+    return {t.func, row, rows > 1, dims.size() == 1 ? int64_t(d.vector_lanes) : 0, whole_rows, storage};
 }
 
 void compute_at_row(ScheduleScript &script, const std::string &f, const Attachment &at) {

@@ -22,6 +22,10 @@ struct Attachment {
     // A loop of the consumer around all of its second dim (its whole rows), for a
     // producer that tiles that dim (see schedule_reduction); empty when none.
     std::string whole_rows_var = {};
+    // The serial loop just outside `var` (empty when `var` is a task loop): a
+    // producer computed at `var` and stored here keeps the rows it shares with the
+    // next iteration (Halide's sliding window; see compute_at_row).
+    std::string storage_var = {};
 };
 
 // Output rows per block of a transposing copy, and vectors per row of a block when
