@@ -493,8 +493,9 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             // Stored outside the row loop, each row computes only the rows of the
             // window the previous one did not (Halide's sliding window, with the
             // storage folded to the window's rows). Side by side (tessera-bench,
-            // a temporary switch back), NCHW 8x64x224x224 3x3: max_pool2d stride 2
-            // 3.75 -> 3.47 ms, avg_pool2d stride 1 8.2-8.5 -> 6.7-7.3 ms.
+            // a temporary switch back), NCHW 8x64x224x224 3x3: avg_pool2d stride 1
+            // 8.2-8.5 -> 6.7-7.3 ms; max_pool2d stride 2 3.75 -> 3.47 ms in one run,
+            // equal in two later ones (3.5-4.0 ms; a Halide harness: 3.5 -> 3.1).
             script.store_at(name, at.consumer, at.storage_var);
         }
         {
