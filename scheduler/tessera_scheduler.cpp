@@ -1,6 +1,7 @@
 #include "tessera_scheduler.h"
 #include "diagnostics.h"
 
+#include "compute_schedules.h"
 #include "construction.h"
 #include "device_spec.h"
 #include "function_dag.h"

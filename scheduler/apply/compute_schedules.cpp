@@ -1,0 +1,385 @@
+#include "compute_schedules.h"
+
+#include "alignment.h"
+#include "loops.h"
+
+#include <algorithm>
+
+namespace tessera::apply {
+
+using analysis::TensorExpr;
+using Halide::TailStrategy;
+
+namespace {
+
+// The epilogue of a compute-intensive stage cut into the stage's L2 tiles (dims
+// in the same order: it reads the stage at the point it writes), the tiles fused
+// into the parallel task loop, each tile vectorised along dim 0. Tails shift
+// inwards: every tile is whole, so the stage inside it has constant extents.
+Attachment epilogue_tiles(ScheduleScript &script, const TensorExpr &e, const std::vector<int64_t> &tile,
+                          const hal::DeviceSpec &d) {
+    StageScript s = script.stage(e.func);
+    std::vector<std::string> inner, tasks;
+    std::vector<int64_t> inner_extent;
+    for (size_t j : e.spatial_dims()) {
+        const std::string v = e.dims[j].name;
+        const int64_t n = e.dims[j].extent;
+        if (tile[j] < n) {
+            s.split(v, v + "_2", v + "_2i", int(tile[j]), n % tile[j] == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
+            tasks.push_back(v + "_2");
+            inner.push_back(v + "_2i");
+            inner_extent.push_back(tile[j]);
+        } else {
+            inner.push_back(v);
+            inner_extent.push_back(n);
+        }
+    }
+    std::vector<std::string> order;
+    if (vector_split(s, inner[0], inner_extent[0], d.vector_lanes, true)) {
+        order = {suffixed(inner[0], "vi"), suffixed(inner[0], "vo")};
+    } else {
+        order = {inner[0]};
+    }
+    order.insert(order.end(), inner.begin() + 1, inner.end());
+    order.insert(order.end(), tasks.begin(), tasks.end());
+    s.reorder(order);
+    return {e.func, parallel_tiles(s, tasks, e.func + "_tiles")};
+}
+
+}  // namespace
+
+namespace {
+
+// The output's contiguous dim when the register tile spans a whole vector or half
+// of one along it; -1 otherwise.
+int dense_output_point(const TensorExpr &t, const rtile::RTile &reg, const hal::DeviceSpec &d) {
+    const int j = t.contiguous_write_dim();
+    if (j < 0) return -1;
+    const int64_t points = reg.shape[size_t(j)];
+    return points == d.vector_lanes || points == d.vector_lanes / 2 ? j : -1;
+}
+
+}  // namespace
+
+namespace {
+
+// The operands of a compute stage's tiles (packed input copies, computed
+// producers) computed at `at_func`.`at_var`, vectorised; an input is copied
+// through a wrapper Func read by `consumer`.
+void place_operands(ScheduleScript &script, const rtile::RProgram &p, const hal::DeviceSpec &d,
+                    const std::vector<TileOperand> &operands, const std::string &consumer,
+                    const std::string &at_func, const std::string &at_var) {
+    for (const TileOperand &operand : operands) {
+        std::string packed = operand.func;
+        const bool input_copy = operand.input_copy;
+        if (input_copy) {
+            packed = operand.func + "_packed";  // an input: copy it through a wrapper
+            script.wrap(operand.func, consumer, packed);
+        }
+        script.compute_at(packed, at_func, at_var);
+        const std::vector<Halide::Var> args = script.func(packed).args();
+        std::string a0 = args[0].name();
+        std::vector<std::string> gather_order;
+        if (input_copy && p.transposed && p.packed_storage_dim > 0 && size_t(p.packed_storage_dim) < args.size()) {
+            // The vector dim's storage dim goes innermost: the micro-kernel's
+            // operand becomes whole vectors (the packing itself gathers).
+            a0 = args[size_t(p.packed_storage_dim)].name();
+            const std::vector<std::string> order = with_innermost(args, a0);
+            script.reorder_storage(packed, order);
+            script.stage(packed).reorder(order);
+            gather_order = order;
+        }
+        if (input_copy && p.padding_floats > 0) {
+            // Rows a multiple of 4 KiB apart would share cache sets: pad each row.
+            script.align_storage(packed, a0, int(p.packed_row + p.padding_floats));
+        }
+        StageScript s = script.stage(packed);
+        // Guarded: a rounded-up tile would read past the end of the input.
+        s.split(a0, a0 + "_vo", a0 + "_vi", d.vector_lanes, TailStrategy::GuardWithIf);
+        s.vectorize(a0 + "_vi");
+        if (!gather_order.empty()) {
+            // One vector's rows at a time: each gather reads one line from each of
+            // `lanes` input rows, used whole over the next steps while it stays in
+            // L1. Rows a multiple of 2 KiB apart (OIHW 512x3x3: 18 KiB) share two
+            // cache sets, and the 32 rows of two vectors overflowed them (NCHW
+            // 7x7x512: packing took 38% of the time). Side by side, one vector at a
+            // time ran NCHW 3x3 7x7x512 2.61 -> 2.33 and 2.24 -> 2.03 ms, 14x14x256
+            // 3.06 -> 2.76 and 2.44 -> 2.36 ms.
+            gather_order.front() = a0 + "_vi";
+            gather_order.push_back(a0 + "_vo");
+            s.reorder(gather_order);
+        }
+    }
+}
+
+}  // namespace
+
+bool register_epilogue_applies(const TensorExpr &t, const rtile::RProgram &p, const hal::DeviceSpec &d) {
+    const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l1 = p.tiles[rtile::kL1Tile],
+                       &l2 = p.tiles[rtile::kL2Tile];
+    if (p.transposed || p.vector_dim != 0) return false;
+    for (size_t r : t.reduction_dims()) {
+        if (l1.shape[r] < t.dims[r].extent) return false;
+    }
+    const int64_t v = reg.shape[p.vector_dim];
+    if (v % rtile::vector_width(v, d.vector_lanes) != 0) return false;
+    for (size_t j : t.spatial_dims()) {
+        if (reg.shape[j] > std::min(l2.shape[j], t.dims[j].extent)) return false;
+    }
+    return true;
+}
+
+namespace {
+
+// See register_epilogue_applies. The epilogue: L2 tiles (parallel), register
+// tiles, the tile's points (vectorised and unrolled); tails of both shift inwards,
+// so every tile is whole. The stage: computed at the innermost register-tile loop,
+// the reduction loops outside its points.
+Attachment schedule_register_epilogue(ScheduleScript &script, const std::vector<TensorExpr> &stages,
+                                      const rtile::RProgram &p, const hal::DeviceSpec &d,
+                                      const std::vector<TileOperand> &operands, const TensorExpr &e) {
+    const TensorExpr &t = stages[1];
+    const std::string f = t.func;
+    const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l2 = p.tiles[rtile::kL2Tile];
+    const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
+    auto tail = [](int64_t extent, int64_t tile) {
+        return extent % tile == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards;
+    };
+
+    // The epilogue: its points, register-tile loops and L2 tiles, innermost first.
+    StageScript s = script.stage(e.func);
+    std::vector<std::string> points, regs, tasks;
+    for (size_t j : e.spatial_dims()) {
+        const std::string v = e.dims[j].name;
+        std::string cur = v;
+        int64_t extent = e.dims[j].extent;
+        if (l2.shape[j] < extent) {
+            s.split(v, v + "_2", v + "_2i", int(l2.shape[j]), tail(extent, l2.shape[j]));
+            tasks.push_back(v + "_2");
+            cur = v + "_2i";
+            extent = l2.shape[j];
+        }
+        if (reg.shape[j] == 1) {
+            regs.push_back(cur);  // tiles of one point along j
+            continue;
+        }
+        // Split even when the tile is the whole extent: the points need a constant
+        // extent to unroll, and the output's own extent is a run-time value.
+        s.split(cur, v + "_r", v + "_p", int(reg.shape[j]), tail(extent, reg.shape[j]));
+        regs.push_back(v + "_r");
+        points.push_back(v + "_p");
+    }
+    // The register tile's points: vectors along dim 0, the rest unrolled.
+    std::vector<std::string> order;
+    std::vector<std::string> unrolled(points.begin() + 1, points.end());
+    if (reg.shape[p.vector_dim] > vw) {
+        s.split(points[0], points[0] + "_vo", points[0] + "_vi", vw, TailStrategy::Auto);
+        order = {points[0] + "_vi", points[0] + "_vo"};
+        unrolled.insert(unrolled.begin(), points[0] + "_vo");
+    } else {
+        order = {points[0]};
+    }
+    s.vectorize(order[0]);
+    order.insert(order.end(), points.begin() + 1, points.end());
+    order.insert(order.end(), regs.begin(), regs.end());
+    order.insert(order.end(), tasks.begin(), tasks.end());
+    s.reorder(order);
+    for (const std::string &u : unrolled) s.unroll(u);
+    const std::string task = parallel_tiles(s, tasks, e.func + "_tiles");
+    script.compute_at(f, e.func, regs.empty() ? task : regs.front());
+
+    // The stage over one register tile: initial value and update in registers,
+    // the reduction loops outside the tile's points.
+    const std::string vname = t.dims[p.vector_dim].name;
+    for (int stage = -1; stage < 1; stage++) {
+        StageScript k = stage < 0 ? script.stage(f) : script.stage(f, stage);
+        std::vector<std::string> korder;
+        std::vector<std::string> kunrolled;
+        if (reg.shape[p.vector_dim] > vw) {
+            k.split(vname, vname + "_vo", vname + "_vi", vw, TailStrategy::Auto);
+            korder = {vname + "_vi", vname + "_vo"};
+            kunrolled.push_back(vname + "_vo");
+        } else {
+            korder = {vname};
+        }
+        k.vectorize(korder[0]);
+        for (size_t j : t.spatial_dims()) {
+            if (j == p.vector_dim || reg.shape[j] == 1) continue;
+            korder.push_back(t.dims[j].name);
+            kunrolled.push_back(t.dims[j].name);
+        }
+        if (stage == 0) {
+            for (size_t r : t.reduction_dims()) korder.push_back(t.dims[r].name);
+            k.reorder(korder);
+        }
+        for (const std::string &u : kunrolled) k.unroll(u);
+    }
+    place_operands(script, p, d, operands, f, e.func, task);
+    return {e.func, task};
+}
+
+}  // namespace
+
+Attachment schedule_compute_output(ScheduleScript &script, const std::vector<TensorExpr> &stages,
+                                   const rtile::RProgram &p, const hal::DeviceSpec &d,
+                                   const std::vector<TileOperand> &operands, const TensorExpr *epilogue) {
+    const TensorExpr &t = stages[1];  // the reduction update
+    const std::string f = t.func;
+    const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l1 = p.tiles[rtile::kL1Tile],
+                       &l2 = p.tiles[rtile::kL2Tile];
+    const std::string kvar = t.dims[p.split_reduction].name;
+    const int64_t kc = l1.shape[p.split_reduction];
+
+    if (epilogue && register_epilogue_applies(t, p, d)) {
+        return schedule_register_epilogue(script, stages, p, d, operands, *epilogue);
+    }
+    // Fused under the epilogue: the epilogue's tiles are the L2 tiles.
+    const bool fused = epilogue != nullptr;
+    Attachment row{f, ""};
+    if (fused) {
+        row = epilogue_tiles(script, *epilogue, l2.shape, d);
+        script.compute_at(f, epilogue->func, row.var);
+    }
+
+    // Initial value: vectorised; at root also parallel over rows.
+    {
+        auto dims = pure_dims(stages[0]);
+        StageScript s = script.stage(f);
+        vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, false);
+        std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
+        if (!fused) parallel_rows(s, outer, dims[0].second, d.cores, f + "_init");
+    }
+
+    // Chunk the reduction and move the in-register accumulation into an rfactor
+    // intermediate: intm(..., u) sums one chunk; the update adds the chunks up.
+    // (Split even when the chunk is the whole extent: the chunk loop then runs once.)
+    const std::string intm = f + "_acc";
+    const std::string u = "u";
+    const std::string ko = kvar + "_o", ki = kvar + "_i";
+    script.stage(f, 0).split(kvar, ko, ki, int(kc));
+    script.rfactor(f, 0, ko, u, intm);
+
+    // Tile loops of the update, innermost first: register-tile points, register
+    // tiles, L1 tiles, the chunk loop, L2 tiles (the parallel tasks).
+    std::vector<std::string> points, regs, l1s;
+    std::vector<std::string> task_loops;
+    std::string vector_point;
+    {
+        StageScript s = script.stage(f, 0);
+        for (size_t j : t.spatial_dims()) {
+            const std::string v = t.dims[j].name;
+            const int64_t e = t.dims[j].extent;
+            std::string cur = v;
+            // Tiles that do not divide (allowed where every read can be evaluated
+            // anywhere) get guarded tails.
+            auto tail = [](int64_t outer, int64_t inner) {
+                return outer % inner == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+            };
+            if (l2.shape[j] < e && !fused) {
+                s.split(cur, v + "_2", v + "_2i", int(l2.shape[j]), tail(e, l2.shape[j]));
+                task_loops.push_back(v + "_2");
+                cur = v + "_2i";
+            }
+            const int64_t l2_extent = std::min(l2.shape[j], e);
+            if (l1.shape[j] < l2_extent) {
+                s.split(cur, v + "_1", v + "_1i", int(l1.shape[j]), tail(l2_extent, l1.shape[j]));
+                l1s.push_back(v + "_1");
+                cur = v + "_1i";
+            }
+            if (reg.shape[j] == 1) {
+                regs.push_back(cur);  // not part of the register tile: a loop around it
+                continue;
+            }
+            // Always split here: the register tile's loop needs a constant extent.
+            s.split(cur, v + "_r", v + "_p", int(reg.shape[j]), tail(std::min(l1.shape[j], e), reg.shape[j]));
+            regs.push_back(v + "_r");
+            cur = v + "_p";
+            points.push_back(cur);
+            if (j == p.vector_dim) vector_point = cur;
+        }
+        std::vector<std::string> order = points;
+        order.insert(order.end(), regs.begin(), regs.end());
+        order.insert(order.end(), l1s.begin(), l1s.end());
+        order.push_back(ko);
+        order.insert(order.end(), task_loops.begin(), task_loops.end());
+        s.reorder(order);
+        // A transposed program adds its accumulators into the output across channel
+        // planes: vectorised along the vector dim that is a gather and a scatter per
+        // vector. When the register tile holds a whole vector (or half) along the
+        // output's contiguous dim, vectorise along that instead: dense output rows,
+        // gathers only from the accumulators in L1 (NCHW 3x3 56x56x64, x=8:
+        // 2.07 -> 1.84 ms side by side; 7-wide rows measured neutral, not taken).
+        const int dense = p.transposed ? dense_output_point(t, reg, d) : -1;
+        if (dense >= 0) {
+            s.vectorize(t.dims[size_t(dense)].name + "_p");
+            s.unroll(vector_point);
+        } else if (!vector_point.empty()) {
+            const int w = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
+            if (reg.shape[p.vector_dim] > w) {
+                s.split(vector_point, vector_point + "_vo", vector_point + "_vi", w, TailStrategy::GuardWithIf);
+                s.vectorize(vector_point + "_vi");
+            } else {
+                s.vectorize(vector_point);
+            }
+        }
+        // Parallel over the L2 tiles (fused); the chunk loop stays inside a task.
+        if (!task_loops.empty()) parallel_tiles(s, task_loops, f + "_tasks");
+    }
+    // The register tile: computed inside the innermost loop around it, its
+    // accumulators vectorised along the vector dim and unrolled along the other.
+    const std::string attach = !regs.empty() ? regs.front() : !l1s.empty() ? l1s.front() : ko;
+    script.compute_at(intm, f, attach);
+    if (p.transposed) {
+        // Accumulators stored with the vector dim innermost: whole-vector stores.
+        script.reorder_storage(intm, with_innermost(script.func(intm).args(), t.dims[p.vector_dim].name));
+    }
+    // Along dims whose tiles may overrun, a guarded tail would shrink the register
+    // tile to a run-time extent; keep it whole (Roller's tensor padding: the extra
+    // points read boundary-condition producers and are never stored).
+    for (size_t j : t.spatial_dims()) {
+        if (reg.shape[j] > 1 && j < t.overrun_ok.size() && t.overrun_ok[j]) {
+            script.bound_extent(intm, t.dims[j].name, int(reg.shape[j]));
+        }
+    }
+    const std::string vname = t.dims[p.vector_dim].name;
+    // Vector width: one that divides the register tile, else full vectors with a guarded tail.
+    const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
+    const bool whole_vectors = reg.shape[p.vector_dim] % vw == 0;
+    const std::string second = p.second_dim >= 0 && reg.shape[p.second_dim] > 1 ? t.dims[p.second_dim].name : "";
+    auto micro_kernel = [&](StageScript &s, bool update) {
+        std::vector<std::string> order;
+        const bool split_vectors = reg.shape[p.vector_dim] > vw;
+        if (split_vectors) {
+            s.split(vname, vname + "_vo", vname + "_vi", vw,
+                    whole_vectors ? TailStrategy::Auto : TailStrategy::GuardWithIf);
+            s.vectorize(vname + "_vi");
+            order = {vname + "_vi", vname + "_vo"};
+        } else {
+            s.vectorize(vname);
+            order = {vname};
+        }
+        if (!second.empty()) order.push_back(second);
+        if (update) {
+            for (size_t r : t.reduction_dims()) order.push_back(r == p.split_reduction ? ki : t.dims[r].name);
+            for (size_t j : t.spatial_dims()) {
+                if (j != p.vector_dim && t.dims[j].name != second) order.push_back(t.dims[j].name);
+            }
+            order.push_back(u);
+            s.reorder(order);
+        }
+        if (split_vectors) s.unroll(vname + "_vo");
+        if (!second.empty()) s.unroll(second);
+    };
+    {
+        StageScript s = script.stage(intm);
+        micro_kernel(s, false);
+    }
+    {
+        StageScript s = script.stage(intm, 0);
+        micro_kernel(s, true);
+    }
+    place_operands(script, p, d, operands, intm, f, ko);
+    return row;
+}
+
+}  // namespace tessera::apply

@@ -1,0 +1,45 @@
+// Loop shapes shared by the stage schedules: vector splits, parallel rows and
+// tiles, and the names of the loops they create.
+#pragma once
+
+#include "schedule_script.h"
+#include "tensor_expr.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera::apply {
+
+// `v` with a suffix: the name of a loop split from `v` ("x" + "vo" -> "x_vo").
+std::string suffixed(const std::string &v, const std::string &s);
+
+// Pure dims of stage t in Halide order with their extents.
+std::vector<std::pair<std::string, int64_t>> pure_dims(const analysis::TensorExpr &t);
+
+// Parallelises the rows of a stage: `outer_vars` (innermost first) are the loops
+// around its vectorised dim. Only the outermost ones whose product first reaches
+// two per core are fused into the task loop (the inner ones stay plain loops:
+// no div/mod per row, loop-invariant loads hoisted, as in Adams2019's schedules);
+// tasks hold enough points for the thread pool's overhead and there are a few per
+// core at most (bias_add 256x56x56 in 196 fused tasks of 73 rows ran 1.8x slower
+// than Adams2019's). Returns the row loop where producers attach: the innermost
+// one covering enough points (empty when there are no rows). `whole_rows`: the
+// loop around all of outer_vars[0]; `outer_of_row`: the serial loop just outside
+// the returned one (left empty when that is the task loop).
+std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
+                          int64_t points_per_row, int cores, const std::string &prefix,
+                          std::string *whole_rows = nullptr, std::string *outer_of_row = nullptr);
+
+// Fuses the tile loops `tiles` (innermost first) into one loop named
+// `prefix`<i> and runs it in parallel; returns that loop.
+std::string parallel_tiles(StageScript &s, const std::vector<std::string> &tiles, const std::string &prefix);
+
+// `args` with `first` moved to the front: a storage or loop order, innermost first.
+std::vector<std::string> with_innermost(const std::vector<Halide::Var> &args, const std::string &first);
+
+// Splits dim `v` of extent `e` into a vector of `lanes` (when it has that many
+// points); a pure output takes half or quarter vectors of a narrower row.
+bool vector_split(StageScript &s, const std::string &v, int64_t e, int lanes, bool pure_output);
+
+}  // namespace tessera::apply
