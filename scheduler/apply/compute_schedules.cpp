@@ -12,43 +12,62 @@ using Halide::TailStrategy;
 
 namespace {
 
-// The epilogue of a compute-intensive stage cut into the stage's L2 tiles (dims
-// in the same order: it reads the stage at the point it writes), the tiles fused
-// into the parallel task loop, each tile vectorised along dim 0. Tails shift
-// inwards: every tile is whole, so the stage inside it has constant extents.
-Attachment epilogue_tiles(ScheduleScript &script, const TensorExpr &e, const std::vector<int64_t> &tile,
-                          const hal::DeviceSpec &d) {
-    StageScript s = script.stage(e.func);
-    std::vector<std::string> inner, tasks;
-    std::vector<int64_t> inner_extent;
+// Splits the epilogue's dims by the L2 tile (dims in the stage's order: it reads
+// the stage at the point it writes). Tails shift inwards: every tile is whole, so
+// the stage inside it has constant extents. Returns per dim the loop inside the
+// tile with its extent, and the tile loops (innermost first).
+struct EpilogueL2Split {
+    std::vector<std::pair<std::string, int64_t>> inner;
+    std::vector<std::string> tasks;
+};
+EpilogueL2Split split_epilogue_l2(StageScript &s, const TensorExpr &e, const std::vector<int64_t> &tile) {
+    EpilogueL2Split out;
     for (size_t j : e.spatial_dims()) {
         const std::string v = e.dims[j].name;
         const int64_t n = e.dims[j].extent;
         if (tile[j] < n) {
             s.split(v, v + "_2", v + "_2i", int(tile[j]), n % tile[j] == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
-            tasks.push_back(v + "_2");
-            inner.push_back(v + "_2i");
-            inner_extent.push_back(tile[j]);
+            out.tasks.push_back(v + "_2");
+            out.inner.push_back({v + "_2i", tile[j]});
         } else {
-            inner.push_back(v);
-            inner_extent.push_back(n);
+            out.inner.push_back({v, n});
         }
     }
-    std::vector<std::string> order;
-    if (vector_split(s, inner[0], inner_extent[0], d.vector_lanes, true)) {
-        order = {suffixed(inner[0], "vi"), suffixed(inner[0], "vo")};
-    } else {
-        order = {inner[0]};
-    }
-    order.insert(order.end(), inner.begin() + 1, inner.end());
-    order.insert(order.end(), tasks.begin(), tasks.end());
-    s.reorder(order);
-    return {e.func, parallel_tiles(s, tasks, e.func + "_tiles")};
+    return out;
 }
 
-}  // namespace
+// Vectorises `points` points of loop `v` in vectors of `vw` lanes: split into
+// v_vo x v_vi (the tail guarded when vw does not divide them) when there are more,
+// v_vi vectorised. Returns the loops innermost first, {v_vi, v_vo} or {v}; the
+// caller unrolls v_vo once it has ordered its loops.
+std::vector<std::string> vectorize_points(StageScript &s, const std::string &v, int64_t points, int vw) {
+    if (points <= vw) {
+        s.vectorize(v);
+        return {v};
+    }
+    s.split(v, v + "_vo", v + "_vi", vw, points % vw == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
+    s.vectorize(v + "_vi");
+    return {v + "_vi", v + "_vo"};
+}
 
-namespace {
+// The epilogue of a compute-intensive stage cut into the stage's L2 tiles, the
+// tiles fused into the parallel task loop, each tile vectorised along dim 0.
+Attachment epilogue_tiles(ScheduleScript &script, const TensorExpr &e, const std::vector<int64_t> &tile,
+                          const hal::DeviceSpec &d) {
+    StageScript s = script.stage(e.func);
+    const EpilogueL2Split l2 = split_epilogue_l2(s, e, tile);
+    const std::string first = l2.inner[0].first;
+    std::vector<std::string> order;
+    if (vector_split(s, first, l2.inner[0].second, d.vector_lanes, true)) {
+        order = {suffixed(first, "vi"), suffixed(first, "vo")};
+    } else {
+        order = {first};
+    }
+    for (size_t i = 1; i < l2.inner.size(); i++) order.push_back(l2.inner[i].first);
+    order.insert(order.end(), l2.tasks.begin(), l2.tasks.end());
+    s.reorder(order);
+    return {e.func, parallel_tiles(s, l2.tasks, e.func + "_tiles")};
+}
 
 // The output's contiguous dim when the register tile spans a whole vector or half
 // of one along it; -1 otherwise.
@@ -58,10 +77,6 @@ int dense_output_point(const TensorExpr &t, const rtile::RTile &reg, const hal::
     const int64_t points = reg.shape[size_t(j)];
     return points == d.vector_lanes || points == d.vector_lanes / 2 ? j : -1;
 }
-
-}  // namespace
-
-namespace {
 
 // The operands of a compute stage's tiles (packed input copies, computed
 // producers) computed at `at_func`.`at_var`, vectorised; an input is copied
@@ -140,52 +155,37 @@ Attachment schedule_register_epilogue(ScheduleScript &script, const std::vector<
                                       const std::vector<TileOperand> &operands, const TensorExpr &e) {
     const TensorExpr &t = stages[1];
     const std::string f = t.func;
-    const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l2 = p.tiles[rtile::kL2Tile];
+    const rtile::RTile &reg = p.tiles[rtile::kRegisterTile];
     const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
-    auto tail = [](int64_t extent, int64_t tile) {
-        return extent % tile == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards;
-    };
 
     // The epilogue: its points, register-tile loops and L2 tiles, innermost first.
     StageScript s = script.stage(e.func);
-    std::vector<std::string> points, regs, tasks;
+    const EpilogueL2Split l2 = split_epilogue_l2(s, e, p.tiles[rtile::kL2Tile].shape);
+    std::vector<std::string> points, regs;
     for (size_t j : e.spatial_dims()) {
-        const std::string v = e.dims[j].name;
-        std::string cur = v;
-        int64_t extent = e.dims[j].extent;
-        if (l2.shape[j] < extent) {
-            s.split(v, v + "_2", v + "_2i", int(l2.shape[j]), tail(extent, l2.shape[j]));
-            tasks.push_back(v + "_2");
-            cur = v + "_2i";
-            extent = l2.shape[j];
-        }
+        const auto &[cur, extent] = l2.inner[j];
         if (reg.shape[j] == 1) {
             regs.push_back(cur);  // tiles of one point along j
             continue;
         }
         // Split even when the tile is the whole extent: the points need a constant
         // extent to unroll, and the output's own extent is a run-time value.
-        s.split(cur, v + "_r", v + "_p", int(reg.shape[j]), tail(extent, reg.shape[j]));
+        const std::string v = e.dims[j].name;
+        s.split(cur, v + "_r", v + "_p", int(reg.shape[j]),
+                extent % reg.shape[j] == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
         regs.push_back(v + "_r");
         points.push_back(v + "_p");
     }
     // The register tile's points: vectors along dim 0, the rest unrolled.
-    std::vector<std::string> order;
-    std::vector<std::string> unrolled(points.begin() + 1, points.end());
-    if (reg.shape[p.vector_dim] > vw) {
-        s.split(points[0], points[0] + "_vo", points[0] + "_vi", vw, TailStrategy::Auto);
-        order = {points[0] + "_vi", points[0] + "_vo"};
-        unrolled.insert(unrolled.begin(), points[0] + "_vo");
-    } else {
-        order = {points[0]};
-    }
-    s.vectorize(order[0]);
+    std::vector<std::string> order = vectorize_points(s, points[0], reg.shape[p.vector_dim], vw);
+    std::vector<std::string> unrolled(order.begin() + 1, order.end());
+    unrolled.insert(unrolled.end(), points.begin() + 1, points.end());
     order.insert(order.end(), points.begin() + 1, points.end());
     order.insert(order.end(), regs.begin(), regs.end());
-    order.insert(order.end(), tasks.begin(), tasks.end());
+    order.insert(order.end(), l2.tasks.begin(), l2.tasks.end());
     s.reorder(order);
     for (const std::string &u : unrolled) s.unroll(u);
-    const std::string task = parallel_tiles(s, tasks, e.func + "_tiles");
+    const std::string task = parallel_tiles(s, l2.tasks, e.func + "_tiles");
     script.compute_at(f, e.func, regs.empty() ? task : regs.front());
 
     // The stage over one register tile: initial value and update in registers,
@@ -193,16 +193,8 @@ Attachment schedule_register_epilogue(ScheduleScript &script, const std::vector<
     const std::string vname = t.dims[p.vector_dim].name;
     for (int stage = -1; stage < 1; stage++) {
         StageScript k = stage < 0 ? script.stage(f) : script.stage(f, stage);
-        std::vector<std::string> korder;
-        std::vector<std::string> kunrolled;
-        if (reg.shape[p.vector_dim] > vw) {
-            k.split(vname, vname + "_vo", vname + "_vi", vw, TailStrategy::Auto);
-            korder = {vname + "_vi", vname + "_vo"};
-            kunrolled.push_back(vname + "_vo");
-        } else {
-            korder = {vname};
-        }
-        k.vectorize(korder[0]);
+        std::vector<std::string> korder = vectorize_points(k, vname, reg.shape[p.vector_dim], vw);
+        std::vector<std::string> kunrolled(korder.begin() + 1, korder.end());
         for (size_t j : t.spatial_dims()) {
             if (j == p.vector_dim || reg.shape[j] == 1) continue;
             korder.push_back(t.dims[j].name);
@@ -344,20 +336,10 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
     const std::string vname = t.dims[p.vector_dim].name;
     // Vector width: one that divides the register tile, else full vectors with a guarded tail.
     const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
-    const bool whole_vectors = reg.shape[p.vector_dim] % vw == 0;
     const std::string second = p.second_dim >= 0 && reg.shape[p.second_dim] > 1 ? t.dims[p.second_dim].name : "";
     auto micro_kernel = [&](StageScript &s, bool update) {
-        std::vector<std::string> order;
-        const bool split_vectors = reg.shape[p.vector_dim] > vw;
-        if (split_vectors) {
-            s.split(vname, vname + "_vo", vname + "_vi", vw,
-                    whole_vectors ? TailStrategy::Auto : TailStrategy::GuardWithIf);
-            s.vectorize(vname + "_vi");
-            order = {vname + "_vi", vname + "_vo"};
-        } else {
-            s.vectorize(vname);
-            order = {vname};
-        }
+        std::vector<std::string> order = vectorize_points(s, vname, reg.shape[p.vector_dim], vw);
+        const bool split_vectors = order.size() > 1;
         if (!second.empty()) order.push_back(second);
         if (update) {
             for (size_t r : t.reduction_dims()) order.push_back(r == p.split_reduction ? ki : t.dims[r].name);

@@ -2,7 +2,6 @@
 // of stage (see scheduler/README.md for the loop nests they produce).
 #pragma once
 
-#include "construction.h"
 #include "device_spec.h"
 #include "schedule_script.h"
 #include "tensor_expr.h"
