@@ -113,11 +113,11 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);
     std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
     int64_t row_points = dims[0].second;
-    int64_t single_row = 1;
-    for (const auto &o : outer) single_row *= o.second;
+    int64_t rows = 1;  // of the outer dims together
+    for (const auto &o : outer) rows *= o.second;
     const int64_t vectors = (dims[0].second + d.vector_lanes - 1) / d.vector_lanes;
     const int64_t block_points = kRowBlockVectors * d.vector_lanes;
-    if (row_blocks && vec && single_row == 1 && !outer.empty() && dims[0].second % block_points == 0 &&
+    if (row_blocks && vec && rows == 1 && !outer.empty() && dims[0].second % block_points == 0 &&
         vectors >= 2 * kRowBlockVectors) {
         // One row: its blocks of vectors are the rows (in front of the unit dims),
         // whole blocks only (a reduction computed per block sizes its loops to it).
@@ -191,7 +191,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     std::string whole_rows, storage;
     std::string row = parallel_rows(s, outer, row_points, d.cores, t.func, tj > 0 ? nullptr : &whole_rows,
                                     tj > 0 ? nullptr : &storage);
-    int64_t rows = 1;
+    rows = 1;  // the blocks or vector loops above may have become rows
     for (const auto &o : outer) rows *= o.second;
     // One dimension: each row is a single vector.
     return {t.func, row, rows > 1, dims.size() == 1 ? int64_t(d.vector_lanes) : 0, whole_rows, storage};
