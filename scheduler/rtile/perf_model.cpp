@@ -53,9 +53,7 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
             // A window sliding along the vectorised storage dim (x + r.x) makes
             // most vector loads unaligned; a full-width unaligned load spans two
             // cache lines and costs two loads.
-            bool sliding = false;
-            for (size_t r : t_.reduction_dims()) sliding = sliding || (!m.coef.empty() && m.coef[0][r] != 0);
-            loads += std::ceil(elems / d_.vector_lanes) * (sliding ? 2 : 1);
+            loads += std::ceil(elems / d_.vector_lanes) * (t_.slides_innermost(m) ? 2 : 1);
         }
         return tiles * loads;
     }
