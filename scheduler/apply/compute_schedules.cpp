@@ -316,7 +316,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
             points.push_back(cur);
             if (j == p.vector_dim) vector_point = cur;
         }
-        if (!getenv("TESSERA_XP")) panel_var = panel_packing(t, p, operands, l1s, l1_dims);
+        panel_var = panel_packing(t, p, operands, l1s, l1_dims);
         std::vector<std::string> order = points;
         order.insert(order.end(), regs.begin(), regs.end());
         order.insert(order.end(), l1s.begin(), l1s.end());

@@ -321,7 +321,7 @@ std::vector<bool> shift_dims(const TensorExpr &t, const hal::DeviceSpec &d, size
         if (tail_rule(t, j) != TailRule::Divide) continue;
         shift[j] = j == vector_dim ? e > d.vector_lanes && e % d.vector_lanes != 0 &&
                                          whole_vector_waste(e, d.vector_lanes) < kTransposeWaste
-                                   : e > kMaxTileRows && (getenv("TESSERA_XS") || largest_divisor(e, kMaxTileRows, kMinTileRows) == 0);
+                                   : e > kMaxTileRows && largest_divisor(e, kMaxTileRows, kMinTileRows) == 0;
     }
     return shift;
 }
