@@ -42,8 +42,8 @@ constexpr int64_t kTransposeSweepBytes = 4096;
 // a shorter dim) by `vectors` adjacent vectors along the output's innermost dim.
 //
 // `sweep`: the input rows (along `dim`) span a page or more and there are at least
-// two tasks per core. Then a block is one vector's lanes of `dim` (each gathered
-// line used whole) by kTransposeVectors vectors, the blocks walk along the input
+// two tasks per core. Then a block is one cache line's floats of `dim` (each
+// gathered line used whole; 16, a vector's lanes with AVX-512) by kTransposeVectors vectors, the blocks walk along the input
 // rows, and the parallel tasks take groups of that many vectors of input rows: a
 // task streams 2 x lanes input rows from start to end (16 or 64 rows measured
 // slower than 32). The other way (tasks own kTransposeBlock points of `dim` and
