@@ -1,7 +1,9 @@
 #include "device_spec.h"
+
 #include "diagnostics.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 namespace tessera::hal {
@@ -38,6 +40,7 @@ DeviceSpec make_device_spec(const Halide::Target &target, int parallelism, const
     d.vector_lanes = avx512 ? 16 : target.has_feature(Halide::Target::AVX) ? 8 : 4;
     d.vector_registers = avx512 ? 32 : 16;
     d.fma_broadcasts_from_memory = avx512;
+    d.gathered_per_cycle = avx512 ? std::numeric_limits<double>::infinity() : 1.0;
     d.profile_source = profile.source;
     // The profile measured the host's own vector width; scale to the target's.
     double lanes_ratio = double(d.vector_lanes) / std::max(1, profile.vector_lanes_fp32);

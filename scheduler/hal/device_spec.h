@@ -39,6 +39,12 @@ struct DeviceSpec {
     // {1to16} broadcast), so a micro-kernel needs no register for it; AVX2 first
     // broadcasts into a register (vbroadcastss).
     bool fma_broadcasts_from_memory = false;
+    // Elements a core gathers per cycle (a transposed program packs its operand by
+    // gathers): about one with AVX2 (Zen 3, NCHW 7x7x512). With AVX-512 infinite,
+    // i.e. not charged: Zen 5's transposed programs were measured without this term
+    // and their gathers never showed as the cost; charging even a quarter of the AVX2
+    // figure moved four NCHW choices there that no machine at hand can measure.
+    double gathered_per_cycle = 1.0;
     double peak_gflops_per_core = 0;
     std::vector<MemoryLayer> layers;  // registers first, DRAM last
     std::string profile_source;

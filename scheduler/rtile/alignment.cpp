@@ -117,11 +117,28 @@ int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, 
     return streams;
 }
 
+int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p,
+                                const hal::DeviceSpec &d) {
+    const std::vector<size_t> reductions = t.reduction_dims();
+    if (d.fma_broadcasts_from_memory || reductions.empty() || p.second_dim < 0) return 0;
+    const size_t window = reductions.front();  // the micro-kernel's innermost loop
+    const int64_t points = t.dims[window].extent;
+    if (window == p.split_reduction || points < 2 || points > kUnrolledWindow) return 0;
+    const int64_t w = vector_width(tile.shape[p.vector_dim], d.vector_lanes);
+    if ((tile.shape[p.vector_dim] + w - 1) / w < 2) return 0;  // each broadcast used once
+    const size_t second = size_t(p.second_dim);
+    for (const analysis::AccessMap &m : t.reads) {
+        if (m.depends_on(p.vector_dim) || !m.depends_on(window) || !m.depends_on(second)) continue;
+        return int(tile.shape[second] * points) - 1;  // beyond the one counted already
+    }
+    return 0;
+}
+
 bool register_tile_fits(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
     // Transposed programs keep 4 registers free: with the whole file their
     // constructor picked tiles that measured 1.3-1.6x slower (NCHW 3x3, see README).
     const int budget = p.transposed ? d.vector_registers - 4 : d.vector_registers;
-    return register_tile_registers(tile, p, d) <= budget &&
+    return register_tile_registers(tile, p, d) + hoisted_broadcast_registers(t, tile, p, d) <= budget &&
            register_tile_row_streams(t, tile, p) <= d.row_address_registers;
 }
 

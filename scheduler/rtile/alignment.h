@@ -63,6 +63,16 @@ int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::
 // operand with compile-time row strides (see constant_row_stride).
 int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p);
 
+// LLVM fully unrolls a micro-kernel's innermost reduction loop of at most
+// kUnrolledWindow points (a 3-wide window) and, where each broadcast feeds two or
+// more vectors, loads every broadcast of the unrolled body up front. Without FMAs
+// that broadcast from memory (AVX2) each takes a register: the registers beyond
+// the one register_tile_registers counts. (NCHW 3x3 with 4 channel rows x 2
+// vectors held 12 broadcasts and spilled 5: 14x14x256 ran 2.11 ms on Zen 3.)
+constexpr int64_t kUnrolledWindow = 4;
+int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p,
+                                const hal::DeviceSpec &d);
+
 // The register tile fits the register file: vector registers and address registers.
 bool register_tile_fits(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
 
