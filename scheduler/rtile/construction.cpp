@@ -413,11 +413,8 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     // Equal predictions (both compute-bound, say) go first to L2 tiles that cut
     // their dims evenly: a ragged last L2 tile leaves the loops inside it run-time
     // extents (NHWC 28x28x128: x=18 over 28 ran 1.67 ms, the equally predicted
-    // x=30 y=7 1.34 ms, side by side). Then to fewer packed copies (matmul 2048^3 on
-    // Zen 3: L2 tiles of 128 rows copy B half as often as 64 and ran 168 -> 136
-    // ms). Then fewer loads per FMA in the micro-kernel leave more headroom. Then
-    // more tasks (NCHW 28x28x128 on Zen 3, transposed: 32 tasks of 16 channels
-    // 1.86 ms, 16 of 32 channels 2.22 ms, predicted equal).
+    // x=30 y=7 1.34 ms, side by side). Then fewer loads per FMA in the micro-kernel
+    // leave more headroom.
     auto ragged = [&](const RProgram &p) {
         int n = 0;
         for (size_t j : t.spatial_dims()) {
@@ -429,10 +426,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     std::stable_sort(result.programs.begin(), result.programs.end(), [&](const RProgram &a, const RProgram &b) {
         if (a.predicted_ms != b.predicted_ms) return a.predicted_ms < b.predicted_ms;
         if (ragged(a) != ragged(b)) return ragged(a) < ragged(b);
-        const double copies_a = model.packed_elements(a), copies_b = model.packed_elements(b);
-        if (copies_a != copies_b) return copies_a < copies_b;
-        if (a.register_ms != b.register_ms) return a.register_ms < b.register_ms;
-        return a.parallel_tasks > b.parallel_tasks;
+        return a.register_ms < b.register_ms;
     });
     // A first choice with too few accumulators to cover the FMA latency (one
     // 8-lane vector for a GEMV with N=1000) yields to a program predicted within

@@ -164,13 +164,6 @@ double PerfModel::parallel_efficiency(const RTile &l2) const {
     return total / (double(cores) * *std::max_element(load.begin(), load.end()));
 }
 
-double PerfModel::packed_elements(const RProgram &p) const {
-    if (p.packed_read < 0 || size_t(p.packed_read) >= t_.reads.size()) return 0;
-    RTile chunk = p.tiles[kL2Tile];
-    for (size_t r : t_.reduction_dims()) chunk.shape[r] = p.tiles[kL1Tile].shape[r];
-    return double(tile_count(t_, chunk)) * double(t_.reads[size_t(p.packed_read)].tile_elements(chunk.shape));
-}
-
 void PerfModel::predict(RProgram &p) const {
     static const char *names[] = {"L1->registers", "L2->L1", "LLC/DRAM->L2"};
     double best = compute_time_ms(p);
@@ -197,7 +190,13 @@ void PerfModel::predict(RProgram &p) const {
         // innermost) per L2 tile and reduction chunk (DeviceSpec::gathered_per_cycle):
         // L2 tiles of one output row each regathered NCHW 7x7x512's weights 7 times
         // (16.5 M elements; 3.4-3.8 ms on Zen 3 against 2.8 for the next program).
-        best += packed_elements(p) / (d_.gathered_per_cycle * ghz() * 1e9 * d_.cores) * 1e3;
+        if (p.packed_read >= 0 && size_t(p.packed_read) < t_.reads.size()) {
+            RTile chunk = p.tiles[kL2Tile];
+            for (size_t r : t_.reduction_dims()) chunk.shape[r] = l1.shape[r];
+            const double gathered = double(tile_count(t_, chunk)) *
+                                    double(t_.reads[size_t(p.packed_read)].tile_elements(chunk.shape));
+            best += gathered / (d_.gathered_per_cycle * ghz() * 1e9 * d_.cores) * 1e3;
+        }
     }
     // Uneven spread of tasks over cores.
     p.predicted_ms = best / parallel_efficiency(p.tiles[kL2Tile]);

@@ -37,9 +37,6 @@ public:
     // ragged last tile is a smaller task). 1 is perfect balance.
     double parallel_efficiency(const RTile &l2) const;
     int64_t task_count(const RTile &l2) const;
-    // Elements of the packed operand (p.packed_read) copied over the whole stage:
-    // one data tile per L2 tile and reduction chunk; 0 when nothing is packed.
-    double packed_elements(const RProgram &p) const;
 
     // Fills p.predicted_ms and p.bottleneck from its tiles.
     void predict(RProgram &p) const;
