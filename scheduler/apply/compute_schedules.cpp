@@ -69,6 +69,9 @@ Attachment epilogue_tiles(ScheduleScript &script, const TensorExpr &e, const std
     return {e.func, parallel_tiles(s, l2.tasks, e.func + "_tiles")};
 }
 
+// Steps of an innermost reduction chunk loop unrolled in the micro-kernel.
+constexpr int64_t kChunkUnroll = 4;
+
 // The output's contiguous dim when the register tile spans a whole vector or half
 // of one along it; -1 otherwise.
 int dense_output_point(const TensorExpr &t, const rtile::RTile &reg, const hal::DeviceSpec &d) {
@@ -369,8 +372,28 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
         std::vector<std::string> order = vectorize_points(s, vname, reg.shape[p.vector_dim], vw);
         const bool split_vectors = order.size() > 1;
         if (!second.empty()) order.push_back(second);
+        // A chunk loop innermost (a GEMM's k) is unrolled by kChunkUnroll: the loop's
+        // own add, compare and branch, and the pointer bumps, once per four steps
+        // (Zen 3 side by side, without -> with: matmul 1024^3 15.3 -> 14.9 ms, 512^3
+        // 1.84 -> 1.77, batch_matmul 12x128x128x64 0.238 -> 0.217; convolutions, whose
+        // innermost loop is the window, unchanged).
+        std::string unrolled;
         if (update) {
-            for (size_t r : t.reduction_dims()) order.push_back(r == p.split_reduction ? ki : t.dims[r].name);
+            for (size_t r : t.reduction_dims()) {
+                if (r != p.split_reduction) {
+                    order.push_back(t.dims[r].name);
+                    continue;
+                }
+                if (order.size() == (second.empty() ? 0 : 1) + (split_vectors ? 2 : 1) && kc % kChunkUnroll == 0 &&
+                    kc > kChunkUnroll) {
+                    unrolled = ki + "_u";
+                    s.split(ki, ki + "_s", unrolled, int(kChunkUnroll));
+                    order.push_back(unrolled);
+                    order.push_back(ki + "_s");
+                } else {
+                    order.push_back(ki);
+                }
+            }
             for (size_t j : t.spatial_dims()) {
                 if (j != p.vector_dim && t.dims[j].name != second) order.push_back(t.dims[j].name);
             }
@@ -379,6 +402,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
         }
         if (split_vectors) s.unroll(vname + "_vo");
         if (!second.empty()) s.unroll(second);
+        if (!unrolled.empty()) s.unroll(unrolled);
     };
     {
         StageScript s = script.stage(intm);

@@ -167,6 +167,16 @@ void StageScript::emit(const std::string &call) {
 
 StageScript &StageScript::split(const std::string &old, const std::string &outer, const std::string &inner,
                                 int factor, TailStrategy tail) {
+    // A loop split from a reduction variable earlier (in this stage or, by name, in
+    // the stage an rfactor copied it from) is one too: its pieces must be RVars.
+    if (update_ >= 0) {
+        for (const Halide::Internal::Dim &d : func_.function().update(update_).schedule().dims()) {
+            // Split loops are named by their lineage: "k$x.k$x_i".
+            const bool same = d.var == old || (d.var.size() > old.size() &&
+                                               d.var.compare(d.var.size() - old.size() - 1, std::string::npos, "." + old) == 0);
+            if (same && d.is_rvar()) rvars_.insert(old);
+        }
+    }
     if (rvars_.count(old)) {
         rvars_.insert(outer);
         rvars_.insert(inner);
