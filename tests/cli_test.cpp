@@ -136,10 +136,10 @@ Result explain_pinned(const std::string &family, const std::vector<std::string> 
                       const std::string &env = "") {
     Result all;
     all.exit_code = 0;
-    const std::string out = ::testing::TempDir() + "explain";
+    const std::string out = ::testing::TempDir() + "explain", profile = pinned_profile();
     run("mkdir -p " + out);
     for (const std::string &op : ops) {
-        Result r = run("TESSERA_EXPLAIN=1 TESSERA_DEVICE_PROFILE=" + pinned_profile() + " " + env + " " +
+        Result r = run("TESSERA_EXPLAIN=1 TESSERA_DEVICE_PROFILE=" + profile + " " + env + " " +
                        TESSERA_GENERATOR_BIN + " -g " + family + " -o " + out + " -f op -e schedule -p " +
                        TESSERA_PLUGIN_PATH + " -s Tessera auto_schedule=true machine_params=2,33554432,40 target=" +
                        kAvx512Target + " op=" + op);

@@ -379,13 +379,11 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
         // innermost loop is the window, unchanged).
         std::string unrolled;
         if (update) {
-            for (size_t r : t.reduction_dims()) {
+            const std::vector<size_t> reductions = t.reduction_dims();
+            for (size_t r : reductions) {
                 if (r != p.split_reduction) {
                     order.push_back(t.dims[r].name);
-                    continue;
-                }
-                if (order.size() == (second.empty() ? 0 : 1) + (split_vectors ? 2 : 1) && kc % kChunkUnroll == 0 &&
-                    kc > kChunkUnroll) {
+                } else if (r == reductions.front() && kc % kChunkUnroll == 0 && kc > kChunkUnroll) {
                     unrolled = ki + "_u";
                     s.split(ki, ki + "_s", unrolled, int(kChunkUnroll));
                     order.push_back(unrolled);

@@ -145,6 +145,12 @@ StageScript::StageScript(ScheduleScript &script, const std::string &name, Func f
                                 ScheduleScript::ident(name) + ".update(" + std::to_string(update) +
                                     ").get_schedule().rvars()[" + std::to_string(i) + "].var");
         }
+        // Loops split from a reduction variable before (an rfactor intermediate
+        // copies them from the stage it came from) are reduction loops too, named
+        // by their lineage ("k$x.k$x_i"): their pieces must be RVars.
+        for (const Halide::Internal::Dim &d : func.function().update(update).schedule().dims()) {
+            if (d.is_rvar()) rvars_.insert(d.var.substr(d.var.rfind('.') + 1));
+        }
     }
     text_ << ScheduleScript::ident(name);
     if (update >= 0) text_ << ".update(" << update << ")";
@@ -167,16 +173,6 @@ void StageScript::emit(const std::string &call) {
 
 StageScript &StageScript::split(const std::string &old, const std::string &outer, const std::string &inner,
                                 int factor, TailStrategy tail) {
-    // A loop split from a reduction variable earlier (in this stage or, by name, in
-    // the stage an rfactor copied it from) is one too: its pieces must be RVars.
-    if (update_ >= 0) {
-        for (const Halide::Internal::Dim &d : func_.function().update(update_).schedule().dims()) {
-            // Split loops are named by their lineage: "k$x.k$x_i".
-            const bool same = d.var == old || (d.var.size() > old.size() &&
-                                               d.var.compare(d.var.size() - old.size() - 1, std::string::npos, "." + old) == 0);
-            if (same && d.is_rvar()) rvars_.insert(old);
-        }
-    }
     if (rvars_.count(old)) {
         rvars_.insert(outer);
         rvars_.insert(inner);

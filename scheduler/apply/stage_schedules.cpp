@@ -76,6 +76,11 @@ std::pair<int, int> transposed_read(const TensorExpr &t, const hal::DeviceSpec &
     return {-1, -1};
 }
 
+// Floats in a cache line: 16, one AVX-512 vector, two with AVX2.
+int64_t line_floats(const hal::DeviceSpec &d) {
+    return d.layer("L1").line_bytes / 4;
+}
+
 // Vectors per row of a transposing block (see schedule_pure_output): the whole row
 // when it is at most 8 vectors and the input rows one vector gathers from do not
 // share cache sets (a stride that is a multiple of 4 KiB puts them all in one set),
@@ -104,8 +109,8 @@ TransposeBlock transpose_block(const TensorExpr &t, const hal::DeviceSpec &d) {
         // One line's floats of each input row per block, used whole while in L1:
         // with 8 lanes, blocks of one vector's 8 used half lines (Zen 3, 4096x8192:
         // 39.7 -> 24.5 ms side by side).
-        const int64_t line_floats = std::max<int64_t>(d.vector_lanes, d.layer("L1").line_bytes / 4);
-        return {dim, std::min(line_floats, e), std::min(vectors, kTransposeVectors), true};
+        const int64_t rows = std::max<int64_t>(d.vector_lanes, line_floats(d));
+        return {dim, std::min(rows, e), std::min(vectors, kTransposeVectors), true};
     }
     return {dim, std::min(kTransposeBlock, e), transpose_block_vectors(t, t.reads[size_t(read)], vectors), false};
 }
@@ -162,7 +167,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
         // the block's next vector; else, or when a vector is narrower than a line
         // (AVX2), each row of the block writes its vectors, its lines whole (Zen 3,
         // 4096x8192, three side-by-side runs: 25.1-28.9 -> 22.6-25.9 ms).
-        const bool vector_per_line = int64_t(d.vector_lanes) * 4 >= d.layer("L1").line_bytes;
+        const bool vector_per_line = d.vector_lanes >= line_floats(d);
         std::vector<std::string> order = {suffixed(v, "vi")};
         for (const std::string &inner : tb.sweep && vector_per_line ? std::vector<std::string>{y_in, block_vectors}
                                                                    : std::vector<std::string>{block_vectors, y_in}) {

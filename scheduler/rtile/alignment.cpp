@@ -65,17 +65,24 @@ int reduction_vector_width(int64_t extent, int lanes) {
     return w ? int(w) : lanes;
 }
 
-int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
+namespace {
+
+// Vectors along the register tile's vector dim (a guarded partial one included).
+int64_t register_tile_vectors(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
     const int64_t w = vector_width(tile.shape[p.vector_dim], d.vector_lanes);
-    int64_t vectors = (tile.shape[p.vector_dim] + w - 1) / w;
+    return (tile.shape[p.vector_dim] + w - 1) / w;
+}
+
+}  // namespace
+
+int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
     int64_t rows = p.second_dim >= 0 ? tile.shape[p.second_dim] : 1;
-    return int(vectors * rows);
+    return int(register_tile_vectors(tile, p, d) * rows);
 }
 
 int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
-    const int64_t w = vector_width(tile.shape[p.vector_dim], d.vector_lanes);
-    int64_t vectors = (tile.shape[p.vector_dim] + w - 1) / w;
-    return register_tile_accumulators(tile, p, d) + int(vectors) + (d.fma_broadcasts_from_memory ? 0 : 1);
+    return register_tile_accumulators(tile, p, d) + int(register_tile_vectors(tile, p, d)) +
+           (d.fma_broadcasts_from_memory ? 0 : 1);
 }
 
 namespace {
@@ -124,8 +131,7 @@ int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile
     const size_t window = reductions.front();  // the micro-kernel's innermost loop
     const int64_t points = t.dims[window].extent;
     if (window == p.split_reduction || points < 2 || points > kUnrolledWindow) return 0;
-    const int64_t w = vector_width(tile.shape[p.vector_dim], d.vector_lanes);
-    if ((tile.shape[p.vector_dim] + w - 1) / w < 2) return 0;  // each broadcast used once
+    if (register_tile_vectors(tile, p, d) < 2) return 0;  // each broadcast used once
     const size_t second = size_t(p.second_dim);
     for (const analysis::AccessMap &m : t.reads) {
         if (m.depends_on(p.vector_dim) || !m.depends_on(window) || !m.depends_on(second)) continue;

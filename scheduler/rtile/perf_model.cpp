@@ -191,10 +191,7 @@ void PerfModel::predict(RProgram &p) const {
         // L2 tiles of one output row each regathered NCHW 7x7x512's weights 7 times
         // (16.5 M elements; 3.4-3.8 ms on Zen 3 against 2.8 for the next program).
         if (p.packed_read >= 0 && size_t(p.packed_read) < t_.reads.size()) {
-            RTile chunk = p.tiles[kL2Tile];
-            for (size_t r : t_.reduction_dims()) chunk.shape[r] = l1.shape[r];
-            const double gathered = double(tile_count(t_, chunk)) *
-                                    double(t_.reads[size_t(p.packed_read)].tile_elements(chunk.shape));
+            const double gathered = per_tile_elements(t_, p, t_.reads[size_t(p.packed_read)]);
             best += gathered / (d_.gathered_per_cycle * ghz() * 1e9 * d_.cores) * 1e3;
         }
     }

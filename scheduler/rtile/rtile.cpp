@@ -27,12 +27,15 @@ std::string RTile::to_string(const analysis::TensorExpr &t) const {
     return s;
 }
 
-double per_tile_recompute_factor(const analysis::TensorExpr &t, const RProgram &p, const analysis::AccessMap &m) {
+double per_tile_elements(const analysis::TensorExpr &t, const RProgram &p, const analysis::AccessMap &m) {
     const RTile &l2 = p.tiles[kL2Tile];
     const int64_t e = t.dims[p.split_reduction].extent, kc = l2.shape[p.split_reduction];
     const int64_t chunks = (e + kc - 1) / kc;
-    const double computed = double(p.parallel_tasks) * double(chunks) * double(m.tile_elements(l2.shape));
-    return computed / double(m.tile_elements(t.extents()));
+    return double(p.parallel_tasks) * double(chunks) * double(m.tile_elements(l2.shape));
+}
+
+double per_tile_recompute_factor(const analysis::TensorExpr &t, const RProgram &p, const analysis::AccessMap &m) {
+    return per_tile_elements(t, p, m) / double(m.tile_elements(t.extents()));
 }
 
 }  // namespace tessera::rtile

@@ -47,10 +47,14 @@ struct RProgram {
     std::string bottleneck;        // memory layer (or "compute") that bounds the prediction
 };
 
+// Elements of the data tiles read through `m` per chunk of every L2 tile (the
+// packed operands' place), over the whole stage: tasks x chunks x data tile.
+double per_tile_elements(const analysis::TensorExpr &t, const RProgram &p, const analysis::AccessMap &m);
+
 // How many times a producer read through `m` would be computed over, in total,
-// if it were computed per chunk of every L2 tile (the packed operands' place):
-// tasks x chunks x data tile / the whole tensor. Neighbouring tiles share halos,
-// and tiles that split dims the read does not depend on recompute all of it.
+// if it were computed per chunk of every L2 tile: per_tile_elements / the whole
+// tensor. Neighbouring tiles share halos, and tiles that split dims the read does
+// not depend on recompute all of it.
 double per_tile_recompute_factor(const analysis::TensorExpr &t, const RProgram &p, const analysis::AccessMap &m);
 
 }  // namespace tessera::rtile
