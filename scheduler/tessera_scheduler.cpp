@@ -284,6 +284,11 @@ void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgr
     for (int l = 0; l < rtile::kTileLevels; l++) {
         out << "      " << levels[l] << " tile: " << p.tiles[l].to_string(t) << "\n";
     }
+    if (p.fusion) {
+        const analysis::AxisFusion &f = *p.fusion;
+        out << "      axes " << f.inner_name << " and " << f.outer_name << " fused into " << f.fused_name() << " ("
+            << f.inner_extent * f.outer_extent << " points); its L2 tiles are whole " << f.inner_name << " rows\n";
+    }
     std::string shifted;
     for (size_t j = 0; j < t.dims.size(); j++) {
         if (p.shifts(j)) shifted += " " + t.dims[j].name;
@@ -338,6 +343,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             compute, device, std::max({2, options.top_k, options.candidate + 1}), packable, epilogue != nullptr);
         const size_t pick = std::min(size_t(options.candidate), built.programs.size() - 1);
         const rtile::RProgram &best = built.programs[pick];
+        const TensorExpr best_expr = rtile::program_expr(compute, best);  // its tiles' dims
         std::vector<apply::TileOperand> packs;
         std::string root_notes;
         for (const analysis::FunctionNode &producer : dag.nodes()) {
@@ -350,8 +356,8 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             // channels each pad the whole input); then once, at root, in parallel.
             const std::string &pname = producer.func.name();
             double recompute = 0;
-            for (const analysis::AccessMap &m : compute.reads) {
-                if (m.tensor == pname) recompute = std::max(recompute, rtile::per_tile_recompute_factor(compute, best, m));
+            for (const analysis::AccessMap &m : best_expr.reads) {
+                if (m.tensor == pname) recompute = std::max(recompute, rtile::per_tile_recompute_factor(best_expr, best, m));
             }
             if (recompute >= kRecomputedAtRoot) {
                 script.compute_root(pname);
@@ -401,9 +407,12 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         for (const analysis::AccessMap &m : compute.reads) {
             explain << "    reads " << m.text << (m.is_input ? " (input)" : " (computed)") << "\n";
         }
-        explain_program(explain, compute, best, pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
+        explain_program(explain, best_expr, best, pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
         for (size_t i = 0; i < built.programs.size(); i++) {
-            if (i != pick) explain_program(explain, compute, built.programs[i], i == 0 ? "best predicted" : "runner-up");
+            if (i != pick) {
+                explain_program(explain, rtile::program_expr(compute, built.programs[i]), built.programs[i],
+                                i == 0 ? "best predicted" : "runner-up");
+            }
         }
         return row;
     };

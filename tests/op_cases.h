@@ -43,6 +43,11 @@ inline const std::vector<std::string> &op_cases() {
         "conv2d n=1 c=24 h=7 w=7 oc=48 kh=3 kw=3 pad=1",
         "conv2d n=1 c=64 h=8 w=56 oc=64 kh=3 kw=3 pad=1",  // register tile x=8: output added along x
         "matmul M=32 N=7 K=45",  // N=7: transposed, A packed with M innermost
+        // NCHW 1x1: x and y fused (axis fusion), L2 tiles of whole rows, the last
+        // shifted inwards along y (14 rows in tiles of 8, 9 in tiles of 2)
+        "conv2d n=2 c=20 h=14 w=14 oc=24 kh=1 kw=1",
+        "conv2d n=1 c=16 h=9 w=12 oc=40 kh=1 kw=1",
+        "conv2d n=3 c=8 h=6 w=6 oc=16 kh=1 kw=1",
         "max_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1",
         "max_pool2d n=2 c=5 h=8 w=8 kh=2 kw=2 stride=2 layout=nhwc",
         "max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1",  // 80 KB padded rows: stack storage backed by the heap

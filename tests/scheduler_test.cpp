@@ -5,6 +5,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "aot_batch_matmul.schedule.h"
+#include "aot_conv2d_1x1.schedule.h"
 #include "aot_conv2d_nhwc.schedule.h"
 #include "aot_matmul.schedule.h"
 #pragma GCC diagnostic pop
@@ -78,13 +79,15 @@ TEST(TesseraPlugin, EmittedScheduleHeadersReproduceTheResults) {
     check_schedule_header("batch_matmul B=3 M=17 N=33 K=20", apply_schedule_aot_batch_matmul);
     check_schedule_header("conv2d n=1 c=5 h=12 w=12 oc=7 kh=3 kw=3 pad=1 dilation=2 layout=nhwc",
                           apply_schedule_aot_conv2d_nhwc);
+    // NCHW 1x1: Tessera fuses x and y (axis fusion; the header fuses them too).
+    check_schedule_header("conv2d n=2 c=20 h=14 w=14 oc=24 kh=1 kw=1", apply_schedule_aot_conv2d_1x1);
 }
 
 TEST(TesseraPlugin, EveryTopKCandidateIsCorrect) {
     // TESSERA_CANDIDATE applies the n-th best rProgram: each must compute the same.
     for (const char *line : {"matmul M=64 N=48 K=96", "conv2d n=1 c=8 h=13 w=11 oc=12 kh=3 kw=3 pad=1",
                              "conv2d n=1 c=8 h=9 w=10 oc=16 kh=3 kw=3 stride=2 pad=1 layout=nhwc",
-                             "batch_matmul B=2 M=24 N=40 K=16"}) {
+                             "batch_matmul B=2 M=24 N=40 K=16", "conv2d n=1 c=16 h=9 w=12 oc=40 kh=1 kw=1"}) {
         for (int candidate = 0; candidate < 3; candidate++) {
             setenv("TESSERA_CANDIDATE", std::to_string(candidate).c_str(), 1);
             const uint64_t seed = std::random_device{}();

@@ -18,6 +18,9 @@ struct LoopDim {
     std::string name;
     int64_t min = 0, extent = 1;
     bool reduction = false;
+    // A fused dim (analysis/axis_fusion.h): points per row of the inner dim it
+    // merged, whose tiles beyond the registers cover whole rows; 0 otherwise.
+    int64_t fused_row = 0;
 };
 
 // index along storage dimension d = sum_j coef[d][j] * loop_j + offset[d]

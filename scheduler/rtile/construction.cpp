@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 
 namespace tessera::rtile {
 
@@ -33,6 +34,15 @@ TailRule tail_rule(const TensorExpr &t, size_t j) {
     if (j < t.overrun_ok.size() && t.overrun_ok[j]) return TailRule::Overrun;
     if (j < t.shift_ok.size() && t.shift_ok[j]) return TailRule::ShiftInwards;
     return TailRule::Divide;
+}
+
+// Step of the tiles beyond the registers along dim j, whose tile one level in is
+// `inner` points: that tile, or for a fused dim the least multiple of it that is
+// whole rows of the inner dim (the schedule splits the fused stage's epilogue
+// along the two original dims).
+int64_t tile_granule(const TensorExpr &t, size_t j, int64_t inner) {
+    const int64_t row = t.dims[j].fused_row;
+    return row > 0 ? std::lcm(inner, row) : inner;
 }
 
 // L2 growth keeps the tasks' spread over the cores at least this efficient
@@ -65,7 +75,7 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
         if (level == kL1Tile && (!reduction || j != p.split_reduction)) continue;
         if (level == kL2Tile && reduction) continue;
         const TailRule rule = tail_rule(t, j);
-        int64_t granule = inner.shape[j];
+        int64_t granule = level == kL2Tile ? tile_granule(t, j, inner.shape[j]) : inner.shape[j];
         if (level == kRegisterTile && j == p.vector_dim) {
             granule = rule != TailRule::Divide ? lanes : vector_granule(t.dims[j].extent, lanes);
             if (granule == 0) continue;  // no aligned size: the start tile is the whole extent
@@ -140,8 +150,8 @@ void scale_out(const TensorExpr &t, const PerfModel &model, RProgram &p, int cor
         RTile best_tile;
         for (size_t j : t.spatial_dims()) {
             // Largest aligned size below the current one that still contains the L1 tile.
-            int64_t smaller =
-                previous_aligned_size(outer.shape[j], t.dims[j].extent, p.tiles[kL1Tile].shape[j], tail_rule(t, j));
+            int64_t smaller = previous_aligned_size(outer.shape[j], t.dims[j].extent,
+                                                    tile_granule(t, j, p.tiles[kL1Tile].shape[j]), tail_rule(t, j));
             if (smaller == 0) continue;
             RTile trial = outer;
             trial.shape[j] = smaller;
@@ -277,7 +287,15 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
                 l1 = enlarge(t, model, p, l1, kL1Tile, reg, d.vector_lanes, b1, &ok);
                 if (!ok) continue;
                 p.tiles[kL1Tile] = l1;
-                RTile l2 = enlarge(t, model, p, l1, kL2Tile, l1, d.vector_lanes, b2, &ok);
+                // A fused dim's L2 tile starts at whole rows, if any fit.
+                RTile l2_start = l1;
+                bool rows = true;
+                for (size_t j : t.spatial_dims()) {
+                    l2_start.shape[j] = tile_granule(t, j, l1.shape[j]);
+                    rows = rows && l2_start.shape[j] <= t.dims[j].extent;
+                }
+                if (!rows) continue;
+                RTile l2 = enlarge(t, model, p, l2_start, kL2Tile, l1, d.vector_lanes, b2, &ok);
                 if (!ok) continue;
                 p.tiles[kL2Tile] = l2;
                 scale_out(t, model, p, d.cores);
@@ -372,6 +390,46 @@ std::vector<RProgram> transposed_bases(const TensorExpr &t, const hal::DeviceSpe
     return out;
 }
 
+// Fused programs (Roller's axis fusion, analysis/axis_fusion.h): when whole
+// vectors do not divide the output's contiguous dim and it fuses with the next
+// dim (an NCHW 1x1 convolution's x and y), the fused dim is tiled like a GEMM's
+// columns. Halide addresses the fused dim densely only in buffers whose rows hold
+// exactly the inner extent, so the one read that moves with it must be a packed
+// input copy, per L2 tile of whole rows (no row padding), and the stage is
+// computed per tile of its pure epilogue (under_epilogue).
+void construct_fused_programs(const TensorExpr &t, const hal::DeviceSpec &d, const RProgram &base,
+                              const std::vector<bool> &packable, ConstructionResult &result) {
+    const size_t v = base.vector_dim;
+    const int64_t e = t.dims[v].extent;
+    if (e % d.vector_lanes == 0) return;  // whole vectors already tile it
+    const std::optional<analysis::AxisFusion> fusion = analysis::find_axis_fusion(t, v);
+    if (!fusion) return;
+    int read = -1, readers = 0;
+    for (size_t i = 0; i < t.reads.size(); i++) {
+        if (!t.reads[i].depends_on(v)) continue;
+        readers++;
+        if (t.reads[i].is_input && (packable.empty() || (i < packable.size() && packable[i]))) read = int(i);
+    }
+    if (readers != 1 || read < 0) return;
+    const TensorExpr fused = analysis::fuse_axes(t, *fusion);
+    PerfModel model(fused, d);
+    RProgram fb = base;
+    fb.split_reduction = choose_split_reduction(fused);
+    fb.fusion = fusion;
+    fb.shifted = fused.shift_ok;
+    ConstructionResult built;
+    construct_for_vector_dim(fused, d, model, fb, built);
+    const analysis::AccessMap &m = fused.reads[size_t(read)];
+    for (RProgram &p : built.programs) {
+        if (p.parallel_tasks < 2) continue;  // nothing to cut the epilogue into
+        p.packed_read = read;
+        p.packed_row = m.tile_extent(0, p.tiles[kL2Tile].shape);
+        p.padding_floats = 0;
+        model.predict(p);
+        result.programs.push_back(p);
+    }
+}
+
 }  // namespace
 
 ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec &d, int top_k,
@@ -410,15 +468,17 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
             construct_for_vector_dim(shifted, d, shifted_model, sb, result);
         }
     }
+    if (under_epilogue) construct_fused_programs(t, d, base, packable, result);
     // Equal predictions (both compute-bound, say) go first to L2 tiles that cut
     // their dims evenly: a ragged last L2 tile leaves the loops inside it run-time
     // extents (NHWC 28x28x128: x=18 over 28 ran 1.67 ms, the equally predicted
     // x=30 y=7 1.34 ms, side by side). Then fewer loads per FMA in the micro-kernel
     // leave more headroom.
     auto ragged = [&](const RProgram &p) {
+        const TensorExpr pt = program_expr(t, p);
         int n = 0;
-        for (size_t j : t.spatial_dims()) {
-            const int64_t e = t.dims[j].extent, s = p.tiles[kL2Tile].shape[j];
+        for (size_t j : pt.spatial_dims()) {
+            const int64_t e = pt.dims[j].extent, s = p.tiles[kL2Tile].shape[j];
             n += s < e && e % s != 0 && !p.shifts(j);  // shifted: whole tiles
         }
         return n;

@@ -27,6 +27,10 @@ std::string RTile::to_string(const analysis::TensorExpr &t) const {
     return s;
 }
 
+analysis::TensorExpr program_expr(const analysis::TensorExpr &t, const RProgram &p) {
+    return p.fusion ? analysis::fuse_axes(t, *p.fusion) : t;
+}
+
 double per_tile_elements(const analysis::TensorExpr &t, const RProgram &p, const analysis::AccessMap &m) {
     const RTile &l2 = p.tiles[kL2Tile];
     const int64_t e = t.dims[p.split_reduction].extent, kc = l2.shape[p.split_reduction];

@@ -3,7 +3,10 @@
 // layer with the scale-out over cores, its predicted time and bottleneck.
 #pragma once
 
+#include "axis_fusion.h"
 #include "tensor_expr.h"
+
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -42,10 +45,16 @@ struct RProgram {
     // last one shifts inwards (valid only computed per tile of a pure epilogue).
     std::vector<bool> shifted;
     bool shifts(size_t j) const { return j < shifted.size() && shifted[j]; }
+    // Axis fusion: the program tiles analysis::fuse_axes(stage, *fusion), whose
+    // dims its tiles and indices refer to (see program_expr).
+    std::optional<analysis::AxisFusion> fusion;
     double predicted_ms = 0;
     double register_ms = 0;        // time of the register layer alone: breaks ties between equal predictions
     std::string bottleneck;        // memory layer (or "compute") that bounds the prediction
 };
+
+// The stage as the program tiles it: `t`, or its fused form (RProgram::fusion).
+analysis::TensorExpr program_expr(const analysis::TensorExpr &t, const RProgram &p);
 
 // Elements of the data tiles read through `m` per chunk of every L2 tile (the
 // packed operands' place), over the whole stage: tasks x chunks x data tile.
