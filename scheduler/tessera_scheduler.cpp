@@ -297,6 +297,10 @@ void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgr
     if (p.packed_read >= 0 && p.transposed) {
         out << "      transposed: vectorised along " << t.dims[p.vector_dim].name << "; packed operand "
             << t.reads[p.packed_read].tensor << " stored with it innermost; outputs written by scatter per chunk\n";
+        if (p.chunk_innermost) {
+            out << "      strided window: the reduction chunk " << t.dims[p.split_reduction].name
+                << " runs innermost in the micro-kernel\n";
+        }
     } else if (p.packed_read >= 0) {
         out << "      packed operand: " << t.reads[p.packed_read].tensor << " (row padding " << p.padding_floats
             << " floats)\n";

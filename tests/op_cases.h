@@ -42,6 +42,7 @@ inline const std::vector<std::string> &op_cases() {
         "conv2d n=2 c=5 h=9 w=11 oc=32 kh=3 kw=3 stride=2 pad=1",
         "conv2d n=1 c=24 h=7 w=7 oc=48 kh=3 kw=3 pad=1",
         "conv2d n=1 c=64 h=8 w=56 oc=64 kh=3 kw=3 pad=1",  // register tile x=8: output added along x
+        "conv2d n=1 c=16 h=17 w=17 oc=32 kh=3 kw=3 stride=2",  // strided window: input channels innermost
         "matmul M=32 N=7 K=45",  // N=7: transposed, A packed with M innermost
         // NCHW 1x1: x and y fused (axis fusion), L2 tiles of whole rows, the last
         // shifted inwards along y (14 rows in tiles of 8, 9 in tiles of 2)

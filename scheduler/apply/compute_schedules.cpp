@@ -495,7 +495,11 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
         // innermost loop is the window, unchanged).
         std::string unrolled;
         if (update) {
-            const std::vector<size_t> reductions = t.reduction_dims();
+            std::vector<size_t> reductions = t.reduction_dims();
+            if (p.chunk_innermost) {
+                std::stable_partition(reductions.begin(), reductions.end(),
+                                      [&](size_t r) { return r == p.split_reduction; });
+            }
             for (size_t r : reductions) {
                 if (r != p.split_reduction) {
                     order.push_back(t.dims[r].name);

@@ -127,7 +127,7 @@ int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, 
 int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p,
                                 const hal::DeviceSpec &d) {
     const std::vector<size_t> reductions = t.reduction_dims();
-    if (d.fma_broadcasts_from_memory || reductions.empty() || p.second_dim < 0) return 0;
+    if (d.fma_broadcasts_from_memory || reductions.empty() || p.second_dim < 0 || p.chunk_innermost) return 0;
     const size_t window = reductions.front();  // the micro-kernel's innermost loop
     const int64_t points = t.dims[window].extent;
     if (window == p.split_reduction || points < 2 || points > kUnrolledWindow) return 0;

@@ -41,6 +41,10 @@ struct RProgram {
     // by scatter once per reduction chunk.
     bool transposed = false;
     int packed_storage_dim = -1;   // transposed: the packed read's storage dim indexed by the vector dim
+    // The micro-kernel runs the reduction chunk innermost instead of the window
+    // (see construction.cpp, strided_window): LLVM then unrolls no window and
+    // hoists none of its broadcasts.
+    bool chunk_innermost = false;
     // Per loop dim (empty: none): the L2 tiles need not divide its extent, the
     // last one shifts inwards (valid only computed per tile of a pure epilogue).
     std::vector<bool> shifted;
