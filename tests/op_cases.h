@@ -49,6 +49,7 @@ inline const std::vector<std::string> &op_cases() {
         "conv2d n=2 c=20 h=14 w=14 oc=24 kh=1 kw=1",
         "conv2d n=1 c=16 h=9 w=12 oc=40 kh=1 kw=1",
         "conv2d n=3 c=8 h=6 w=6 oc=16 kh=1 kw=1",
+        "conv2d n=1 c=16 h=37 w=1 oc=24 kh=1 kw=1",  // rows of one point: 37 fused, tiles of 16 rows
         "max_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1",
         "max_pool2d n=2 c=5 h=8 w=8 kh=2 kw=2 stride=2 layout=nhwc",
         "max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1",  // 80 KB padded rows: stack storage backed by the heap
