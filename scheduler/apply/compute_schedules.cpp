@@ -306,7 +306,8 @@ Attachment schedule_fused_compute(ScheduleScript &script, const std::vector<Tens
         std::string cur = v;
         const int64_t inside = std::min(l2.shape[j], t.dims[j].extent);  // the loop's extent in the tile
         if (l1.shape[j] < inside) {
-            s.split(cur, v + "_1", v + "_1i", int(l1.shape[j]), inside % l1.shape[j] == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
+            s.split(cur, v + "_1", v + "_1i", int(l1.shape[j]),
+                    inside % l1.shape[j] == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
             l1s.push_back(v + "_1");
             cur = v + "_1i";
         }
@@ -315,7 +316,8 @@ Attachment schedule_fused_compute(ScheduleScript &script, const std::vector<Tens
             continue;
         }
         const int64_t l1_extent = std::min(l1.shape[j], inside);
-        s.split(cur, v + "_r", v + "_p", int(reg.shape[j]), l1_extent % reg.shape[j] == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
+        s.split(cur, v + "_r", v + "_p", int(reg.shape[j]),
+                l1_extent % reg.shape[j] == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
         regs.push_back(v + "_r");
         if (j == p.vector_dim) {
             std::vector<std::string> vec = vectorize_points(s, v + "_p", reg.shape[j], d.vector_lanes);

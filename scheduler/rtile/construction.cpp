@@ -417,11 +417,12 @@ std::vector<RProgram> transposed_bases(const TensorExpr &t, const hal::DeviceSpe
 // Fused programs (Roller's axis fusion, analysis/axis_fusion.h): when the
 // output's contiguous dim fuses with the next dim (an NCHW 1x1 convolution's x
 // and y), the fused dim is tiled like a GEMM's columns, ranked with the other
-// programs (on Zen 3, 56 wide rows, which 8-lane vectors divide, ran 0.72-1.06x
-// of oneDNN unfused and 0.91-1.27x fused). Halide addresses the fused dim densely only in buffers whose rows hold
-// exactly the inner extent, so the one read that moves with it must be a packed
-// input copy, per L2 tile of whole rows (no row padding), and the stage is
-// computed per tile of its pure epilogue (under_epilogue).
+// programs (on Zen 3, 56-wide rows, which 8-lane vectors divide, ran 0.72-1.06x
+// of oneDNN unfused and 0.91-1.27x fused). Halide addresses the fused dim
+// densely only in buffers whose rows hold exactly the inner extent, so the one
+// read that moves with it must be a packed input copy, per L2 tile of whole rows
+// (no row padding), and the stage is computed per tile of its pure epilogue
+// (under_epilogue).
 void construct_fused_programs(const TensorExpr &t, const hal::DeviceSpec &d, const RProgram &base,
                               const std::vector<bool> &packable, ConstructionResult &result) {
     const size_t v = base.vector_dim;
