@@ -188,6 +188,28 @@ TEST(TesseraExplain, NarrowNchwConvolutionIsVectorisedAlongOutputChannels) {
     EXPECT_EQ(28 % y, 0) << r.output;
 }
 
+// An NCHW 1x1 convolution's x and y fuse (Roller's axis fusion) into one dim of
+// 56 x 56 points tiled like a GEMM's columns: register tiles of whole vectors, L2
+// tiles of whole 56-point rows, the input packed per tile. The result itself is
+// checked by the op matrix and the AOT header test.
+TEST(TesseraExplain, OneByOneConvolutionFusesItsPixels) {
+    Result r = explain_pinned("conv", {"conv2d n=1 c=64 h=56 w=56 oc=256 kh=1 kw=1 layout=nchw"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    size_t chosen = r.output.find("chosen:");
+    ASSERT_NE(chosen, std::string::npos) << r.output;
+    size_t fused = r.output.find("axes x and y fused into x_y (3136 points)", chosen);
+    size_t next = r.output.find("runner-up", chosen);
+    EXPECT_TRUE(fused != std::string::npos && fused < next) << r.output;
+    int reg = 0, l2 = 0;
+    ASSERT_EQ(std::sscanf(r.output.c_str() + r.output.find("registers tile: ", chosen), "registers tile: x_y=%d", &reg), 1)
+        << r.output;
+    ASSERT_EQ(std::sscanf(r.output.c_str() + r.output.find("L2 tile: ", chosen), "L2 tile: x_y=%d", &l2), 1) << r.output;
+    EXPECT_EQ(reg % 16, 0) << r.output;  // whole AVX-512 vectors
+    EXPECT_EQ(l2 % 56, 0) << r.output;   // whole rows
+    EXPECT_EQ(l2 % reg, 0) << r.output;  // whole register tiles
+    EXPECT_NE(r.output.find("packed operand: input (row padding 0 floats)", chosen), std::string::npos) << r.output;
+}
+
 // A transposing copy reads one float of each of 16 input rows per output vector:
 // row by row it ran at 1 GB/s (4096x8192), so its output rows are cut into blocks
 // of 64 that use each input line whole. Input rows of a page or more are swept
