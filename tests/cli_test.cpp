@@ -130,6 +130,15 @@ std::string pinned_profile() {
 })json");
 }
 
+// The first chosen program's lines of an explain account, up to its runner-up
+// ("" when none was chosen).
+std::string chosen_program(const std::string &output) {
+    const size_t chosen = output.find("chosen:");
+    if (chosen == std::string::npos) return "";
+    const size_t next = output.find("runner-up", chosen);
+    return output.substr(chosen, next == std::string::npos ? std::string::npos : next - chosen);
+}
+
 // TESSERA_EXPLAIN's account of each suite line ("op key=value ...") of generator
 // family `family`, scheduled for the pinned machine, in order.
 Result explain_pinned(const std::string &family, const std::vector<std::string> &ops,
@@ -175,14 +184,12 @@ TEST(TesseraExplain, GemmRegisterTilesKeepBroadcastRowsInAddressRegisters) {
 TEST(TesseraExplain, NarrowNchwConvolutionIsVectorisedAlongOutputChannels) {
     Result r = explain_pinned("conv", {"conv2d n=1 c=32 h=28 w=28 oc=32 kh=3 kw=3 stride=1 pad=1 layout=nchw"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    size_t chosen = r.output.find("chosen:");
-    ASSERT_NE(chosen, std::string::npos) << r.output;
-    size_t transposed = r.output.find("transposed: vectorised along c;", chosen);
-    size_t next = r.output.find("runner-up", chosen);
-    EXPECT_TRUE(transposed != std::string::npos && transposed < next) << r.output;
+    const std::string chosen = chosen_program(r.output);
+    ASSERT_FALSE(chosen.empty()) << r.output;
+    EXPECT_NE(chosen.find("transposed: vectorised along c;"), std::string::npos) << r.output;
     int x = 0, y = 0, c = 0;
-    size_t reg = r.output.find("registers tile: ", chosen);
-    ASSERT_EQ(std::sscanf(r.output.c_str() + reg, "registers tile: x=%d y=%d c=%d", &x, &y, &c), 3) << r.output;
+    const size_t reg = chosen.find("registers tile: ");
+    ASSERT_EQ(std::sscanf(chosen.c_str() + reg, "registers tile: x=%d y=%d c=%d", &x, &y, &c), 3) << r.output;
     EXPECT_EQ(c % 16, 0) << r.output;
     EXPECT_EQ(28 % x, 0) << r.output;
     EXPECT_EQ(28 % y, 0) << r.output;
@@ -195,19 +202,17 @@ TEST(TesseraExplain, NarrowNchwConvolutionIsVectorisedAlongOutputChannels) {
 TEST(TesseraExplain, OneByOneConvolutionFusesItsPixels) {
     Result r = explain_pinned("conv", {"conv2d n=1 c=64 h=56 w=56 oc=256 kh=1 kw=1 layout=nchw"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    size_t chosen = r.output.find("chosen:");
-    ASSERT_NE(chosen, std::string::npos) << r.output;
-    size_t fused = r.output.find("axes x and y fused into x_y (3136 points)", chosen);
-    size_t next = r.output.find("runner-up", chosen);
-    EXPECT_TRUE(fused != std::string::npos && fused < next) << r.output;
+    const std::string chosen = chosen_program(r.output);
+    ASSERT_FALSE(chosen.empty()) << r.output;
+    EXPECT_NE(chosen.find("axes x and y fused into x_y (3136 points)"), std::string::npos) << r.output;
     int reg = 0, l2 = 0;
-    ASSERT_EQ(std::sscanf(r.output.c_str() + r.output.find("registers tile: ", chosen), "registers tile: x_y=%d", &reg), 1)
+    ASSERT_EQ(std::sscanf(chosen.c_str() + chosen.find("registers tile: "), "registers tile: x_y=%d", &reg), 1)
         << r.output;
-    ASSERT_EQ(std::sscanf(r.output.c_str() + r.output.find("L2 tile: ", chosen), "L2 tile: x_y=%d", &l2), 1) << r.output;
+    ASSERT_EQ(std::sscanf(chosen.c_str() + chosen.find("L2 tile: "), "L2 tile: x_y=%d", &l2), 1) << r.output;
     EXPECT_EQ(reg % 16, 0) << r.output;  // whole AVX-512 vectors
     EXPECT_EQ(l2 % 56, 0) << r.output;   // whole rows
     EXPECT_EQ(l2 % reg, 0) << r.output;  // whole register tiles
-    EXPECT_NE(r.output.find("packed operand: input (row padding 0 floats)", chosen), std::string::npos) << r.output;
+    EXPECT_NE(chosen.find("packed operand: input (row padding 0 floats)"), std::string::npos) << r.output;
 }
 
 // A transposing copy reads one float of each of 16 input rows per output vector:

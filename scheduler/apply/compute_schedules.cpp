@@ -136,6 +136,51 @@ void place_operands(ScheduleScript &script, const rtile::RProgram &p, const hal:
     }
 }
 
+// The update's tile loops, split per spatial dim: the L2 tile when `split_l2`
+// (a stage not computed per L2 tile of an epilogue), the L1 tile, and the
+// register tile's points, always split (their loop needs a constant extent to
+// unroll). Tiles that do not divide (allowed where every read can be evaluated
+// anywhere) get guarded tails.
+struct TileLoops {
+    std::vector<std::string> points, regs, l1s, tasks;  // each innermost first
+    std::vector<size_t> l1_dims;                          // the dim of each l1s loop
+    std::string vector_point;                             // the vector dim's points ("": one point)
+};
+TileLoops split_tile_loops(StageScript &s, const TensorExpr &t, const rtile::RProgram &p, bool split_l2) {
+    const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l1 = p.tiles[rtile::kL1Tile],
+                       &l2 = p.tiles[rtile::kL2Tile];
+    auto tail = [](int64_t outer, int64_t inner) {
+        return outer % inner == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
+    };
+    TileLoops loops;
+    for (size_t j : t.spatial_dims()) {
+        const std::string v = t.dims[j].name;
+        const int64_t e = t.dims[j].extent;
+        std::string cur = v;
+        if (l2.shape[j] < e && split_l2) {
+            s.split(cur, v + "_2", v + "_2i", int(l2.shape[j]), tail(e, l2.shape[j]));
+            loops.tasks.push_back(v + "_2");
+            cur = v + "_2i";
+        }
+        const int64_t l2_extent = std::min(l2.shape[j], e);
+        if (l1.shape[j] < l2_extent) {
+            s.split(cur, v + "_1", v + "_1i", int(l1.shape[j]), tail(l2_extent, l1.shape[j]));
+            loops.l1s.push_back(v + "_1");
+            loops.l1_dims.push_back(j);
+            cur = v + "_1i";
+        }
+        if (reg.shape[j] == 1) {
+            loops.regs.push_back(cur);  // not part of the register tile: a loop around it
+            continue;
+        }
+        s.split(cur, v + "_r", v + "_p", int(reg.shape[j]), tail(std::min(l1.shape[j], e), reg.shape[j]));
+        loops.regs.push_back(v + "_r");
+        loops.points.push_back(v + "_p");
+        if (j == p.vector_dim) loops.vector_point = v + "_p";
+    }
+    return loops;
+}
+
 // Panel packing, as BLIS keeps a micro-panel of B in L1: when the one packed input
 // (B of a GEMM, the weights of an NHWC convolution) does not move with some dims
 // of the L1 tile loops (m), those loops go innermost and the input is packed per
@@ -300,33 +345,17 @@ Attachment schedule_fused_compute(ScheduleScript &script, const std::vector<Tens
     StageScript s = script.stage(f, 0);
     s.fuse(fusion.inner_name, fusion.outer_name, fused);
     s.split(kvar, ko, ki, int(kc));
-    std::vector<std::string> points, unrolled, reductions, regs, l1s;
-    for (size_t j : t.spatial_dims()) {
-        const std::string v = t.dims[j].name;
-        std::string cur = v;
-        const int64_t inside = std::min(l2.shape[j], t.dims[j].extent);  // the loop's extent in the tile
-        if (l1.shape[j] < inside) {
-            s.split(cur, v + "_1", v + "_1i", int(l1.shape[j]),
-                    inside % l1.shape[j] == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
-            l1s.push_back(v + "_1");
-            cur = v + "_1i";
-        }
-        if (reg.shape[j] == 1) {
-            regs.push_back(cur);
+    const TileLoops loops = split_tile_loops(s, t, p, false);
+    std::vector<std::string> points, unrolled, reductions;
+    for (const std::string &point : loops.points) {
+        if (point != loops.vector_point) {
+            points.push_back(point);
+            unrolled.push_back(point);
             continue;
         }
-        const int64_t l1_extent = std::min(l1.shape[j], inside);
-        s.split(cur, v + "_r", v + "_p", int(reg.shape[j]),
-                l1_extent % reg.shape[j] == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf);
-        regs.push_back(v + "_r");
-        if (j == p.vector_dim) {
-            std::vector<std::string> vec = vectorize_points(s, v + "_p", reg.shape[j], d.vector_lanes);
-            points.insert(points.begin(), vec.begin(), vec.end());
-            unrolled.insert(unrolled.end(), vec.begin() + 1, vec.end());
-        } else {
-            points.push_back(v + "_p");
-            unrolled.push_back(v + "_p");
-        }
+        const std::vector<std::string> vec = vectorize_points(s, point, reg.shape[p.vector_dim], d.vector_lanes);
+        points.insert(points.begin(), vec.begin(), vec.end());
+        unrolled.insert(unrolled.end(), vec.begin() + 1, vec.end());
     }
     for (size_t r : t.reduction_dims()) {
         if (r != p.split_reduction) {
@@ -342,8 +371,8 @@ Attachment schedule_fused_compute(ScheduleScript &script, const std::vector<Tens
     }
     std::vector<std::string> order = points;
     order.insert(order.end(), reductions.begin(), reductions.end());
-    order.insert(order.end(), regs.begin(), regs.end());
-    order.insert(order.end(), l1s.begin(), l1s.end());
+    order.insert(order.end(), loops.regs.begin(), loops.regs.end());
+    order.insert(order.end(), loops.l1s.begin(), loops.l1s.end());
     order.push_back(ko);
     s.reorder(order);
     for (const std::string &u : unrolled) s.unroll(u);
@@ -398,51 +427,18 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
 
     // Tile loops of the update, innermost first: register-tile points, register
     // tiles, L1 tiles, the chunk loop, L2 tiles (the parallel tasks).
-    std::vector<std::string> points, regs, l1s;
-    std::vector<size_t> l1_dims;
-    std::vector<std::string> task_loops;
     std::string panel_var;
-    std::string vector_point;
+    TileLoops loops;
     {
         StageScript s = script.stage(f, 0);
-        for (size_t j : t.spatial_dims()) {
-            const std::string v = t.dims[j].name;
-            const int64_t e = t.dims[j].extent;
-            std::string cur = v;
-            // Tiles that do not divide (allowed where every read can be evaluated
-            // anywhere) get guarded tails.
-            auto tail = [](int64_t outer, int64_t inner) {
-                return outer % inner == 0 ? TailStrategy::Auto : TailStrategy::GuardWithIf;
-            };
-            if (l2.shape[j] < e && !fused) {
-                s.split(cur, v + "_2", v + "_2i", int(l2.shape[j]), tail(e, l2.shape[j]));
-                task_loops.push_back(v + "_2");
-                cur = v + "_2i";
-            }
-            const int64_t l2_extent = std::min(l2.shape[j], e);
-            if (l1.shape[j] < l2_extent) {
-                s.split(cur, v + "_1", v + "_1i", int(l1.shape[j]), tail(l2_extent, l1.shape[j]));
-                l1s.push_back(v + "_1");
-                l1_dims.push_back(j);
-                cur = v + "_1i";
-            }
-            if (reg.shape[j] == 1) {
-                regs.push_back(cur);  // not part of the register tile: a loop around it
-                continue;
-            }
-            // Always split here: the register tile's loop needs a constant extent.
-            s.split(cur, v + "_r", v + "_p", int(reg.shape[j]), tail(std::min(l1.shape[j], e), reg.shape[j]));
-            regs.push_back(v + "_r");
-            cur = v + "_p";
-            points.push_back(cur);
-            if (j == p.vector_dim) vector_point = cur;
-        }
-        panel_var = panel_packing(t, p, operands, l1s, l1_dims);
-        std::vector<std::string> order = points;
-        order.insert(order.end(), regs.begin(), regs.end());
-        order.insert(order.end(), l1s.begin(), l1s.end());
+        loops = split_tile_loops(s, t, p, !fused);
+        panel_var = panel_packing(t, p, operands, loops.l1s, loops.l1_dims);
+        const std::string &vector_point = loops.vector_point;
+        std::vector<std::string> order = loops.points;
+        order.insert(order.end(), loops.regs.begin(), loops.regs.end());
+        order.insert(order.end(), loops.l1s.begin(), loops.l1s.end());
         order.push_back(ko);
-        order.insert(order.end(), task_loops.begin(), task_loops.end());
+        order.insert(order.end(), loops.tasks.begin(), loops.tasks.end());
         s.reorder(order);
         // A transposed program adds its accumulators into the output across channel
         // planes: vectorised along the vector dim that is a gather and a scatter per
@@ -464,11 +460,11 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
             }
         }
         // Parallel over the L2 tiles (fused); the chunk loop stays inside a task.
-        if (!task_loops.empty()) parallel_tiles(s, task_loops, f + "_tasks");
+        if (!loops.tasks.empty()) parallel_tiles(s, loops.tasks, f + "_tasks");
     }
     // The register tile: computed inside the innermost loop around it, its
     // accumulators vectorised along the vector dim and unrolled along the other.
-    const std::string attach = !regs.empty() ? regs.front() : !l1s.empty() ? l1s.front() : ko;
+    const std::string attach = !loops.regs.empty() ? loops.regs.front() : !loops.l1s.empty() ? loops.l1s.front() : ko;
     script.compute_at(intm, f, attach);
     if (p.transposed) {
         // Accumulators stored with the vector dim innermost: whole-vector stores.

@@ -43,10 +43,10 @@ constexpr int64_t kTransposeSweepBytes = 4096;
 //
 // `sweep`: the input rows (along `dim`) span a page or more and there are at least
 // two tasks per core. Then a block is one cache line's floats of `dim` (each
-// gathered line used whole; 16, a vector's lanes with AVX-512) by kTransposeVectors vectors, the blocks walk along the input
-// rows, and the parallel tasks take groups of that many vectors of input rows: a
-// task streams 2 x lanes input rows from start to end (16 or 64 rows measured
-// slower than 32). The other way (tasks own kTransposeBlock points of `dim` and
+// gathered line used whole; 16, a vector's lanes with AVX-512) by
+// kTransposeVectors vectors, the blocks walk along the input rows, and the
+// parallel tasks take groups of that many vectors of input rows: a task streams
+// 2 x lanes input rows from start to end (16 or 64 rows measured slower than 32). The other way (tasks own kTransposeBlock points of `dim` and
 // walk down all input rows) touches every input row's page once per task, 4096 of
 // them for 4096x8192, past the TLB and the prefetchers' streams: side by side on
 // Zen 5, 4096x8192 14.8 -> 7.6 ms, 8192x4096 16.2 -> 8.1 ms; short rows (NHWC ->

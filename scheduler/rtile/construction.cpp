@@ -116,6 +116,12 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
     return out;
 }
 
+// A window dim: a reduction dim of more than one point other than the one chunked
+// at the cache levels (a convolution's kernel taps, not its input channels).
+bool window_dim(const TensorExpr &t, size_t j, size_t split_reduction) {
+    return t.dims[j].reduction && j != split_reduction && t.dims[j].extent > 1;
+}
+
 // Floats of a row an L2 tile reads at least from an operand it streams (one read
 // once in all, a GEMV's matrix), where the extent allows: growing such a tile adds
 // no reuse, so the construction left it one register tile wide, and matmul M=1
@@ -135,7 +141,7 @@ RTile streamed_rows(const TensorExpr &t, const RProgram &p, const RTile &l1, RTi
         // A window slides over it (a depthwise convolution's input): read again
         // by neighbouring points, not streamed.
         bool window = false;
-        for (size_t r : t.reduction_dims()) window = window || (r != p.split_reduction && m.depends_on(r));
+        for (size_t r : t.reduction_dims()) window = window || (window_dim(t, r, p.split_reduction) && m.depends_on(r));
         if (window) continue;
         const int64_t want = std::min(e, (kStreamRowFloats + g - 1) / g * g);
         l2.shape[v] = std::max(l2.shape[v], want);
@@ -388,7 +394,7 @@ bool strided_window(const TensorExpr &t, size_t split_reduction) {
             bool strided = false, window = false;
             for (size_t j = 0; j < t.dims.size(); j++) {
                 if (!t.dims[j].reduction && row[j] >= 2) strided = true;
-                if (t.dims[j].reduction && j != split_reduction && t.dims[j].extent > 1 && row[j] != 0) window = true;
+                if (window_dim(t, j, split_reduction) && row[j] != 0) window = true;
             }
             if (strided && window) return true;
         }
@@ -547,20 +553,28 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     // extents (NHWC 28x28x128: x=18 over 28 ran 1.67 ms, the equally predicted
     // x=30 y=7 1.34 ms, side by side). Then fewer loads per FMA in the micro-kernel
     // leave more headroom.
-    auto ragged = [&](const RProgram &p) {
+    // (Counted once per program: a fused program's dims are those of its fused form.)
+    std::vector<int> ragged;
+    for (const RProgram &p : result.programs) {
         const TensorExpr pt = program_expr(t, p);
         int n = 0;
         for (size_t j : pt.spatial_dims()) {
             const int64_t e = pt.dims[j].extent, s = p.tiles[kL2Tile].shape[j];
             n += s < e && e % s != 0 && !p.shifts(j);  // shifted: whole tiles
         }
-        return n;
-    };
-    std::stable_sort(result.programs.begin(), result.programs.end(), [&](const RProgram &a, const RProgram &b) {
+        ragged.push_back(n);
+    }
+    std::vector<size_t> order(result.programs.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](size_t i, size_t k) {
+        const RProgram &a = result.programs[i], &b = result.programs[k];
         if (a.predicted_ms != b.predicted_ms) return a.predicted_ms < b.predicted_ms;
-        if (ragged(a) != ragged(b)) return ragged(a) < ragged(b);
+        if (ragged[i] != ragged[k]) return ragged[i] < ragged[k];
         return a.register_ms < b.register_ms;
     });
+    std::vector<RProgram> sorted;
+    for (size_t i : order) sorted.push_back(std::move(result.programs[i]));
+    result.programs.swap(sorted);
     // A first choice with too few accumulators to cover the FMA latency (one
     // 8-lane vector for a GEMV with N=1000) yields to a program predicted within
     // 2% that has more: the model lets a memory-bound stage's single dependent

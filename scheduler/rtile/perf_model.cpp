@@ -22,6 +22,7 @@ constexpr double kUsableFractionL1 = 0.75, kUsableFraction = 0.5;
 // 16% and four others 2-8% slower (geomean over the eight 4% faster). Half of a
 // 1 MiB L2 (Zen 5, the Xeon) is already this much, as measured there.
 constexpr int64_t kMinUsableL2Bytes = 384 * 1024;
+constexpr double kUsableFractionSmallL2 = 0.75;
 
 int64_t tile_count(const analysis::TensorExpr &t, const RTile &tile) {
     int64_t n = 1;
@@ -40,8 +41,8 @@ int64_t PerfModel::capacity(TileLevel level, const RProgram &p) const {
     const int64_t bytes = d_.layers[level].capacity_bytes;
     if (level == kL1Tile) return int64_t(bytes * kUsableFractionL1);
     const int64_t usable = int64_t(bytes * kUsableFraction);
-    if (level == kL2Tile) return std::max(usable, std::min(int64_t(bytes * 0.75), kMinUsableL2Bytes));
-    return usable;
+    if (level != kL2Tile) return usable;
+    return std::max(usable, std::min(int64_t(bytes * kUsableFractionSmallL2), kMinUsableL2Bytes));
 }
 
 int64_t PerfModel::mem_footprint(const RTile &tile, TileLevel level, const RProgram &p) const {

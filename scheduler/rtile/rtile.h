@@ -7,7 +7,6 @@
 #include "tensor_expr.h"
 
 #include <optional>
-
 #include <string>
 #include <vector>
 
