@@ -32,20 +32,21 @@ inline analysis::TensorExpr nhwc_conv(bool input_is_computed) {
     return t;
 }
 
-// An NCHW convolution's update, 256 -> 1024 channels on a 14 x 14 map, with a
-// kh x kw window (pad kh / 2):
-// out(x, y, c) += in(x + r.x - pad, y + r.y - pad, r.z) * w(r.x, r.y, r.z, c).
+// An NCHW convolution's update, 256 -> 1024 channels on a 14 x 14 map (by
+// default), with a kh x kw window (pad kh / 2) at a stride:
+// out(x, y, c) += in(s x + r.x - pad, s y + r.y - pad, r.z) * w(r.x, r.y, r.z, c).
 // Loop dims: x, y, c (spatial), then r.x, r.y (kernel taps), r.z (input channels).
-inline analysis::TensorExpr nchw_conv(int64_t kh, int64_t kw) {
+inline analysis::TensorExpr nchw_conv(int64_t kh, int64_t kw, int64_t stride = 1, int64_t out = 14,
+                                      int64_t in_channels = 256, int64_t out_channels = 1024) {
     analysis::TensorExpr t;
     t.func = "conv";
     t.stage = 1;
-    t.dims = {{"x", 0, 14, false},  {"y", 0, 14, false},  {"c", 0, 1024, false},
-              {"r$x", 0, kw, true}, {"r$y", 0, kh, true}, {"r$z", 0, 256, true}};
+    t.dims = {{"x", 0, out, false},  {"y", 0, out, false},  {"c", 0, out_channels, false},
+              {"r$x", 0, kw, true}, {"r$y", 0, kh, true}, {"r$z", 0, in_channels, true}};
     analysis::AccessMap in;
     in.tensor = "input";
     in.is_input = true;
-    in.coef = {{1, 0, 0, 1, 0, 0}, {0, 1, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 1}};
+    in.coef = {{stride, 0, 0, 1, 0, 0}, {0, stride, 0, 0, 1, 0}, {0, 0, 0, 0, 0, 1}};
     in.offset = {-kw / 2, -kh / 2, 0};
     in.clamped = {false, false, false};
     analysis::AccessMap w;

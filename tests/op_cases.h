@@ -43,6 +43,9 @@ inline const std::vector<std::string> &op_cases() {
         "conv2d n=1 c=24 h=7 w=7 oc=48 kh=3 kw=3 pad=1",
         "conv2d n=1 c=64 h=8 w=56 oc=64 kh=3 kw=3 pad=1",  // register tile x=8: output added along x
         "conv2d n=1 c=16 h=17 w=17 oc=32 kh=3 kw=3 stride=2",  // strided window: input channels innermost
+        // 7-wide rows, a transposed program whose L2 tiles of all 7 rows outgrow
+        // the L2: swept panel by panel of 8 output channels
+        "conv2d n=1 c=512 h=14 w=14 oc=32 kh=3 kw=3 stride=2 pad=1",
         "matmul M=32 N=7 K=45",  // N=7: transposed, A packed with M innermost
         // NCHW 1x1: x and y fused (axis fusion), L2 tiles of whole rows, the last
         // shifted inwards along y (14 rows in tiles of 8, 9 in tiles of 2)

@@ -1,0 +1,88 @@
+// Unit tests of the micro-performance model (scheduler/rtile/perf_model.h) on
+// hand-built NCHW convolutions (hand_built_exprs.h).
+#include "device_spec.h"
+#include "hand_built_exprs.h"
+#include "perf_model.h"
+
+#include <gtest/gtest.h>
+
+namespace {
+
+using namespace tessera;
+using test::nchw_conv;
+
+// The built-in profile with Zen 3's 512 KiB L2 (the tile sizes below are chosen
+// around its 384 KiB share), whatever this machine's caches.
+hal::DeviceSpec avx2() {
+    hal::DeviceProfile profile = hal::builtin_profile();
+    for (hal::MemoryLayerProfile &layer : profile.layers) {
+        if (layer.name == "L2") layer.capacity_bytes = 512 * 1024;
+    }
+    return hal::make_device_spec(Halide::Target("x86-64-linux-avx-avx2-f16c-fma-sse41"), 2, profile);
+}
+
+// Dims of nchw_conv: x, y, c, r.x, r.y, r.z.
+rtile::RTile tile(int64_t x, int64_t y, int64_t c, int64_t rx, int64_t ry, int64_t rz) {
+    return rtile::RTile{{x, y, c, rx, ry, rz}};
+}
+
+TEST(PerfModel, OddWidthStridedVectorsAreAssembledLaneByLane) {
+    const hal::DeviceSpec d = avx2();
+    ASSERT_EQ(d.vector_lanes, 8);
+    rtile::RProgram p;
+    p.vector_dim = 0;  // x: 7 of 8 lanes
+    p.second_dim = 2;  // 4 output channels
+    const rtile::RTile reg = tile(7, 1, 4, 1, 1, 1);
+    const analysis::TensorExpr unit = nchw_conv(3, 3, 1), strided = nchw_conv(3, 3, 2);
+    const double unit_loads = rtile::PerfModel(unit, d).mem_traffic(reg, rtile::kRegisterTile, p);
+    const double strided_loads = rtile::PerfModel(strided, d).mem_traffic(reg, rtile::kRegisterTile, p);
+    // Per tile and tap: 4 weight broadcasts, and the input row as one unaligned
+    // vector (2 loads) at stride 1 but 7 loads and 7 inserts at stride 2.
+    EXPECT_DOUBLE_EQ(strided_loads / unit_loads, (4.0 + 14.0) / (4.0 + 2.0));
+    // Whole 8-lane vectors keep their loads: x=8 reads the same at both strides
+    // but for the window's second vector (15 floats span two).
+    const rtile::RTile whole = tile(8, 1, 4, 1, 1, 1);
+    EXPECT_DOUBLE_EQ(rtile::PerfModel(strided, d).mem_traffic(whole, rtile::kRegisterTile, p) /
+                         rtile::PerfModel(unit, d).mem_traffic(whole, rtile::kRegisterTile, p),
+                     (4.0 + 4.0) / (4.0 + 2.0));
+}
+
+// A transposed program of an NCHW 3x3 stride-2 convolution, 512 -> 512 channels,
+// 7 x 7 outputs: vectorised along c, its weights (read 1) packed per panel of 8.
+rtile::RProgram transposed(const rtile::RTile &l2) {
+    rtile::RProgram p;
+    p.vector_dim = 2;
+    p.second_dim = 0;
+    p.transposed = true;
+    p.packed_read = 1;
+    p.split_reduction = 5;
+    const rtile::RTile reg = tile(7, 1, 8, 1, 1, 1), l1 = tile(7, 1, 8, 3, 3, 512);
+    p.tiles = {reg, l1, l2};
+    return p;
+}
+
+TEST(PerfModel, TransposedTilesPastTheL2AreSweptPanelByPanel) {
+    const hal::DeviceSpec d = avx2();
+    const analysis::TensorExpr t = nchw_conv(3, 3, 2, 7, 512, 512);
+    const rtile::PerfModel model(t, d);
+    const int64_t panel = 8 * 9 * 512, row_piece = 15 * 3 * 512;  // weights of 8 channels; 3 input rows
+    // One output row of 8 channels fits: resident, every read fetched once.
+    const rtile::RTile small = tile(7, 1, 8, 3, 3, 512);
+    ASSERT_LE((panel + row_piece + 7 * 8) * 4, model.capacity(rtile::kL2Tile, transposed(small)));
+    EXPECT_EQ(model.mem_footprint(small, rtile::kL2Tile, transposed(small)), (panel + row_piece + 7 * 8) * 4);
+    // All 7 rows of 16 channels do not fit (2 panels, 15 input rows): the L2 holds
+    // one panel, one output row's input rows and the tile's outputs ...
+    const rtile::RTile large = tile(7, 7, 16, 3, 3, 512);
+    const int64_t resident = 2 * panel + 15 * 15 * 512 + 7 * 7 * 16;
+    ASSERT_GT(resident * 4, model.capacity(rtile::kL2Tile, transposed(large)));
+    EXPECT_EQ(model.mem_footprint(large, rtile::kL2Tile, transposed(large)), (panel + row_piece + 7 * 7 * 16) * 4);
+    // ... and the input streams once per panel: 32 tiles of 2 panels, 15 input rows.
+    const double traffic = 32.0 * (2 * panel + 2 * 15 * 15 * 512 + 7 * 7 * 16) * 4;
+    EXPECT_DOUBLE_EQ(model.mem_traffic(large, rtile::kL2Tile, transposed(large)), traffic);
+    // A plain (not transposed) program keeps the resident model.
+    rtile::RProgram plain = transposed(large);
+    plain.transposed = false;
+    EXPECT_EQ(model.mem_footprint(large, rtile::kL2Tile, plain), resident * 4);
+}
+
+}  // namespace
