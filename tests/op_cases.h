@@ -46,6 +46,7 @@ inline const std::vector<std::string> &op_cases() {
         // 7-wide rows, a transposed program whose L2 tiles of all 7 rows outgrow
         // the L2: swept panel by panel of 8 output channels
         "conv2d n=1 c=512 h=14 w=14 oc=32 kh=3 kw=3 stride=2 pad=1",
+        "conv2d n=1 c=512 h=14 w=14 oc=64 kh=3 kw=3 stride=2 pad=1 layout=nhwc",  // the same, packed weights
         "matmul M=32 N=7 K=45",  // N=7: transposed, A packed with M innermost
         // NCHW 1x1: x and y fused (axis fusion), L2 tiles of whole rows, the last
         // shifted inwards along y (14 rows in tiles of 8, 9 in tiles of 2)

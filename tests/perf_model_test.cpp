@@ -61,7 +61,7 @@ rtile::RProgram transposed(const rtile::RTile &l2) {
     return p;
 }
 
-TEST(PerfModel, TransposedTilesPastTheL2AreSweptPanelByPanel) {
+TEST(PerfModel, TilesPastTheL2AreSweptPanelByPanel) {
     const hal::DeviceSpec d = avx2();
     const analysis::TensorExpr t = nchw_conv(3, 3, 2, 7, 512, 512);
     const rtile::PerfModel model(t, d);
@@ -79,10 +79,32 @@ TEST(PerfModel, TransposedTilesPastTheL2AreSweptPanelByPanel) {
     // ... and the input streams once per panel: 32 tiles of 2 panels, 15 input rows.
     const double traffic = 32.0 * (2 * panel + 2 * 15 * 15 * 512 + 7 * 7 * 16) * 4;
     EXPECT_DOUBLE_EQ(model.mem_traffic(large, rtile::kL2Tile, transposed(large)), traffic);
-    // A plain (not transposed) program keeps the resident model.
+    // A plain program along c packs nothing here (the weights' innermost dim is
+    // r.x, not c): the resident model.
     rtile::RProgram plain = transposed(large);
     plain.transposed = false;
     EXPECT_EQ(model.mem_footprint(large, rtile::kL2Tile, plain), resident * 4);
+}
+
+TEST(PerfModel, PackedWeightsOfAPlainProgramAreSweptToo) {
+    // NHWC 3x3, 512 -> 512 channels, 7x7 (nhwc_conv; dims c, x, y, r.x, r.y, r.z),
+    // vectorised along c, the kernel rows (r.z) chunked: its weights are packed.
+    const hal::DeviceSpec d = avx2();
+    const analysis::TensorExpr t = test::nhwc_conv(true);
+    const rtile::PerfModel model(t, d);
+    rtile::RProgram p;
+    p.vector_dim = 0;
+    p.second_dim = 1;
+    p.split_reduction = 5;
+    const rtile::RTile l1{{16, 4, 1, 512, 3, 1}}, l2{{64, 7, 7, 512, 3, 1}};
+    p.tiles = {rtile::RTile{{16, 4, 1, 1, 1, 1}}, l1, l2};
+    ASSERT_EQ(rtile::packed_read_of(t, p, l2), 1);
+    // 64 channels' weights of one kernel row, 9 x 7 input columns and rows, and
+    // the outputs do not fit: one panel of 16 channels, the input of one L1 tile
+    // (4 outputs: 6 columns of one row) and the outputs do.
+    const int64_t resident = 64 * 512 * 3 + 512 * 9 * 7 + 64 * 7 * 7;
+    ASSERT_GT(resident * 4, model.capacity(rtile::kL2Tile, p));
+    EXPECT_EQ(model.mem_footprint(l2, rtile::kL2Tile, p), (16 * 512 * 3 + 512 * 6 + 64 * 7 * 7) * 4);
 }
 
 }  // namespace

@@ -201,25 +201,13 @@ void scale_out(const TensorExpr &t, const PerfModel &model, RProgram &p, int cor
     p.parallel_tasks = model.task_count(outer);
 }
 
-// Pack the reused operand that streams along the vector dim when its L2 data tile
-// is not one contiguous run (layout alignment, seed 003): it becomes a dense tile.
+// Pack the operand packed_read_of names: it becomes a dense tile.
 void choose_packing(const TensorExpr &t, RProgram &p) {
-    for (size_t i = 0; i < t.reads.size(); i++) {
-        const analysis::AccessMap &m = t.reads[i];
-        if (!m.is_input || m.coef.empty() || m.coef[0][p.vector_dim] != 1) continue;
-        if (p.second_dim >= 0 && m.depends_on(size_t(p.second_dim))) continue;  // not reused across the tile
-        // Read once in all (a GEMV's matrix: the dim it ignores has one point), a
-        // packed copy is pure extra traffic: matmul M=1 N=1000 K=4032 packed 16 MB
-        // per call.
-        if (!t.reused(m)) continue;
-        bool contiguous = m.tile_extent(0, p.tiles[kL2Tile].shape) == m.tile_extent(0, t.extents());
-        if (!contiguous) {
-            p.packed_read = int(i);
-            p.packed_row = m.tile_extent(0, p.tiles[kL2Tile].shape);
-            p.padding_floats = storage_padding(p.packed_row);
-            return;
-        }
-    }
+    const int i = packed_read_of(t, p, p.tiles[kL2Tile]);
+    if (i < 0) return;
+    p.packed_read = i;
+    p.packed_row = t.reads[size_t(i)].tile_extent(0, p.tiles[kL2Tile].shape);
+    p.padding_floats = storage_padding(p.packed_row);
 }
 
 // The programs of one choice of vector dim (base.vector_dim), appended to `result`.

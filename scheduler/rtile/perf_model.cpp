@@ -56,15 +56,17 @@ int64_t resident_elements(const analysis::TensorExpr &t, const RTile &tile) {
 
 }  // namespace
 
-// Measured side by side on Zen 3 (NCHW 3x3 stride 2, 7x7 outputs, 512 channels):
+// Measured side by side on Zen 3 (3x3 stride 2, 7x7 outputs, 512 channels): NCHW
 // L2 tiles of one output row fitted the L2 and regathered the weights for every
-// row (4.5 ms); tiles of all 7 rows, swept panel by panel past the L2, 1.9-2.5 ms
-// (oneDNN 1.9). Tiles that fit keep the resident model: with panels re-read from
-// the LLC, a 1x1 stride-2 layer took tiles of one panel and ran 15% slower.
+// row (4.25 ms), NHWC tiles of 3-4 rows repacked them per tile (3.1 ms); tiles of
+// all 7 rows, swept panel by panel past the L2, 1.9 and 2.0 ms (oneDNN 1.9).
+// Tiles that fit keep the resident model: with panels re-read from the LLC, a
+// 1x1 stride-2 layer took tiles of one panel and ran 15% slower.
 bool PerfModel::panel_sweep(const RTile &tile, const RProgram &p, RTile *piece, int64_t *panels) const {
-    if (!p.transposed || p.packed_read < 0 || size_t(p.packed_read) >= t_.reads.size()) return false;
+    const int packed_read = packed_read_of(t_, p, tile);
+    if (packed_read < 0 || size_t(packed_read) >= t_.reads.size()) return false;
     if (resident_elements(t_, tile) * 4 <= capacity(kL2Tile, p)) return false;
-    const analysis::AccessMap &packed = t_.reads[size_t(p.packed_read)];
+    const analysis::AccessMap &packed = t_.reads[size_t(packed_read)];
     const RTile &l1 = p.tiles[kL1Tile];
     bool still = false;
     *piece = tile;
@@ -133,7 +135,7 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
     const std::vector<int64_t> reads = tile.read_tiles(t_);
     for (size_t i = 0; i < reads.size(); i++) {
         // Swept once per panel, the other reads stream from the LLC that often.
-        const bool again = sweep && int(i) != p.packed_read;
+        const bool again = sweep && int(i) != packed_read_of(t_, p, tile);
         elems += double(reads[i]) * double(again ? panels : 1);
     }
     return tiles * elems * 4;

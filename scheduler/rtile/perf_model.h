@@ -44,9 +44,9 @@ public:
     double ghz() const;
 
 private:
-    // A transposed program's L2 tile is swept panel by panel (apply's
-    // panel_packing): the L1-tile loops its packed operand moves with go outermost,
-    // those it does not index (the pixels, for weights) sweep inside each panel.
+    // An L2 tile with a packed operand (packed_read_of) is swept panel by panel
+    // (apply's panel_packing): the L1-tile loops the operand moves with go
+    // outermost, those it does not index (the pixels, for weights) sweep inside.
     // True when the L2 tile's data do not all fit in the L2 and some such dim has
     // more than one L1 tile; then `piece` is the L2 tile cut to one L1 tile along
     // every dim that has several, and `panels` the panels per L2 tile.

@@ -59,6 +59,13 @@ struct RProgram {
 // The stage as the program tiles it: `t`, or its fused form (RProgram::fusion).
 analysis::TensorExpr program_expr(const analysis::TensorExpr &t, const RProgram &p);
 
+// The read packed into a contiguous copy per L2 tile `l2` (-1: none): a
+// transposed program's packed operand; otherwise the reused input that streams
+// along the vector dim (B of a GEMM, an NHWC convolution's weights) when its L2
+// data tile is not one contiguous run (layout alignment, seed 003). Read once in
+// all (a GEMV's matrix), a packed copy would be pure extra traffic.
+int packed_read_of(const analysis::TensorExpr &t, const RProgram &p, const RTile &l2);
+
 // Elements of the data tiles read through `m` per chunk of every L2 tile (the
 // packed operands' place), over the whole stage: tasks x chunks x data tile.
 double per_tile_elements(const analysis::TensorExpr &t, const RProgram &p, const analysis::AccessMap &m);
