@@ -1,5 +1,6 @@
 // Unit tests of the micro-performance model (scheduler/rtile/perf_model.h) on
 // hand-built NCHW convolutions (hand_built_exprs.h).
+#include "alignment.h"
 #include "device_spec.h"
 #include "hand_built_exprs.h"
 #include "perf_model.h"
@@ -45,6 +46,28 @@ TEST(PerfModel, OddWidthStridedVectorsAreAssembledLaneByLane) {
     EXPECT_DOUBLE_EQ(rtile::PerfModel(strided, d).mem_traffic(whole, rtile::kRegisterTile, p) /
                          rtile::PerfModel(unit, d).mem_traffic(whole, rtile::kRegisterTile, p),
                      (4.0 + 4.0) / (4.0 + 2.0));
+}
+
+TEST(PerfModel, StridedBroadcastsCountTheElementsRead) {
+    // A transposed tile of 7 points x 8 channels (vectorised along c): per tap it
+    // broadcasts 7 inputs, 2 floats apart, whose box spans 13.
+    const hal::DeviceSpec d = avx2();
+    const analysis::TensorExpr t = nchw_conv(3, 3, 2, 7, 512, 512);
+    const rtile::RTile reg = tile(7, 1, 8, 1, 1, 1);
+    EXPECT_EQ(t.reads[0].tile_elements(reg.shape), 13);
+    EXPECT_EQ(t.reads[0].touched_elements(reg.shape), 7);
+    rtile::RProgram p;
+    p.vector_dim = 2;
+    p.second_dim = 0;
+    p.transposed = true;
+    // Tiles x taps x (7 broadcasts + the weight vector, charged two loads: the
+    // model reads the weights' own layout, window innermost, not the packed copy).
+    const double tiles = 1 * 7 * 64 * 3 * 3 * 512;
+    EXPECT_DOUBLE_EQ(rtile::PerfModel(t, d).mem_traffic(reg, rtile::kRegisterTile, p), tiles * (7 + 2));
+    // Under a whole window the strided columns are all touched: 2 x 6 + 3.
+    EXPECT_EQ(t.reads[0].touched_extent(0, tile(7, 1, 8, 3, 1, 1).shape), 15);
+    // The 7 columns are constant offsets from one address: one row stream.
+    EXPECT_EQ(rtile::register_tile_row_streams(t, reg, p), 1);
 }
 
 // A transposed program of an NCHW 3x3 stride-2 convolution, 512 -> 512 channels,

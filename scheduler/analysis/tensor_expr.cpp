@@ -122,6 +122,29 @@ int64_t AccessMap::tile_extent(size_t d, const std::vector<int64_t> &tile) const
     return e;
 }
 
+int64_t AccessMap::touched_extent(size_t d, const std::vector<int64_t> &tile) const {
+    // Terms of the index, smallest step first: a step no longer than the span so
+    // far extends the run, a longer one repeats it (indices skipped in between).
+    std::vector<std::pair<int64_t, int64_t>> terms;  // (step, points)
+    for (size_t j = 0; j < tile.size(); j++) {
+        if (coef[d][j] != 0 && tile[j] > 1) terms.push_back({std::abs(coef[d][j]), tile[j]});
+    }
+    std::sort(terms.begin(), terms.end());
+    int64_t count = 1, span = 1;
+    for (const auto &[step, points] : terms) {
+        const int64_t next_span = span + step * (points - 1);
+        count = step <= span ? std::min(next_span, count * points) : count * points;
+        span = next_span;
+    }
+    return count;
+}
+
+int64_t AccessMap::touched_elements(const std::vector<int64_t> &tile) const {
+    int64_t n = 1;
+    for (size_t d = 0; d < coef.size(); d++) n *= touched_extent(d, tile);
+    return n;
+}
+
 int64_t AccessMap::tile_elements(const std::vector<int64_t> &tile) const {
     int64_t n = 1;
     for (size_t d = 0; d < coef.size(); d++) n *= tile_extent(d, tile);

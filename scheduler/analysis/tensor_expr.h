@@ -40,6 +40,11 @@ struct AccessMap {
     int64_t tile_extent(size_t d, const std::vector<int64_t> &tile) const;
     // Elements of the data tile (product over storage dims).
     int64_t tile_elements(const std::vector<int64_t> &tile) const;
+    // Indices actually touched along storage dim d, and elements in all: fewer
+    // than the data tile's when a stride skips some (a stride-2 convolution's
+    // input columns under one kernel tap).
+    int64_t touched_extent(size_t d, const std::vector<int64_t> &tile) const;
+    int64_t touched_elements(const std::vector<int64_t> &tile) const;
 };
 
 // Reduction points per output below which a stage with reuse is still treated as

@@ -114,8 +114,10 @@ int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, 
     int streams = 0;
     for (const analysis::AccessMap &m : t.reads) {
         if (!m.depends_on(second) || m.depends_on(p.vector_dim)) continue;
-        // Contiguous along the second dim: one pointer and constant offsets.
-        if ((!m.coef.empty() && m.coef[0][second] == 1) || constant_row_stride(t, m, second)) {
+        // Moving along the innermost storage dim with the second dim (contiguous,
+        // or at a stride: a stride-2 convolution's 7 columns): one pointer and
+        // constant offsets.
+        if ((!m.coef.empty() && m.coef[0][second] != 0) || constant_row_stride(t, m, second)) {
             streams += 1;
             continue;
         }
