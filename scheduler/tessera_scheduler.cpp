@@ -305,6 +305,11 @@ void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgr
         out << "      packed operand: " << t.reads[p.packed_read].tensor << " (row padding " << p.padding_floats
             << " floats)\n";
     }
+    if (p.swept_panels > 0) {
+        out << "      L2 tile outgrows the L2: "
+            << t.reads[size_t(rtile::packed_read_of(t, p, p.tiles[rtile::kL2Tile]))].tensor
+            << " swept in panels (" << p.swept_panels << " per tile), the other reads streamed once per panel\n";
+    }
 }
 
 }  // namespace

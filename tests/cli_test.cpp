@@ -215,6 +215,25 @@ TEST(TesseraExplain, OneByOneConvolutionFusesItsPixels) {
     EXPECT_NE(chosen.find("packed operand: input (row padding 0 floats)"), std::string::npos) << r.output;
 }
 
+// A stride-2 3x3 layer with 7x7 outputs and 512 channels: L2 tiles of all 7 output
+// rows outgrow the L2 and are swept panel by panel of weights (PerfModel::
+// panel_sweep) instead of regathering the weights per output row, in both layouts.
+TEST(TesseraExplain, StrideTwoConvolutionTilesAllRowsAndSweepsWeightPanels) {
+    Result r = explain_pinned("conv", {"conv2d n=1 c=512 h=14 w=14 oc=512 kh=3 kw=3 stride=2 pad=1",
+                                       "conv2d n=1 c=512 h=14 w=14 oc=512 kh=3 kw=3 stride=2 pad=1 layout=nhwc"});
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const size_t second = r.output.find("conv2d_sum", r.output.find("chosen:"));
+    ASSERT_NE(second, std::string::npos) << r.output;
+    for (const std::string &chosen : {chosen_program(r.output), chosen_program(r.output.substr(second))}) {
+        ASSERT_FALSE(chosen.empty()) << r.output;
+        const size_t l2 = chosen.find("L2 tile: ");
+        ASSERT_NE(l2, std::string::npos) << chosen;
+        const std::string l2_tile = chosen.substr(l2, chosen.find('\n', l2) - l2);
+        EXPECT_NE(l2_tile.find(" y=7 "), std::string::npos) << chosen;  // all 7 output rows
+        EXPECT_NE(chosen.find("L2 tile outgrows the L2: weights swept in panels"), std::string::npos) << chosen;
+    }
+}
+
 // A transposing copy reads one float of each of 16 input rows per output vector:
 // row by row it ran at 1 GB/s (4096x8192), so its output rows are cut into blocks
 // of 64 that use each input line whole. Input rows of a page or more are swept

@@ -265,6 +265,9 @@ void PerfModel::predict(RProgram &p) const {
     }
     // Uneven spread of tasks over cores.
     p.predicted_ms = best / parallel_efficiency(p.tiles[kL2Tile]);
+    RTile piece;
+    int64_t panels = 0;
+    p.swept_panels = panel_sweep(p.tiles[kL2Tile], p, &piece, &panels) ? panels : 0;
 }
 
 }  // namespace tessera::rtile

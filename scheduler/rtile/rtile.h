@@ -52,6 +52,9 @@ struct RProgram {
     // dims its tiles and indices refer to (see program_expr).
     std::optional<analysis::AxisFusion> fusion;
     double predicted_ms = 0;
+    // Panels of the packed operand per L2 tile when the tile outgrows the L2 and is
+    // swept panel by panel (PerfModel::panel_sweep); 0 when it stays resident.
+    int64_t swept_panels = 0;
     double register_ms = 0;        // time of the register layer alone: breaks ties between equal predictions
     std::string bottleneck;        // memory layer (or "compute") that bounds the prediction
 };
