@@ -130,13 +130,21 @@ std::string pinned_profile() {
 })json");
 }
 
-// The first chosen program's lines of an explain account, up to its runner-up
-// ("" when none was chosen).
-std::string chosen_program(const std::string &output) {
-    const size_t chosen = output.find("chosen:");
-    if (chosen == std::string::npos) return "";
-    const size_t next = output.find("runner-up", chosen);
-    return output.substr(chosen, next == std::string::npos ? std::string::npos : next - chosen);
+// Each chosen program's lines of an explain account, up to its runner-up, in order.
+std::vector<std::string> chosen_programs(const std::string &output) {
+    std::vector<std::string> out;
+    for (size_t chosen = output.find("chosen:"); chosen != std::string::npos;
+         chosen = output.find("chosen:", chosen + 1)) {
+        const size_t next = output.find("runner-up", chosen);
+        out.push_back(output.substr(chosen, next == std::string::npos ? std::string::npos : next - chosen));
+    }
+    return out;
+}
+
+// The line of a chosen program that starts with `label` ("L2 tile: "), from the label on.
+std::string line_of(const std::string &chosen, const std::string &label) {
+    const size_t at = chosen.find(label);
+    return at == std::string::npos ? "" : chosen.substr(at, chosen.find('\n', at) - at);
 }
 
 // TESSERA_EXPLAIN's account of each suite line ("op key=value ...") of generator
@@ -184,12 +192,13 @@ TEST(TesseraExplain, GemmRegisterTilesKeepBroadcastRowsInAddressRegisters) {
 TEST(TesseraExplain, NarrowNchwConvolutionIsVectorisedAlongOutputChannels) {
     Result r = explain_pinned("conv", {"conv2d n=1 c=32 h=28 w=28 oc=32 kh=3 kw=3 stride=1 pad=1 layout=nchw"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    const std::string chosen = chosen_program(r.output);
-    ASSERT_FALSE(chosen.empty()) << r.output;
+    const std::vector<std::string> programs = chosen_programs(r.output);
+    ASSERT_FALSE(programs.empty()) << r.output;
+    const std::string &chosen = programs.front();
     EXPECT_NE(chosen.find("transposed: vectorised along c;"), std::string::npos) << r.output;
     int x = 0, y = 0, c = 0;
-    const size_t reg = chosen.find("registers tile: ");
-    ASSERT_EQ(std::sscanf(chosen.c_str() + reg, "registers tile: x=%d y=%d c=%d", &x, &y, &c), 3) << r.output;
+    ASSERT_EQ(std::sscanf(line_of(chosen, "registers tile: ").c_str(), "registers tile: x=%d y=%d c=%d", &x, &y, &c), 3)
+        << r.output;
     EXPECT_EQ(c % 16, 0) << r.output;
     EXPECT_EQ(28 % x, 0) << r.output;
     EXPECT_EQ(28 % y, 0) << r.output;
@@ -202,13 +211,13 @@ TEST(TesseraExplain, NarrowNchwConvolutionIsVectorisedAlongOutputChannels) {
 TEST(TesseraExplain, OneByOneConvolutionFusesItsPixels) {
     Result r = explain_pinned("conv", {"conv2d n=1 c=64 h=56 w=56 oc=256 kh=1 kw=1 layout=nchw"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    const std::string chosen = chosen_program(r.output);
-    ASSERT_FALSE(chosen.empty()) << r.output;
+    const std::vector<std::string> programs = chosen_programs(r.output);
+    ASSERT_FALSE(programs.empty()) << r.output;
+    const std::string &chosen = programs.front();
     EXPECT_NE(chosen.find("axes x and y fused into x_y (3136 points)"), std::string::npos) << r.output;
     int reg = 0, l2 = 0;
-    ASSERT_EQ(std::sscanf(chosen.c_str() + chosen.find("registers tile: "), "registers tile: x_y=%d", &reg), 1)
-        << r.output;
-    ASSERT_EQ(std::sscanf(chosen.c_str() + chosen.find("L2 tile: "), "L2 tile: x_y=%d", &l2), 1) << r.output;
+    ASSERT_EQ(std::sscanf(line_of(chosen, "registers tile: ").c_str(), "registers tile: x_y=%d", &reg), 1) << r.output;
+    ASSERT_EQ(std::sscanf(line_of(chosen, "L2 tile: ").c_str(), "L2 tile: x_y=%d", &l2), 1) << r.output;
     EXPECT_EQ(reg % 16, 0) << r.output;  // whole AVX-512 vectors
     EXPECT_EQ(l2 % 56, 0) << r.output;   // whole rows
     EXPECT_EQ(l2 % reg, 0) << r.output;  // whole register tiles
@@ -222,14 +231,10 @@ TEST(TesseraExplain, StrideTwoConvolutionTilesAllRowsAndSweepsWeightPanels) {
     Result r = explain_pinned("conv", {"conv2d n=1 c=512 h=14 w=14 oc=512 kh=3 kw=3 stride=2 pad=1",
                                        "conv2d n=1 c=512 h=14 w=14 oc=512 kh=3 kw=3 stride=2 pad=1 layout=nhwc"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    const size_t second = r.output.find("conv2d_sum", r.output.find("chosen:"));
-    ASSERT_NE(second, std::string::npos) << r.output;
-    for (const std::string &chosen : {chosen_program(r.output), chosen_program(r.output.substr(second))}) {
-        ASSERT_FALSE(chosen.empty()) << r.output;
-        const size_t l2 = chosen.find("L2 tile: ");
-        ASSERT_NE(l2, std::string::npos) << chosen;
-        const std::string l2_tile = chosen.substr(l2, chosen.find('\n', l2) - l2);
-        EXPECT_NE(l2_tile.find(" y=7 "), std::string::npos) << chosen;  // all 7 output rows
+    const std::vector<std::string> programs = chosen_programs(r.output);
+    ASSERT_EQ(programs.size(), 2u) << r.output;
+    for (const std::string &chosen : programs) {
+        EXPECT_NE(line_of(chosen, "L2 tile: ").find(" y=7 "), std::string::npos) << chosen;  // all 7 output rows
         EXPECT_NE(chosen.find("L2 tile outgrows the L2: weights swept in panels"), std::string::npos) << chosen;
     }
 }

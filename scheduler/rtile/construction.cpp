@@ -367,6 +367,12 @@ std::vector<bool> shift_dims(const TensorExpr &t, const hal::DeviceSpec &d, size
     return shift;
 }
 
+// Whether read i may be packed: `packable` names the reads the caller has a copy
+// to pack into (empty: all).
+bool may_pack(const std::vector<bool> &packable, size_t i) {
+    return packable.empty() || (i < packable.size() && packable[i]);
+}
+
 // Whether a read slides a window over an output dim at a stride of 2 or more
 // (`2x + r.x`). A transposed micro-kernel with the window innermost broadcasts
 // (points - 1) x stride + window inputs per unrolled window, all hoisted into
@@ -414,7 +420,7 @@ std::vector<RProgram> transposed_bases(const TensorExpr &t, const hal::DeviceSpe
             const analysis::AccessMap &m = t.reads[i];
             if (!m.depends_on(j)) continue;
             readers++;
-            if (m.is_input && !m.depends_on(v) && (packable.empty() || (i < packable.size() && packable[i]))) {
+            if (m.is_input && !m.depends_on(v) && may_pack(packable, i)) {
                 read = int(i);
             }
         }
@@ -454,7 +460,7 @@ void construct_fused_programs(const TensorExpr &t, const hal::DeviceSpec &d, con
     for (size_t i = 0; i < t.reads.size(); i++) {
         if (!t.reads[i].depends_on(v)) continue;
         readers++;
-        if (t.reads[i].is_input && (packable.empty() || (i < packable.size() && packable[i]))) read = int(i);
+        if (t.reads[i].is_input && may_pack(packable, i)) read = int(i);
     }
     if (readers != 1 || read < 0) return;
     const TensorExpr fused = analysis::fuse_axes(t, *fusion);

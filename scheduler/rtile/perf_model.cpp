@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <numeric>
 
 namespace tessera::rtile {
 
@@ -62,36 +63,37 @@ int64_t resident_elements(const analysis::TensorExpr &t, const RTile &tile) {
 // all 7 rows, swept panel by panel past the L2, 1.9 and 2.0 ms (oneDNN 1.9).
 // Tiles that fit keep the resident model: with panels re-read from the LLC, a
 // 1x1 stride-2 layer took tiles of one panel and ran 15% slower.
-bool PerfModel::panel_sweep(const RTile &tile, const RProgram &p, RTile *piece, int64_t *panels) const {
+std::optional<PerfModel::PanelSweep> PerfModel::panel_sweep(const RTile &tile, const RProgram &p,
+                                                            int64_t resident) const {
     const int packed_read = packed_read_of(t_, p, tile);
-    if (packed_read < 0 || size_t(packed_read) >= t_.reads.size()) return false;
-    if (resident_elements(t_, tile) * 4 <= capacity(kL2Tile, p)) return false;
+    if (packed_read < 0 || size_t(packed_read) >= t_.reads.size()) return std::nullopt;
+    if (resident * 4 <= capacity(kL2Tile, p)) return std::nullopt;
     const analysis::AccessMap &packed = t_.reads[size_t(packed_read)];
     const RTile &l1 = p.tiles[kL1Tile];
+    PanelSweep sweep{packed_read, tile, 1};
     bool still = false;
-    *piece = tile;
-    *panels = 1;
     for (size_t j : t_.spatial_dims()) {
         if (tile.shape[j] <= l1.shape[j]) continue;
-        if (packed.depends_on(j)) *panels *= (tile.shape[j] + l1.shape[j] - 1) / l1.shape[j];
+        if (packed.depends_on(j)) sweep.panels *= (tile.shape[j] + l1.shape[j] - 1) / l1.shape[j];
         else still = true;
-        piece->shape[j] = l1.shape[j];
+        sweep.piece.shape[j] = l1.shape[j];
     }
-    return still;
+    if (!still) return std::nullopt;
+    return sweep;
 }
 
 int64_t PerfModel::mem_footprint(const RTile &tile, TileLevel level, const RProgram &p) const {
     if (level == kRegisterTile) return register_tile_registers(tile, p, d_);
+    const int64_t resident = resident_elements(t_, tile);
     // The L1 tile's output is the register tile's accumulators: not in L1.
-    if (level == kL1Tile) return (resident_elements(t_, tile) - tile.write_tile(t_)) * 4;
-    RTile piece;
-    int64_t panels = 1;
-    if (level == kL2Tile && panel_sweep(tile, p, &piece, &panels)) {
+    if (level == kL1Tile) return (resident - tile.write_tile(t_)) * 4;
+    if (const std::optional<PanelSweep> sweep = panel_sweep(tile, p, resident)) {
         // Per panel the L2 holds the panel, one L1 tile's piece of the other
         // reads and the tile's outputs.
+        const RTile &piece = sweep->piece;
         return (resident_elements(t_, piece) - piece.write_tile(t_) + tile.write_tile(t_)) * 4;
     }
-    return resident_elements(t_, tile) * 4;
+    return resident * 4;
 }
 
 double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram &p) const {
@@ -99,7 +101,6 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
     if (level == kRegisterTile) {
         double loads = 0;
         for (const analysis::AccessMap &m : t_.reads) {
-            double elems = double(m.tile_elements(tile.shape));
             if (!m.depends_on(p.vector_dim)) {
                 // One broadcast per element read: a stride skips the others (an
                 // NCHW 3x3 stride-2 tile of 7 points broadcasts 7 inputs per tap,
@@ -108,15 +109,13 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
                 loads += double(m.touched_elements(tile.shape));
                 continue;
             }
-            // A window sliding along the vectorised storage dim (x + r.x) makes
-            // most vector loads unaligned; a full-width unaligned load spans two
-            // cache lines and costs two loads.
-            // A stride along it (2x + r.x) in vectors of an odd width: LLVM
-            // assembles each lane by lane, a load and an insert per lane (NCHW 3x3
-            // stride 2 with 7-wide rows kept x=7 x 4 channels, predicted 2.07 ms
-            // and measured 5.5; charged so, it yields to a transposed program that
-            // ran 1.9-2.5, side by side on Zen 3). Power-of-two widths load whole
-            // vectors and shuffle them.
+            const double elems = double(m.tile_elements(tile.shape));
+            // A stride along the vectorised storage dim (2x + r.x) in vectors of
+            // an odd width: LLVM assembles each lane by lane, a load and an insert
+            // per lane (NCHW 3x3 stride 2 with 7-wide rows kept x=7 x 4 channels,
+            // predicted 2.07 ms and measured 5.5; charged so, it yields to a
+            // transposed program that ran 1.9-2.5, side by side on Zen 3).
+            // Power-of-two widths load whole vectors and shuffle them.
             const int64_t stride = m.coef.empty() ? 1 : std::abs(m.coef[0][p.vector_dim]);
             const int64_t v = tile.shape[p.vector_dim];
             const int w = vector_width(v, d_.vector_lanes);
@@ -125,6 +124,9 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
                 loads += rows * double((v + w - 1) / w) * 2.0 * w;
                 continue;
             }
+            // A window sliding along the vectorised storage dim (x + r.x) makes
+            // most vector loads unaligned; a full-width unaligned load spans two
+            // cache lines and costs two loads.
             loads += std::ceil(elems / d_.vector_lanes) * (t_.slides_innermost(m) ? 2 : 1);
         }
         return tiles * loads;
@@ -132,15 +134,15 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
     // Partial sums go out and come back once per reduction chunk.
     bool chunked = false;
     for (size_t j : t_.reduction_dims()) chunked = chunked || tile.shape[j] < t_.dims[j].extent;
-    double elems = double(tile.write_tile(t_)) * (chunked ? 2 : 1);
-    RTile piece;
-    int64_t panels = 1;
-    const bool sweep = level == kL2Tile && panel_sweep(tile, p, &piece, &panels);
+    const int64_t write = tile.write_tile(t_);
     const std::vector<int64_t> reads = tile.read_tiles(t_);
+    const std::optional<PanelSweep> sweep =
+        level == kL2Tile ? panel_sweep(tile, p, std::accumulate(reads.begin(), reads.end(), write)) : std::nullopt;
+    double elems = double(write) * (chunked ? 2 : 1);
     for (size_t i = 0; i < reads.size(); i++) {
         // Swept once per panel, the other reads stream from the LLC that often.
-        const bool again = sweep && int(i) != packed_read_of(t_, p, tile);
-        elems += double(reads[i]) * double(again ? panels : 1);
+        const bool again = sweep && int(i) != sweep->packed_read;
+        elems += double(reads[i]) * double(again ? sweep->panels : 1);
     }
     return tiles * elems * 4;
 }
@@ -265,9 +267,9 @@ void PerfModel::predict(RProgram &p) const {
     }
     // Uneven spread of tasks over cores.
     p.predicted_ms = best / parallel_efficiency(p.tiles[kL2Tile]);
-    RTile piece;
-    int64_t panels = 0;
-    p.swept_panels = panel_sweep(p.tiles[kL2Tile], p, &piece, &panels) ? panels : 0;
+    const RTile &l2 = p.tiles[kL2Tile];
+    const std::optional<PanelSweep> sweep = panel_sweep(l2, p, resident_elements(t_, l2));
+    p.swept_panels = sweep ? sweep->panels : 0;
 }
 
 }  // namespace tessera::rtile

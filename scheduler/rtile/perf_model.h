@@ -8,6 +8,8 @@
 #include "device_spec.h"
 #include "rtile.h"
 
+#include <optional>
+
 namespace tessera::rtile {
 
 class PerfModel {
@@ -47,10 +49,15 @@ private:
     // An L2 tile with a packed operand (packed_read_of) is swept panel by panel
     // (apply's panel_packing): the L1-tile loops the operand moves with go
     // outermost, those it does not index (the pixels, for weights) sweep inside.
-    // True when the L2 tile's data do not all fit in the L2 and some such dim has
-    // more than one L1 tile; then `piece` is the L2 tile cut to one L1 tile along
-    // every dim that has several, and `panels` the panels per L2 tile.
-    bool panel_sweep(const RTile &tile, const RProgram &p, RTile *piece, int64_t *panels) const;
+    struct PanelSweep {
+        int packed_read;  // the packed operand's read
+        RTile piece;      // the L2 tile cut to one L1 tile along every dim that has several
+        int64_t panels;   // panels per L2 tile
+    };
+    // The sweep of an L2 tile whose data (`resident` elements) do not all fit in
+    // the L2 and that has more than one L1 tile along some dim the packed operand
+    // does not index; none otherwise.
+    std::optional<PanelSweep> panel_sweep(const RTile &tile, const RProgram &p, int64_t resident) const;
     bool shifts(size_t j) const { return j < t_.shift_ok.size() && t_.shift_ok[j]; }
 
     const analysis::TensorExpr &t_;
