@@ -9,6 +9,7 @@
 #include "stage_schedules.h"
 #include "tensor_expr.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iomanip>
 #include <set>
@@ -251,6 +252,31 @@ const analysis::FunctionNode *epilogue_producer(const TensorExpr &out,
     return nullptr;
 }
 
+// Input buffers the pure output `out` reads at the point it writes that a
+// reduction it reads also reads (layer_norm's x, under its mean and variance):
+// see apply::schedule_pure_output.
+std::vector<std::string> reread_inputs(const TensorExpr &out, const analysis::FunctionDag &dag, const Plan &plan) {
+    std::set<std::string> reduced;
+    for (const analysis::AccessMap &m : out.reads) {
+        if (m.is_input || plan.inlined.count(m.tensor)) continue;
+        const analysis::FunctionNode *producer = dag.find(m.tensor);
+        if (!producer || producer->func.updates().empty()) continue;
+        for (const TensorExpr &stage : plan.stages.at(m.tensor)) {
+            for (const analysis::AccessMap &r : stage.reads) {
+                if (r.is_input) reduced.insert(r.tensor);
+            }
+        }
+    }
+    std::vector<std::string> inputs;
+    for (const analysis::AccessMap &m : out.reads) {
+        if (m.is_input && identity_read(m, out) && reduced.count(m.tensor) &&
+            std::find(inputs.begin(), inputs.end(), m.tensor) == inputs.end()) {
+            inputs.push_back(m.tensor);
+        }
+    }
+    return inputs;
+}
+
 // A pure output of one row reading, at the point it writes, a reduction whose
 // every read runs along a reduction dim in its innermost storage dim (NCHW
 // global_avg_pool: each channel's sum reads its plane's contiguous points). Its
@@ -473,9 +499,15 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                 continue;
             }
             const bool row_blocks = reads_row_reduction(stages[0], dag, plan);
-            row_of[name] = apply::schedule_pure_output(script, stages[0], device, row_blocks);
+            std::vector<std::string> prefetched;
+            row_of[name] = apply::schedule_pure_output(script, stages[0], device, row_blocks,
+                                                       reread_inputs(stages[0], dag, plan), &prefetched);
             explain << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"
                     << (row_of[name].var.empty() ? "" : " (row loop " + row_of[name].var + ")") << "\n";
+            for (const std::string &input : prefetched) {
+                explain << "    " << input << " is read again after the row's reductions: each row prefetches "
+                        << "its next row\n";
+            }
             if (row_of[name].row_width > device.vector_lanes) {
                 explain << "    one row, cut into blocks of " << row_of[name].row_width
                         << " points: the reduction it reads is computed per block\n";

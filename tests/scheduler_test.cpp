@@ -8,6 +8,7 @@
 #include "aot_conv2d_1x1.schedule.h"
 #include "aot_conv2d_nhwc.schedule.h"
 #include "aot_matmul.schedule.h"
+#include "prefetched_layer_norm.schedule.h"
 #pragma GCC diagnostic pop
 #include "halide_axes.h"
 #include "halide_io.h"
@@ -21,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <random>
@@ -81,6 +83,9 @@ TEST(TesseraPlugin, EmittedScheduleHeadersReproduceTheResults) {
                           apply_schedule_aot_conv2d_nhwc);
     // NCHW 1x1: Tessera fuses x and y (axis fusion; the header fuses them too).
     check_schedule_header("conv2d n=2 c=20 h=14 w=14 oc=24 kh=1 kw=1", apply_schedule_aot_conv2d_1x1);
+    // Emitted under tests/small_llc_profile.json (tests/CMakeLists.txt): prefetches
+    // the input's next row through the Function that wraps it.
+    check_schedule_header("layer_norm shape=999x256", apply_schedule_prefetched_layer_norm);
 }
 
 TEST(TesseraPlugin, EveryTopKCandidateIsCorrect) {
@@ -226,6 +231,33 @@ TEST(TesseraPlugin, SecondPipelineWithTheSameNamesGetsTheSameSchedule) {
                                                                       << sources[0];
     EXPECT_EQ(without_rename_suffixes(sources[0]),
               without_rename_suffixes(with_func_names_of(sources[0], sources[1])));
+}
+
+TEST(TesseraPlugin, RowsReadAgainFromDramArePrefetched) {
+    // layer_norm reads x in its mean and variance passes and again in its output
+    // pass. With rows beyond the LLC the output prefetches the next row (a task
+    // split that shifts inwards keeps the row loop visible to Halide's prefetch:
+    // 999 rows in two tasks overlap by one) and the statistics keep several
+    // vectors of partial sums. tests/small_llc_profile.json (a 64 KiB LLC share)
+    // puts the 1 MB of a 999x256 input beyond it; 9x65 stays inside and gets
+    // neither. (The header emitted under it is checked in
+    // EmittedScheduleHeadersReproduceTheResults.)
+    setenv("TESSERA_DEVICE_PROFILE", TESSERA_SMALL_LLC_PROFILE, 1);
+    load_plugin(TESSERA_PLUGIN_PATH);
+    for (const std::string line : {"layer_norm shape=999x256", "layer_norm shape=9x65"}) {
+        const bool beyond_llc = line == "layer_norm shape=999x256";
+        BuiltOp b = build(line);
+        const std::string source =
+            Pipeline(b.out).auto_schedule("Tessera", get_host_target(), host_machine_params()).schedule_source;
+        EXPECT_EQ(source.find(".prefetch(") != std::string::npos, beyond_llc) << line << ":\n" << source;
+        EXPECT_EQ(std::regex_search(source, std::regex("d0_task, d0_r, \\d+, TailStrategy::ShiftInwards")), beyond_llc)
+            << line;
+        const uint64_t seed = std::random_device{}();
+        OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
+        EXPECT_TRUE(r.error.empty()) << line << ": " << r.error;
+        EXPECT_LE(r.rel_error, kRelTolerance) << line << ", seed " << seed;
+    }
+    unsetenv("TESSERA_DEVICE_PROFILE");
 }
 
 TEST(TesseraPlugin, ThirtyStageStencilChain) {

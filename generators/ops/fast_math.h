@@ -1,7 +1,7 @@
 // Vectorisable fp32 transcendental functions for the operator library. Halide's
-// exp/tanh on Float(32) become one libm call per lane; these use Halide's
-// fast_exp (accurate to about the last 5 mantissa bits, ~4e-6 relative), so
-// elementwise and softmax kernels stay in vector registers.
+// exp/tanh on Float(32) become one libm call per lane; these are polynomials
+// (exp: relative error below 2.5e-7), so elementwise and softmax kernels stay in
+// vector registers.
 // Semantics at the extremes: exp saturates at exp(88) instead of overflowing to
 // infinity, and underflows to ~exp(-87) instead of 0.
 #pragma once

@@ -22,7 +22,7 @@ Func layer_norm(const NormParams &p, const Func &x, const Func &gamma, const Fun
     Expr centered = at(x, along) - at(mean, row);
     ref(var, as_exprs(v)) = 0.0f;
     ref(var, as_exprs(v)) += centered * centered * (1.0f / d);
-    Expr norm = (at(x, as_exprs(v)) - at(mean, row)) / sqrt(at(var, row) + float(p.epsilon));
+    Expr norm = (at(x, as_exprs(v)) - at(mean, row)) * (1.0f / sqrt(at(var, row) + float(p.epsilon)));
     ref(out, as_exprs(v)) = norm * Func(gamma)(v[p.axis]) + Func(beta)(v[p.axis]);
     return out;
 }

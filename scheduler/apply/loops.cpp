@@ -34,7 +34,7 @@ std::vector<std::pair<std::string, int64_t>> pure_dims(const TensorExpr &t) {
 
 std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
                           int64_t points_per_row, int cores, const std::string &prefix, std::string *whole_rows,
-                          std::string *outer_of_row) {
+                          std::string *outer_of_row, TailStrategy task_tail) {
     if (outer_vars.empty()) return "";
     size_t first = outer_vars.size();
     int64_t rows = 1;
@@ -64,7 +64,7 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
     }
     std::string inner = row;
     if (rows_per_task > 1 && rows >= rows_per_task) {
-        s.split(row, suffixed(row, "task"), suffixed(row, "r"), int(rows_per_task), TailStrategy::GuardWithIf);
+        s.split(row, suffixed(row, "task"), suffixed(row, "r"), int(rows_per_task), task_tail);
         s.parallel(suffixed(row, "task"));
         inner = suffixed(row, "r");
     } else if (rows > 1) {

@@ -26,10 +26,14 @@ std::vector<std::pair<std::string, int64_t>> pure_dims(const analysis::TensorExp
 // than Adams2019's). Returns the row loop where producers attach: the innermost
 // one covering enough points (empty when there are no rows). `whole_rows`: the
 // loop around all of outer_vars[0]; `outer_of_row`: the serial loop just outside
-// the returned one (left empty when that is the task loop).
+// the returned one (left empty when that is the task loop). `task_tail`: how the
+// split into tasks meets a row count it does not divide; a guarded split hides the
+// row from the loops inside it (Halide's prefetch sees no row loop there), so a
+// stage that prefetches its next row shifts its last task inwards instead.
 std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
                           int64_t points_per_row, int cores, const std::string &prefix,
-                          std::string *whole_rows = nullptr, std::string *outer_of_row = nullptr);
+                          std::string *whole_rows = nullptr, std::string *outer_of_row = nullptr,
+                          Halide::TailStrategy task_tail = Halide::TailStrategy::GuardWithIf);
 
 // Fuses the tile loops `tiles` (innermost first) into one loop named
 // `prefix`<i> and runs it in parallel; returns that loop.

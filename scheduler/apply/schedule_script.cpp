@@ -130,6 +130,18 @@ void ScheduleScript::reorder_storage(const std::string &f, const std::vector<std
     statement(ident(f) + ".reorder_storage(" + args + ");");
 }
 
+std::string ScheduleScript::input_wrapper(const std::string &input, Internal::Parameter &param) {
+    for (const auto &[name, function] : by_name_) {
+        if (!function.is_pure() || function.values().size() != 1) continue;
+        const Internal::Call *c = function.values()[0].as<Internal::Call>();
+        if (!c || c->call_type != Internal::Call::Image || !c->param.defined() || c->name != input) continue;
+        param = c->param;
+        func(name);
+        return ident(name);
+    }
+    return "";
+}
+
 std::string ScheduleScript::source() const {
     return body_.str();
 }
@@ -229,6 +241,23 @@ StageScript &StageScript::loop_directive(const std::string &directive, const std
     }
     emit(directive + "(" + ScheduleScript::ident(var) + ")");
     return *this;
+}
+
+bool StageScript::prefetch_input(const std::string &input, const std::string &at, const std::string &from,
+                                 int offset) {
+    Internal::Parameter param;
+    const std::string wrapper = script_.input_wrapper(input, param);
+    if (wrapper.empty()) return false;
+    const VarOrRVar a = handle(at), f = handle(from);
+    if (update_ < 0) {
+        func_.prefetch(param, a, f, offset, PrefetchBoundStrategy::GuardWithIf);
+    } else {
+        stage_->prefetch(param, a, f, offset, PrefetchBoundStrategy::GuardWithIf);
+    }
+    emit("prefetch(" + wrapper + ".value().as<::Halide::Internal::Call>()->param, " + ScheduleScript::ident(at) +
+         ", " + ScheduleScript::ident(from) + ", " + std::to_string(offset) +
+         ", ::Halide::PrefetchBoundStrategy::GuardWithIf)");
+    return true;
 }
 
 StageScript &StageScript::vectorize(const std::string &var) {

@@ -33,6 +33,10 @@ public:
     StageScript &vectorize(const std::string &var);
     StageScript &unroll(const std::string &var);
     StageScript &parallel(const std::string &var);
+    // In loop `at`, prefetches what iteration `from` + `offset` reads of input
+    // buffer `input` (Halide's prefetch, guarded at the buffer's end); false,
+    // applying nothing, when no pipeline Function wraps the buffer.
+    bool prefetch_input(const std::string &input, const std::string &at, const std::string &from, int offset);
     // Leaves a serial update as written (Halide's Stage::unscheduled), on purpose.
     StageScript &unscheduled();
 
@@ -78,6 +82,11 @@ public:
     void store_on_stack(const std::string &f);
     // Storage order of f's pure vars, innermost first (Halide's reorder_storage).
     void reorder_storage(const std::string &f, const std::vector<std::string> &inner_first);
+
+    // The pipeline Function that wraps input buffer `input` (what a generator's
+    // Input or a Func made from an ImageParam is), declared in the source, and the
+    // buffer's parameter; empty when no Function wraps it.
+    std::string input_wrapper(const std::string &input, Halide::Internal::Parameter &param);
 
     StageScript stage(const std::string &f, int update = -1) { return StageScript(*this, f, func(f), update); }
 

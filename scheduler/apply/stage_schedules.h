@@ -25,6 +25,9 @@ struct Attachment {
     // producer computed at `var` and stored here keeps the rows it shares with the
     // next iteration (Halide's sliding window; see compute_at_row).
     std::string storage_var = {};
+    // The consumer prefetches the next row of the inputs it reads again (see
+    // schedule_pure_output): a reduction computed per row reads them from cache.
+    bool rows_prefetched = false;
 };
 
 // Output rows per block of a transposing copy, and vectors per row of a block when
@@ -65,9 +68,14 @@ TransposeBlock transpose_block(const analysis::TensorExpr &t, const hal::DeviceS
 // With `row_blocks`, a single row (every outer dimension one point) is cut into
 // blocks of kRowBlockVectors vectors, which become the rows: a reduction the row
 // reads is then computed per block, in the tasks, its accumulators in registers
-// (see kRowBlockVectors). Returns the row loop that producers attach to.
+// (see kRowBlockVectors). `reread_inputs`: input buffers the row's producers
+// stream before the output reads them again (layer_norm's x, under its mean and
+// variance): each row prefetches their next row, which the hardware prefetcher
+// does not fetch while the row's later passes compute; `prefetched` gets those it
+// prefetches. Returns the row loop that producers attach to.
 Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d,
-                                bool row_blocks = false);
+                                bool row_blocks = false, const std::vector<std::string> &reread_inputs = {},
+                                std::vector<std::string> *prefetched = nullptr);
 
 // Vectors per block of a single row cut into blocks (schedule_pure_output). Side
 // by side on Zen 5 (a Halide harness, 2 threads), global_avg_pool NCHW 2048x7x7
