@@ -6,9 +6,9 @@ using namespace Halide;
 
 Expr vector_exp(const Expr &x_in) {
     // exp(x) = 2^k * exp(r) with k = round(x / ln 2) and |r| <= ln(2) / 2.
-    // Halide's fast_exp divides by ln 2 (a vdivps per vector: softmax's exp pass
-    // was a third of its time); multiplying by 1 / ln 2 picks the same k or its
-    // neighbour, and either keeps |r| small enough for the polynomial.
+    // Halide's fast_exp divides by ln 2 (a vdivps per vector, which LLVM keeps
+    // without fast-math); multiplying by 1 / ln 2 picks the same k or, at a tie,
+    // its neighbour, and either keeps |r| small enough for the polynomial.
     Expr x = clamp(x_in, -87.0f, 88.0f);
     Expr k = round(x * 1.44269504088896341f);
     // Cody-Waite: ln 2 split so that k * kLn2High is exact for |k| <= 127.
