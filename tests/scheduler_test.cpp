@@ -260,6 +260,29 @@ TEST(TesseraPlugin, RowsReadAgainFromDramArePrefetched) {
     unsetenv("TESSERA_DEVICE_PROFILE");
 }
 
+TEST(TesseraPlugin, RowReductionsOverCachedRowsKeepSeveralPartialSums) {
+    // softmax's sum reads the exponentials computed at its row (in cache): several
+    // vectors of partial sums break its add chain. Its max streams the input from
+    // memory: one vector (more measured slower there).
+    load_plugin(TESSERA_PLUGIN_PATH);
+    const std::string line = "softmax shape=4x1024 axis=-1";
+    BuiltOp b = build(line);
+    const std::string source =
+        Pipeline(b.out).auto_schedule("Tessera", get_host_target(), host_machine_params()).schedule_source;
+    auto split_factor = [&](const std::string &func) {
+        std::smatch m;
+        const std::regex split(func + "\\.update\\(0\\)\\s*\\.split\\(r_x, r_x_vo, r_x_vi, (\\d+)");
+        return std::regex_search(source, m, split) ? std::stoi(m[1]) : 0;
+    };
+    const int sum_lanes = split_factor("softmax_sum"), max_lanes = split_factor("softmax_max");
+    EXPECT_GT(max_lanes, 0) << source;
+    EXPECT_GT(sum_lanes, max_lanes) << source;
+    const uint64_t seed = std::random_device{}();
+    OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    EXPECT_LE(r.rel_error, kRelTolerance) << "seed " << seed;
+}
+
 TEST(TesseraPlugin, ThirtyStageStencilChain) {
     // 30 chained 3-point blurs: scheduling time is printed (benchmarks, not
     // assertions, judge speed); the result is checked against plain loops.

@@ -25,10 +25,12 @@ constexpr int64_t kMaxTileAccumulators = 24;
 // by one. With n vectors per output point, n / k + width * k adds in sequence
 // are fewest at k = sqrt(n / width), a divisor of r0's vectors, and no more
 // than hide the latency. Full vectors only (a partial one is guarded). Only for
-// rows read from cache, prefetched by the consumer: streaming from DRAM, the
-// chain is not what waits (tessera-bench side by side, 4 vectors vs 1: softmax
-// 32768x1024 21.7-26.8 vs 19.4-22.8 ms, reduce_mean 8192x4096 5.4 vs 5.0-5.3
-// ms; layer_norm 32768x1024, prefetched: 13.9-14.9 vs 17.0-17.4 ms).
+// rows read from cache, prefetched by the consumer or computed at the row (the
+// exponentials softmax sums): streaming from DRAM, the chain is not what waits
+// (tessera-bench side by side, 4 vectors vs 1: softmax 32768x1024's max and sum
+// 21.7-26.8 vs 19.4-22.8 ms, reduce_mean 8192x4096 5.4 vs 5.0-5.3 ms; prefetched,
+// layer_norm 32768x1024 13.9-14.9 vs 17.0-17.4 ms; softmax's sum alone, twelve
+// softmax lines, geomean 1.01x in two runs, 32768x1024 3-5% faster).
 int reduction_accumulators(const TensorExpr &u, size_t r0, int width, const hal::DeviceSpec &d) {
     const int64_t e0 = u.dims[r0].extent;
     if (width != d.vector_lanes || e0 % width != 0) return 1;
@@ -351,10 +353,15 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         const double used = double(e0) / double((e0 + lanes - 1) / lanes * lanes);
         bool reduction_contiguous = (e0 >= lanes && e0 % lanes == 0) ||
                                     (!pure_contiguous && (unguarded || used >= 0.85) && reduction_points >= 4 * lanes);
-        bool reads_along_r0 = false;
-        for (const analysis::AccessMap &m : u.reads) reads_along_r0 |= !m.coef.empty() && m.coef[0][r0] == 1;
+        bool reads_along_r0 = false, reads_inputs_along_r0 = false;
+        for (const analysis::AccessMap &m : u.reads) {
+            reads_along_r0 |= !m.coef.empty() && m.coef[0][r0] == 1;
+            reads_inputs_along_r0 |= m.is_input && m.depends_on(r0);
+        }
         if (reduction_contiguous && reads_along_r0 && (!vec || !pure_contiguous)) {
-            const int accumulators = at.rows_prefetched && !own_loops ? reduction_accumulators(u, r0, width, d) : 1;
+            // Rows in cache: computed at this row (softmax's exponentials) or prefetched.
+            const bool cached = !own_loops && (at.rows_prefetched || !reads_inputs_along_r0);
+            const int accumulators = cached ? reduction_accumulators(u, r0, width, d) : 1;
             vectorize_reduction(script, u, int(k) - 1, r0, width, accumulators, d, own_loops, dims, row);
             continue;
         }
