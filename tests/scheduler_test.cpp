@@ -291,6 +291,29 @@ TEST(TesseraPlugin, RowReductionsOverCachedRowsKeepSeveralPartialSums) {
     EXPECT_LE(r.rel_error, kRelTolerance) << "seed " << seed;
 }
 
+TEST(TesseraPlugin, RowStatisticsAlongAnOuterAxisAreComputedOutsideItsLoop) {
+    // A softmax over a non-innermost axis: its max and sum are constant along the
+    // axis, so they attach outside the axis's loop (per image of an NCHW channel
+    // softmax) or at root (when the axis is part of the parallel task loop).
+    // Attached inside it they were recomputed once per point of the axis
+    // (8x64x56x56 axis=1: 31.7 ms, now 1.4; 5x3000x7 axis=1: 505 ms, now 0.25).
+    load_plugin(TESSERA_PLUGIN_PATH);
+    // (Funcs built again in one process get suffixes: softmax_max_2.)
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"softmax shape=8x64x56x56 axis=1", "softmax_max(_\\d+)?\\.compute_at\\(softmax(_\\d+)?, d0_r\\);"},
+        {"softmax shape=2x16x9x12 axis=1", "softmax_max(_\\d+)?\\.compute_root\\(\\);"}};
+    for (const auto &[line, placement] : cases) {
+        BuiltOp b = build(line);
+        const std::string source =
+            Pipeline(b.out).auto_schedule("Tessera", get_host_target(), host_machine_params()).schedule_source;
+        EXPECT_TRUE(std::regex_search(source, std::regex(placement))) << line << ":\n" << source;
+        const uint64_t seed = std::random_device{}();
+        OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
+        EXPECT_TRUE(r.error.empty()) << line << ": " << r.error;
+        EXPECT_LE(r.rel_error, kRelTolerance) << line << ", seed " << seed;
+    }
+}
+
 TEST(TesseraPlugin, ThirtyStageStencilChain) {
     // 30 chained 3-point blurs: scheduling time is printed (benchmarks, not
     // assertions, judge speed); the result is checked against plain loops.

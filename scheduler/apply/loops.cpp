@@ -34,7 +34,7 @@ std::vector<std::pair<std::string, int64_t>> pure_dims(const TensorExpr &t) {
 
 std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
                           int64_t points_per_row, int cores, const std::string &prefix, std::string *whole_rows,
-                          std::string *outer_of_row, TailStrategy task_tail) {
+                          std::string *outer_of_row, TailStrategy task_tail, int attach_outside) {
     if (outer_vars.empty()) return "";
     size_t first = outer_vars.size();
     int64_t rows = 1;
@@ -72,6 +72,9 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
     }
     // The loop around all of outer_vars[0] (none when it is part of the tasks).
     if (whole_rows && first >= 1) *whole_rows = first >= 2 ? outer_vars[1].first : inner;
+    // Producers constant along outer_vars[attach_outside] attach outside its loop;
+    // when it is one of the task loop's dims, there is no such loop but the root.
+    if (attach_outside >= int(first)) return "";
     if (first == 0) return inner;
     // Producers attach where an iteration covers at least kMinAttachPoints points:
     // per row of a short row, each row re-pads its window's halo and pays the loop
@@ -85,6 +88,7 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
     while (points < kMinAttachPoints && idx < first && points * outer_vars[idx].second <= kMaxAttachPoints) {
         points *= outer_vars[idx++].second;
     }
+    idx = std::max<size_t>(idx, size_t(attach_outside + 1));
     if (idx >= first) return inner;
     if (outer_of_row) *outer_of_row = idx + 1 < first ? outer_vars[idx + 1].first : inner;
     return outer_vars[idx].first;

@@ -30,10 +30,14 @@ std::vector<std::pair<std::string, int64_t>> pure_dims(const analysis::TensorExp
 // split into tasks meets a row count it does not divide; a guarded split hides the
 // row from the loops inside it (Halide's prefetch sees no row loop there), so a
 // stage that prefetches its next row shifts its last task inwards instead.
+// `attach_outside` (an index into outer_vars, -1 for none): producers are constant
+// along that dim (a softmax's row maximum along its axis), so the returned loop
+// lies outside it, or is empty (root) when that dim is part of the task loop.
 std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
                           int64_t points_per_row, int cores, const std::string &prefix,
                           std::string *whole_rows = nullptr, std::string *outer_of_row = nullptr,
-                          Halide::TailStrategy task_tail = Halide::TailStrategy::GuardWithIf);
+                          Halide::TailStrategy task_tail = Halide::TailStrategy::GuardWithIf,
+                          int attach_outside = -1);
 
 // Fuses the tile loops `tiles` (innermost first) into one loop named
 // `prefix`<i> and runs it in parallel; returns that loop.
