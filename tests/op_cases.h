@@ -71,6 +71,8 @@ inline const std::vector<std::string> &op_cases() {
         // (kMaxAttachPoints)
         "max_pool2d n=1 c=2 h=200 w=200 kh=3 kw=3 stride=2 pad=1",
         "avg_pool2d n=1 c=4 h=9 w=10 kh=3 kw=3 pad=1 count_include_pad=1 layout=nhwc",
+        // 17 channels, no vector divides them: the window sum takes one 17-lane vector.
+        "avg_pool2d n=2 c=17 h=13 w=11 kh=5 kw=5 stride=3 pad=2 layout=nhwc",
         "global_avg_pool n=2 c=5 h=7 w=3",
         "global_avg_pool n=1 c=17 h=5 w=5 layout=nhwc",
         "reduce_sum shape=13x7 axes=0",
