@@ -479,7 +479,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         if (!reason.empty()) {
             user_warning << "Tessera: stage " << name << " cannot be analysed (" << reason
                          << "); it gets a safe schedule: computed at root, outer loop parallel\n";
-            apply::schedule_safe(script, node.func);
+            apply::schedule_safe(script, node.func, node.region.empty() ? 0 : node.region[0].extent, device);
             explain << "  " << name << ": unanalysable (" << reason << "): safe schedule\n";
             row_of[name] = {name, ""};
             continue;

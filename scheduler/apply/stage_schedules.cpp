@@ -505,12 +505,23 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
     return row;
 }
 
-void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f) {
+void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, int64_t innermost_extent,
+                   const hal::DeviceSpec &d) {
     script.compute_root(f.name());
     const std::vector<std::string> &args = f.args();
-    if (args.size() > 1) {
+    // The innermost pure var is vectorised, guarded (pure vars of an update are
+    // data-parallel by Halide's rules). Side by side, a grouped NCHW 3x3
+    // convolution 32x56x56 groups=4 5.4 -> 2.3 ms (Mullapudi2016 0.46, oneDNN
+    // 0.31 ms), NHWC 64x28x28 groups=32 0.30 -> 0.25 ms (Mullapudi2016 0.13).
+    // Not a short row ending in a guarded vector: the roller suite's NCHW 21x21
+    // groups=84 1x1 (2 vectors and 5 points) ran 0-8% slower vectorised.
+    const int64_t lanes = d.vector_lanes;
+    const bool vectorize = innermost_extent >= lanes && (innermost_extent % lanes == 0 || innermost_extent >= 8 * lanes);
+    const std::string vo = suffixed(args[0], "vo"), vi = suffixed(args[0], "vi");
+    {
         StageScript s = script.stage(f.name());
-        s.parallel(args.back());
+        if (vectorize) s.split(args[0], vo, vi, d.vector_lanes, TailStrategy::GuardWithIf).vectorize(vi);
+        if (args.size() > 1) s.parallel(args.back());
     }
     // Updates run in parallel over the outermost pure variable when it indexes the
     // update's own output directly (no two iterations write the same place); a
@@ -519,9 +530,21 @@ void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f) 
         StageScript s = script.stage(f.name(), int(k));
         const std::vector<Halide::Expr> &uargs = f.updates()[k].args();
         const Halide::Internal::Variable *v = uargs.back().as<Halide::Internal::Variable>();
+        const Halide::Internal::Variable *v0 = uargs[0].as<Halide::Internal::Variable>();
+        const bool pure_inner = vectorize && v0 && v0->name == args[0];
+        if (pure_inner) {
+            // The vector innermost, inside the reduction loops.
+            s.split(args[0], vo, vi, d.vector_lanes, TailStrategy::GuardWithIf).vectorize(vi);
+            std::vector<std::string> order = {vi};
+            for (const Halide::Internal::Dim &dim : f.updates()[k].schedule().dims()) {
+                const std::string name = dim.var.substr(dim.var.rfind('.') + 1);
+                if (name != vi && name != Halide::Var::outermost().name()) order.push_back(name);
+            }
+            s.reorder(order);
+        }
         if (args.size() > 1 && v && v->name == args.back()) {
             s.parallel(args.back());
-        } else {
+        } else if (!pure_inner) {
             s.unscheduled();
         }
     }

@@ -105,7 +105,9 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<analysis
                         const hal::DeviceSpec &d, bool is_output, const Attachment &at);
 
 // A stage the constructor cannot analyse: computed at root, outer loop parallel,
-// no vectorisation -- valid for any definition.
-void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f);
+// innermost pure var vectorised (guarded) when it has `innermost_extent` >= a
+// vector, also in updates that write along it -- valid for any definition.
+void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, int64_t innermost_extent,
+                   const hal::DeviceSpec &d);
 
 }  // namespace tessera::apply
