@@ -252,15 +252,22 @@ const analysis::FunctionNode *epilogue_producer(const TensorExpr &out,
     return nullptr;
 }
 
+// The reduction (a non-inlined Function with updates) that read `m` reads; null
+// for an input or any other Function.
+const analysis::FunctionNode *read_reduction(const analysis::AccessMap &m, const analysis::FunctionDag &dag,
+                                             const Plan &plan) {
+    if (m.is_input || plan.inlined.count(m.tensor)) return nullptr;
+    const analysis::FunctionNode *producer = dag.find(m.tensor);
+    return producer && !producer->func.updates().empty() ? producer : nullptr;
+}
+
 // Input buffers the pure output `out` reads at the point it writes that a
 // reduction it reads also reads (layer_norm's x, under its mean and variance):
 // see apply::schedule_pure_output.
 std::vector<std::string> reread_inputs(const TensorExpr &out, const analysis::FunctionDag &dag, const Plan &plan) {
     std::set<std::string> reduced;
     for (const analysis::AccessMap &m : out.reads) {
-        if (m.is_input || plan.inlined.count(m.tensor)) continue;
-        const analysis::FunctionNode *producer = dag.find(m.tensor);
-        if (!producer || producer->func.updates().empty()) continue;
+        if (!read_reduction(m, dag, plan)) continue;
         for (const TensorExpr &stage : plan.stages.at(m.tensor)) {
             for (const analysis::AccessMap &r : stage.reads) {
                 if (r.is_input) reduced.insert(r.tensor);
@@ -286,9 +293,7 @@ std::vector<std::string> reread_inputs(const TensorExpr &out, const analysis::Fu
 // its own parallel blocks.
 bool reads_row_reduction(const TensorExpr &out, const analysis::FunctionDag &dag, const Plan &plan) {
     for (const analysis::AccessMap &m : out.reads) {
-        if (m.is_input || plan.inlined.count(m.tensor) || !identity_read(m, out)) continue;
-        const analysis::FunctionNode *producer = dag.find(m.tensor);
-        if (!producer || producer->func.updates().empty()) continue;
+        if (!identity_read(m, out) || !read_reduction(m, dag, plan)) continue;
         bool runs = true;
         const std::vector<TensorExpr> &stages = plan.stages.at(m.tensor);
         for (size_t k = 1; k < stages.size(); k++) {

@@ -75,6 +75,20 @@ void check_schedule_header(const std::string &line, void (*apply)(Pipeline, Targ
     EXPECT_LE(relative_error(out, reference(config, inputs)), kRelTolerance);
 }
 
+// Tessera's schedule source for the op, as auto_schedule returns it.
+std::string tessera_schedule_source(const std::string &line) {
+    BuiltOp b = build(line);
+    return Pipeline(b.out).auto_schedule("Tessera", get_host_target(), host_machine_params()).schedule_source;
+}
+
+// The op under Tessera (JIT, as check_op runs it) matches the reference.
+void expect_tessera_correct(const std::string &line) {
+    const uint64_t seed = std::random_device{}();
+    OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
+    EXPECT_TRUE(r.error.empty()) << line << ": " << r.error;
+    EXPECT_LE(r.rel_error, kRelTolerance) << line << ", seed " << seed;
+}
+
 TEST(TesseraPlugin, EmittedScheduleHeadersReproduceTheResults) {
     // Must match the configurations in generators/aot_suite.cmake.
     check_schedule_header("matmul M=37 N=53 K=29 bias=1", apply_schedule_aot_matmul);
@@ -251,19 +265,14 @@ TEST(TesseraPlugin, RowsReadAgainFromDramArePrefetched) {
                                                               {"layer_norm shape=9x65", false},
                                                               {"layer_norm shape=2x999x72", false}};
     for (const auto &[line, prefetched] : cases) {
-        BuiltOp b = build(line);
-        const std::string source =
-            Pipeline(b.out).auto_schedule("Tessera", get_host_target(), host_machine_params()).schedule_source;
+        const std::string source = tessera_schedule_source(line);
         EXPECT_EQ(source.find(".prefetch(") != std::string::npos, prefetched) << line << ":\n" << source;
         if (line == "layer_norm shape=999x256" || line == "layer_norm shape=9x65") {
             EXPECT_EQ(std::regex_search(source, std::regex("d0_task, d0_r, \\d+, TailStrategy::ShiftInwards")),
                       prefetched)
                 << line;
         }
-        const uint64_t seed = std::random_device{}();
-        OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
-        EXPECT_TRUE(r.error.empty()) << line << ": " << r.error;
-        EXPECT_LE(r.rel_error, kRelTolerance) << line << ", seed " << seed;
+        expect_tessera_correct(line);
     }
     unsetenv("TESSERA_DEVICE_PROFILE");
 }
@@ -274,9 +283,7 @@ TEST(TesseraPlugin, RowReductionsOverCachedRowsKeepSeveralPartialSums) {
     // memory: one vector (more measured slower there).
     load_plugin(TESSERA_PLUGIN_PATH);
     const std::string line = "softmax shape=4x1024 axis=-1";
-    BuiltOp b = build(line);
-    const std::string source =
-        Pipeline(b.out).auto_schedule("Tessera", get_host_target(), host_machine_params()).schedule_source;
+    const std::string source = tessera_schedule_source(line);
     auto split_factor = [&](const std::string &func) {
         std::smatch m;
         const std::regex split(func + "\\.update\\(0\\)\\s*\\.split\\(r_x, r_x_vo, r_x_vi, (\\d+)");
@@ -285,10 +292,7 @@ TEST(TesseraPlugin, RowReductionsOverCachedRowsKeepSeveralPartialSums) {
     const int sum_lanes = split_factor("softmax_sum"), max_lanes = split_factor("softmax_max");
     EXPECT_GT(max_lanes, 0) << source;
     EXPECT_GT(sum_lanes, max_lanes) << source;
-    const uint64_t seed = std::random_device{}();
-    OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
-    EXPECT_TRUE(r.error.empty()) << r.error;
-    EXPECT_LE(r.rel_error, kRelTolerance) << "seed " << seed;
+    expect_tessera_correct(line);
 }
 
 TEST(TesseraPlugin, RowStatisticsAlongAnOuterAxisAreComputedOutsideItsLoop) {
@@ -303,14 +307,9 @@ TEST(TesseraPlugin, RowStatisticsAlongAnOuterAxisAreComputedOutsideItsLoop) {
         {"softmax shape=8x64x56x56 axis=1", "softmax_max(_\\d+)?\\.compute_at\\(softmax(_\\d+)?, d0_r\\);"},
         {"softmax shape=2x16x9x12 axis=1", "softmax_max(_\\d+)?\\.compute_root\\(\\);"}};
     for (const auto &[line, placement] : cases) {
-        BuiltOp b = build(line);
-        const std::string source =
-            Pipeline(b.out).auto_schedule("Tessera", get_host_target(), host_machine_params()).schedule_source;
+        const std::string source = tessera_schedule_source(line);
         EXPECT_TRUE(std::regex_search(source, std::regex(placement))) << line << ":\n" << source;
-        const uint64_t seed = std::random_device{}();
-        OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
-        EXPECT_TRUE(r.error.empty()) << line << ": " << r.error;
-        EXPECT_LE(r.rel_error, kRelTolerance) << line << ", seed " << seed;
+        expect_tessera_correct(line);
     }
 }
 

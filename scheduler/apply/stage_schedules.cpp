@@ -229,8 +229,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     // ran 0.033-0.036 ms without prefetches, 0.036-0.041 with them).
     double bytes = 4;
     for (const auto &dim : dims) bytes *= double(dim.second);
-    const bool from_dram = bytes > double(d.layer("LLC").capacity_bytes) * d.cores;
-    const bool prefetch = vec && tj <= 0 && !reread_inputs.empty() && from_dram;
+    const bool prefetch = vec && tj <= 0 && !reread_inputs.empty() && d.beyond_llc(bytes);
     // A computed Func the output reads without moving along an outer dim (a row
     // statistic along a softmax axis that is not innermost) is computed outside
     // that dim's loop: attached inside it, NCHW softmax 8x64x56x56 axis=1 computed
@@ -517,10 +516,13 @@ void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, 
     // groups=84 1x1 (2 vectors and 5 points) ran 0-8% slower vectorised.
     const int64_t lanes = d.vector_lanes;
     const bool vectorize = innermost_extent >= lanes && (innermost_extent % lanes == 0 || innermost_extent >= 8 * lanes);
-    const std::string vo = suffixed(args[0], "vo"), vi = suffixed(args[0], "vi");
+    const std::string vi = suffixed(args[0], "vi");
+    auto split_vector = [&](StageScript &s) {
+        s.split(args[0], suffixed(args[0], "vo"), vi, int(lanes), TailStrategy::GuardWithIf).vectorize(vi);
+    };
     {
         StageScript s = script.stage(f.name());
-        if (vectorize) s.split(args[0], vo, vi, d.vector_lanes, TailStrategy::GuardWithIf).vectorize(vi);
+        if (vectorize) split_vector(s);
         if (args.size() > 1) s.parallel(args.back());
     }
     // Updates run in parallel over the outermost pure variable when it indexes the
@@ -534,7 +536,7 @@ void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, 
         const bool pure_inner = vectorize && v0 && v0->name == args[0];
         if (pure_inner) {
             // The vector innermost, inside the reduction loops.
-            s.split(args[0], vo, vi, d.vector_lanes, TailStrategy::GuardWithIf).vectorize(vi);
+            split_vector(s);
             std::vector<std::string> order = {vi};
             for (const Halide::Internal::Dim &dim : f.updates()[k].schedule().dims()) {
                 const std::string name = dim.var.substr(dim.var.rfind('.') + 1);

@@ -51,6 +51,8 @@ struct DeviceSpec {
 
     // The accumulators that keep every FMA pipe busy.
     int min_accumulators() const { return fma_pipes * fma_latency; }
+    // Whether `bytes` of data outgrow the LLC (all cores' shares): they stream from DRAM.
+    bool beyond_llc(double bytes) const { return bytes > double(layer("LLC").capacity_bytes) * cores; }
     const MemoryLayer &layer(const std::string &name) const;
 
     // One line per field, for TESSERA_EXPLAIN and scheduler/README.md.

@@ -157,8 +157,7 @@ double PerfModel::mem_time_ms(const RTile &tile, TileLevel level, const RProgram
         double data = 0;
         const std::vector<int64_t> full = t_.extents();
         for (const analysis::AccessMap &m : t_.reads) data += double(m.tile_elements(full)) * 4;
-        const hal::MemoryLayer &llc = d_.layer("LLC");
-        if (data > double(llc.capacity_bytes) * d_.cores) source = d_.layers.size() - 1;
+        if (d_.beyond_llc(data)) source = d_.layers.size() - 1;
     }
     return traffic / (d_.layers[source].gbs_per_core * 1e9 * d_.cores) * 1e3;
 }
