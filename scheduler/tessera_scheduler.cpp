@@ -284,6 +284,29 @@ std::vector<std::string> reread_inputs(const TensorExpr &out, const analysis::Fu
     return inputs;
 }
 
+// Whether the pure output `out` reads, at the point it writes, a pure producer
+// that reads an input again (softmax's exponentials read x after its maximum
+// streamed it; see apply::schedule_pure_output).
+bool producers_reread(const TensorExpr &out, const analysis::FunctionDag &dag, const Plan &plan) {
+    for (const analysis::AccessMap &m : out.reads) {
+        if (m.is_input || plan.inlined.count(m.tensor) || !identity_read(m, out)) continue;
+        const analysis::FunctionNode *producer = dag.find(m.tensor);
+        if (producer && producer->func.updates().empty() &&
+            !reread_inputs(plan.stages.at(m.tensor)[0], dag, plan).empty()) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// Whether stage `t` reads Function `name` at the point it writes.
+bool reads_at_point(const TensorExpr &t, const std::string &name) {
+    for (const analysis::AccessMap &m : t.reads) {
+        if (m.tensor == name && identity_read(m, t)) return true;
+    }
+    return false;
+}
+
 // A pure output of one row reading, at the point it writes, a reduction whose
 // every read runs along a reduction dim in its innermost storage dim (NCHW
 // global_avg_pool: each channel's sum reads its plane's contiguous points). Its
@@ -506,7 +529,8 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             const bool row_blocks = reads_row_reduction(stages[0], dag, plan);
             std::vector<std::string> prefetched;
             row_of[name] = apply::schedule_pure_output(script, stages[0], device, row_blocks,
-                                                       reread_inputs(stages[0], dag, plan), &prefetched);
+                                                       reread_inputs(stages[0], dag, plan),
+                                                       producers_reread(stages[0], dag, plan), &prefetched);
             explain << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"
                     << (row_of[name].var.empty() ? "" : " (row loop " + row_of[name].var + ")") << "\n";
             for (const std::string &input : prefetched) {
@@ -554,16 +578,37 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             // equal in two later ones (3.5-4.0 ms; a Halide harness: 3.5 -> 3.1).
             script.store_at(name, at.consumer, at.storage_var);
         }
+        std::vector<std::string> prefetched_by_producer;
         {
             apply::StageScript s = script.stage(name);
             const std::string a0 = node.func.args()[0];
             if (node.region[0].extent >= device.vector_lanes) {
                 s.split(a0, a0 + "_vo", a0 + "_vi", device.vector_lanes, TailStrategy::GuardWithIf);
                 s.vectorize(a0 + "_vi");
+                // Computed per block of its consumer's rows, it prefetches the next
+                // block's rows of the inputs it reads again, one prefetch per
+                // vector, while its vector loop computes (see
+                // apply::schedule_pure_output). Unguarded: the bounds test per
+                // vector cost softmax 32768x1024 1.5 ms of 16 (a Halide harness).
+                const auto &args = node.func.args();
+                if (at.prefetch_block_rows > 0 && at.row_dim > 0 && at.row_dim < int(args.size()) &&
+                    reads_at_point(plan.stages.at(at.consumer)[0], name)) {
+                    for (const std::string &input : reread_inputs(stages[0], dag, plan)) {
+                        if (!s.prefetch_input(input, a0 + "_vo", args[size_t(at.row_dim)],
+                                              int(at.prefetch_block_rows), false)) {
+                            continue;
+                        }
+                        prefetched_by_producer.push_back(input);
+                    }
+                }
             }
         }
         explain << "  " << name << ": shared producer, " << (at.var.empty() ? "at root" : "at " + at.consumer + "." + at.var)
                 << (slides ? ", stored at " + at.consumer + "." + at.storage_var + " (a sliding window)" : "") << "\n";
+        for (const std::string &input : prefetched_by_producer) {
+            explain << "    " << input << " is read again after the row's reductions: computed per block of "
+                    << at.prefetch_block_rows << " rows, it prefetches the next block's rows\n";
+        }
         row_of[name] = at.var.empty() ? apply::Attachment{name, ""} : at;
     }
 

@@ -9,6 +9,7 @@
 #include "aot_conv2d_nhwc.schedule.h"
 #include "aot_matmul.schedule.h"
 #include "prefetched_layer_norm.schedule.h"
+#include "prefetched_softmax.schedule.h"
 #pragma GCC diagnostic pop
 #include "halide_axes.h"
 #include "halide_io.h"
@@ -100,6 +101,8 @@ TEST(TesseraPlugin, EmittedScheduleHeadersReproduceTheResults) {
     // Emitted under tests/small_llc_profile.json (tests/CMakeLists.txt): prefetches
     // the input's next row through the Function that wraps it.
     check_schedule_header("layer_norm shape=999x256", apply_schedule_prefetched_layer_norm);
+    // The same profile: the exponentials prefetch the next block of rows (unguarded).
+    check_schedule_header("softmax shape=999x256 axis=-1", apply_schedule_prefetched_softmax);
 }
 
 TEST(TesseraPlugin, EveryTopKCandidateIsCorrect) {
@@ -271,6 +274,34 @@ TEST(TesseraPlugin, RowsReadAgainFromDramArePrefetched) {
             EXPECT_EQ(std::regex_search(source, std::regex("d0_task, d0_r, \\d+, TailStrategy::ShiftInwards")),
                       prefetched)
                 << line;
+        }
+        expect_tessera_correct(line);
+    }
+    unsetenv("TESSERA_DEVICE_PROFILE");
+}
+
+TEST(TesseraPlugin, RowsAProducerReadsAgainArePrefetchedABlockAhead) {
+    // softmax's exponentials read x again after its max streamed it. Computed per
+    // row they cannot prefetch (their one-point row loop disappears before Halide
+    // places prefetches), so with rows beyond the LLC (tests/small_llc_profile.json)
+    // the rows go in blocks and the exponentials, computed per block, prefetch the
+    // next block's rows. 999 rows: blocks of 4 end in a partial one; 7x33x256: the
+    // row loop is d1's, inside tasks of d2; 9x65 stays inside the LLC.
+    setenv("TESSERA_DEVICE_PROFILE", TESSERA_SMALL_LLC_PROFILE, 1);
+    load_plugin(TESSERA_PLUGIN_PATH);
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"softmax shape=999x256 axis=-1", "d0, 4, ::Halide::PrefetchBoundStrategy::NonFaulting"},
+        {"softmax shape=997x250 axis=-1", "d0, 4, ::Halide::PrefetchBoundStrategy::NonFaulting"},
+        {"softmax shape=7x33x256 axis=-1", "d1, 4, ::Halide::PrefetchBoundStrategy::NonFaulting"},
+        {"softmax shape=9x65 axis=-1", ""}};
+    for (const auto &[line, prefetch] : cases) {
+        const std::string source = tessera_schedule_source(line);
+        if (prefetch.empty()) {
+            EXPECT_EQ(source.find(".prefetch("), std::string::npos) << line << ":\n" << source;
+        } else {
+            EXPECT_NE(source.find(prefetch), std::string::npos) << line << ":\n" << source;
+            EXPECT_TRUE(std::regex_search(source, std::regex("softmax_exp(_\\d+)?\\.compute_at\\(softmax(_\\d+)?, d\\d(_r)?_blk\\)")))
+                << line << ":\n" << source;
         }
         expect_tessera_correct(line);
     }

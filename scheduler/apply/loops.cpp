@@ -32,21 +32,7 @@ std::vector<std::pair<std::string, int64_t>> pure_dims(const TensorExpr &t) {
     return out;
 }
 
-std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
-                          int64_t points_per_row, int cores, const std::string &prefix, std::string *whole_rows,
-                          std::string *outer_of_row, TailStrategy task_tail, int attach_outside) {
-    if (outer_vars.empty()) return "";
-    size_t first = outer_vars.size();
-    int64_t rows = 1;
-    while (first > 0 && rows < 2 * int64_t(cores)) rows *= outer_vars[--first].second;
-    int64_t slice_points = points_per_row;  // points in one iteration of the task group
-    for (size_t i = 0; i < first; i++) slice_points *= outer_vars[i].second;
-    std::string row = outer_vars[first].first;
-    for (size_t i = first + 1; i < outer_vars.size(); i++) {
-        std::string fused = prefix + "_rows" + std::to_string(i);
-        s.fuse(row, outer_vars[i].first, fused);
-        row = fused;
-    }
+int64_t task_rows(int64_t rows, int64_t slice_points, int cores) {
     // Tasks: one per core when the rows divide evenly enough (every task costs a
     // wake-up: pad 64x58x58 took 0.109 ms in 6 tasks, 0.060-0.065 in 2), else up to
     // kTasksPerCore per core, each of at least kMinTaskPoints points.
@@ -62,6 +48,25 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
         }
         if (core_rows * cores * 20 <= rows * 21) break;  // within 5% of perfect balance
     }
+    return rows_per_task;
+}
+
+std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
+                          int64_t points_per_row, int cores, const std::string &prefix, std::string *whole_rows,
+                          std::string *outer_of_row, TailStrategy task_tail, int attach_outside) {
+    if (outer_vars.empty()) return "";
+    size_t first = outer_vars.size();
+    int64_t rows = 1;
+    while (first > 0 && rows < 2 * int64_t(cores)) rows *= outer_vars[--first].second;
+    int64_t slice_points = points_per_row;  // points in one iteration of the task group
+    for (size_t i = 0; i < first; i++) slice_points *= outer_vars[i].second;
+    std::string row = outer_vars[first].first;
+    for (size_t i = first + 1; i < outer_vars.size(); i++) {
+        std::string fused = prefix + "_rows" + std::to_string(i);
+        s.fuse(row, outer_vars[i].first, fused);
+        row = fused;
+    }
+    const int64_t rows_per_task = task_rows(rows, slice_points, cores);
     std::string inner = row;
     if (rows_per_task > 1 && rows >= rows_per_task) {
         s.split(row, suffixed(row, "task"), suffixed(row, "r"), int(rows_per_task), task_tail);

@@ -17,6 +17,10 @@ std::string suffixed(const std::string &v, const std::string &s);
 // Pure dims of stage t in Halide order with their extents.
 std::vector<std::pair<std::string, int64_t>> pure_dims(const analysis::TensorExpr &t);
 
+// Rows per parallel task when `rows` rows of `slice_points` points each are split
+// over `cores` (see parallel_rows).
+int64_t task_rows(int64_t rows, int64_t slice_points, int cores);
+
 // Parallelises the rows of a stage: `outer_vars` (innermost first) are the loops
 // around its vectorised dim. Only the outermost ones whose product first reaches
 // two per core are fused into the task loop (the inner ones stay plain loops:

@@ -244,19 +244,20 @@ StageScript &StageScript::loop_directive(const std::string &directive, const std
 }
 
 bool StageScript::prefetch_input(const std::string &input, const std::string &at, const std::string &from,
-                                 int offset) {
+                                 int offset, bool guarded) {
     Internal::Parameter param;
     const std::string wrapper = script_.input_wrapper(input, param);
     if (wrapper.empty()) return false;
     const VarOrRVar a = handle(at), f = handle(from);
+    const PrefetchBoundStrategy strategy = guarded ? PrefetchBoundStrategy::GuardWithIf : PrefetchBoundStrategy::NonFaulting;
     if (update_ < 0) {
-        func_.prefetch(param, a, f, offset, PrefetchBoundStrategy::GuardWithIf);
+        func_.prefetch(param, a, f, offset, strategy);
     } else {
-        stage_->prefetch(param, a, f, offset, PrefetchBoundStrategy::GuardWithIf);
+        stage_->prefetch(param, a, f, offset, strategy);
     }
     emit("prefetch(" + wrapper + ".value().as<::Halide::Internal::Call>()->param, " + ScheduleScript::ident(at) +
-         ", " + ScheduleScript::ident(from) + ", " + std::to_string(offset) +
-         ", ::Halide::PrefetchBoundStrategy::GuardWithIf)");
+         ", " + ScheduleScript::ident(from) + ", " + std::to_string(offset) + ", ::Halide::PrefetchBoundStrategy::" +
+         (guarded ? "GuardWithIf" : "NonFaulting") + ")");
     return true;
 }
 

@@ -34,9 +34,11 @@ public:
     StageScript &unroll(const std::string &var);
     StageScript &parallel(const std::string &var);
     // In loop `at`, prefetches what iteration `from` + `offset` reads of input
-    // buffer `input` (Halide's prefetch, guarded at the buffer's end); false,
-    // applying nothing, when no pipeline Function wraps the buffer.
-    bool prefetch_input(const std::string &input, const std::string &at, const std::string &from, int offset);
+    // buffer `input` (Halide's prefetch; `guarded`: not past the buffer's end,
+    // else unguarded, which x86's prefetch instructions allow: they never
+    // fault); false, applying nothing, when no pipeline Function wraps the buffer.
+    bool prefetch_input(const std::string &input, const std::string &at, const std::string &from, int offset,
+                        bool guarded = true);
     // Leaves a serial update as written (Halide's Stage::unscheduled), on purpose.
     StageScript &unscheduled();
 

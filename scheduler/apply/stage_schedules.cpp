@@ -140,7 +140,7 @@ TransposeBlock transpose_block(const TensorExpr &t, const hal::DeviceSpec &d) {
 
 Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, const hal::DeviceSpec &d,
                                 bool row_blocks, const std::vector<std::string> &reread_inputs,
-                                std::vector<std::string> *prefetched) {
+                                bool producers_reread, std::vector<std::string> *prefetched) {
     auto dims = pure_dims(t);
     StageScript s = script.stage(t.func);
     bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);
@@ -229,7 +229,8 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     // ran 0.033-0.036 ms without prefetches, 0.036-0.041 with them).
     double bytes = 4;
     for (const auto &dim : dims) bytes *= double(dim.second);
-    const bool prefetch = vec && tj <= 0 && !reread_inputs.empty() && d.beyond_llc(bytes);
+    const bool prefetch = vec && tj <= 0 && (!reread_inputs.empty() || producers_reread) && d.beyond_llc(bytes);
+    const bool output_prefetches = prefetch && !reread_inputs.empty();
     // A computed Func the output reads without moving along an outer dim (a row
     // statistic along a softmax axis that is not innermost) is computed outside
     // that dim's loop: attached inside it, NCHW softmax 8x64x56x56 axis=1 computed
@@ -243,7 +244,8 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     }
     std::string row = parallel_rows(s, outer, row_points, d.cores, t.func, tj > 0 ? nullptr : &whole_rows,
                                     tj > 0 ? nullptr : &storage,
-                                    prefetch ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf, attach_outside);
+                                    output_prefetches ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf,
+                                    attach_outside);
     // One prefetch per vector of the row, a row ahead: spread over the output's
     // pass, the next row arrives while this one computes (layer_norm 32768x1024
     // side by side 14.7-16.8 -> 11.2-13.5 ms with the accumulators of
@@ -254,18 +256,60 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     bool plain_row = false;
     for (const auto &o : outer) plain_row |= row == o.first || row == suffixed(o.first, "r");
     bool rows_prefetched = false;
-    if (prefetch && plain_row) {
+    if (output_prefetches && plain_row) {
         for (const std::string &input : reread_inputs) {
             if (!s.prefetch_input(input, suffixed(dims[0].first, "vo"), row, 1)) continue;
             rows_prefetched = true;
             if (prefetched) prefetched->push_back(input);
         }
     }
+    // A producer computed at the row that reads an input again (softmax's
+    // exponentials read x after its maximum streamed it) cannot prefetch along the
+    // row loop: computed per row, its own row loop has one point, which Halide
+    // simplifies away before it places prefetches, and the offset is lost (it
+    // fetched the current row). The rows go in blocks instead: computed per block,
+    // the producer has a row loop of its own and prefetches the next block's rows
+    // (see Attachment::prefetch_block_rows) while its vector loop computes. Side
+    // by side (tessera-bench, two runs, a temporary switch back), softmax
+    // 32768x1024 16.6-18.2 -> 14.2-14.6 ms, 8192x4096 17.8-19.1 -> 14.6-15.4,
+    // 4096x8192 17.7-18.6 -> 14.3, 64x512x1024 18.6-20.0 -> 16.3-20.1; oneDNN
+    // 16.2-22.6. The task split stays guarded: shifted inwards, the prefetching
+    // exponentials ran 1.5x slower (a Halide harness, 25-27 against 16-18 ms).
+    // The reductions reading the prefetched rows keep one vector of partial
+    // results: with reduction_accumulators' several, 4 of those 5 lines ran
+    // 4-15% slower.
+    int64_t block_rows = 0;
+    int row_dim = -1;
+    if (prefetch && producers_reread && !rows_prefetched && plain_row) {
+        int64_t row_extent = 0, slice_points = row_points;
+        for (const auto &o : outer) {
+            if (row == o.first) row_extent = o.second;
+            if (row == suffixed(o.first, "r")) row_extent = task_rows(o.second, slice_points, d.cores);
+            if (row_extent > 0) {
+                row_dim = t.find_dim(o.first);
+                break;
+            }
+            slice_points *= o.second;
+        }
+        const int64_t row_bytes = slice_points * 4;
+        const int64_t rows_in_half_l1 = d.layer("L1").capacity_bytes / 2 / std::max<int64_t>(1, row_bytes);
+        block_rows = std::clamp<int64_t>(rows_in_half_l1, 2, kPrefetchBlockRows);
+        if (row_dim >= 0 && row_extent >= 2 * block_rows) {
+            const std::string blk = suffixed(row, "blk");
+            s.split(row, blk, suffixed(row, "in"), int(block_rows), TailStrategy::GuardWithIf);
+            if (whole_rows == row) whole_rows.clear();  // split: no loop covers the rows whole
+            row = blk;
+            storage.clear();
+        } else {
+            block_rows = 0;
+            row_dim = -1;
+        }
+    }
     rows = 1;  // the blocks or vector loops above may have become rows
     for (const auto &o : outer) rows *= o.second;
     // One dimension: each row is a single vector.
     return {t.func, row, rows > 1, dims.size() == 1 ? int64_t(d.vector_lanes) : 0, whole_rows, storage,
-            rows_prefetched};
+            rows_prefetched, block_rows, row_dim};
 }
 
 void compute_at_row(ScheduleScript &script, const std::string &f, const Attachment &at) {
