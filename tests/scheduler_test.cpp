@@ -317,7 +317,7 @@ TEST(TesseraPlugin, RowReductionsOverCachedRowsKeepSeveralPartialSums) {
     const std::string source = tessera_schedule_source(line);
     auto split_factor = [&](const std::string &func) {
         std::smatch m;
-        const std::regex split(func + "\\.update\\(0\\)\\s*\\.split\\(r_x, r_x_vo, r_x_vi, (\\d+)");
+        const std::regex split(func + "(?:_\\d+)?\\.update\\(0\\)\\s*\\.split\\(r_x, r_x_vo, r_x_vi, (\\d+)");
         return std::regex_search(source, m, split) ? std::stoi(m[1]) : 0;
     };
     const int sum_lanes = split_factor("softmax_sum"), max_lanes = split_factor("softmax_max");

@@ -230,7 +230,6 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     double bytes = 4;
     for (const auto &dim : dims) bytes *= double(dim.second);
     const bool prefetch = vec && tj <= 0 && (!reread_inputs.empty() || producers_reread) && d.beyond_llc(bytes);
-    const bool output_prefetches = prefetch && !reread_inputs.empty();
     // A computed Func the output reads without moving along an outer dim (a row
     // statistic along a softmax axis that is not innermost) is computed outside
     // that dim's loop: attached inside it, NCHW softmax 8x64x56x56 axis=1 computed
@@ -244,8 +243,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     }
     std::string row = parallel_rows(s, outer, row_points, d.cores, t.func, tj > 0 ? nullptr : &whole_rows,
                                     tj > 0 ? nullptr : &storage,
-                                    output_prefetches ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf,
-                                    attach_outside);
+                                    prefetch ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf, attach_outside);
     // One prefetch per vector of the row, a row ahead: spread over the output's
     // pass, the next row arrives while this one computes (layer_norm 32768x1024
     // side by side 14.7-16.8 -> 11.2-13.5 ms with the accumulators of
@@ -256,7 +254,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     bool plain_row = false;
     for (const auto &o : outer) plain_row |= row == o.first || row == suffixed(o.first, "r");
     bool rows_prefetched = false;
-    if (output_prefetches && plain_row) {
+    if (prefetch && plain_row) {
         for (const std::string &input : reread_inputs) {
             if (!s.prefetch_input(input, suffixed(dims[0].first, "vo"), row, 1)) continue;
             rows_prefetched = true;
@@ -273,11 +271,12 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     // by side (tessera-bench, two runs, a temporary switch back), softmax
     // 32768x1024 16.6-18.2 -> 14.2-14.6 ms, 8192x4096 17.8-19.1 -> 14.6-15.4,
     // 4096x8192 17.7-18.6 -> 14.3, 64x512x1024 18.6-20.0 -> 16.3-20.1; oneDNN
-    // 16.2-22.6. The task split stays guarded: shifted inwards, the prefetching
-    // exponentials ran 1.5x slower (a Halide harness, 25-27 against 16-18 ms).
-    // The reductions reading the prefetched rows keep one vector of partial
-    // results: with reduction_accumulators' several, 4 of those 5 lines ran
-    // 4-15% slower.
+    // 16.2-22.6 (scheduler/README.md has the run with the final splits). The
+    // producer's vector split shifts inwards (see the pure producers in
+    // tessera_scheduler.cpp), and so does the task split (with a guarded one the
+    // last task of 32767 rows ran slower). The reductions reading the prefetched
+    // rows keep one vector of partial results: with reduction_accumulators'
+    // several, 4 of those 5 lines ran 4-15% slower.
     int64_t block_rows = 0;
     int row_dim = -1;
     if (prefetch && producers_reread && !rows_prefetched && plain_row) {
