@@ -11,6 +11,15 @@
 namespace tessera::rtile {
 
 namespace {
+// Cycles each row of a padded copy made per L2 tile costs beyond its elements:
+// the select over its boundary and the guarded last vector. NCHW depthwise 3x3
+// 32x112x112, tiles of 16x28, 56x28, 112x28 points (30 copied rows each): 0.32,
+// 0.20 and 0.16 ms (a Halide harness), about 35 cycles per copied row. With the
+// charge (tessera-bench side by side, two runs) the depthwise layers pick whole
+// rows: 32x112x112 0.32 -> 0.17 ms (Mullapudi2016 0.17, oneDNN 0.24), 144x56x56
+// 0.62 -> 0.31, 2x24x57x61 0.10 -> 0.08; strided and 5x5 depthwise lines
+// unchanged.
+constexpr double kCopyRowCycles = 35;
 constexpr double kLoadsPerCycle = 2;    // two load ports on Skylake-class cores
 // Of a cache, for one tile's data (the rest: other data, prefetch). L1 holds only
 // the two operand panels of the micro-kernel, so more of it is usable.
@@ -233,6 +242,19 @@ double PerfModel::parallel_efficiency(const RTile &l2) const {
     return total / (double(cores) * *std::max_element(load.begin(), load.end()));
 }
 
+bool PerfModel::window_read(const analysis::AccessMap &m) const {
+    // Every reduction dim it moves along shares its storage dim with a spatial dim.
+    for (const std::vector<int64_t> &row : m.coef) {
+        bool spatial = false, reduction = false;
+        for (size_t j = 0; j < row.size() && j < t_.dims.size(); j++) {
+            if (row[j] == 0) continue;
+            (t_.dims[j].reduction ? reduction : spatial) = true;
+        }
+        if (reduction && !spatial) return false;
+    }
+    return true;
+}
+
 void PerfModel::predict(RProgram &p) const {
     static const char *names[] = {"L1->registers", "L2->L1", "LLC/DRAM->L2"};
     double best = compute_time_ms(p);
@@ -263,6 +285,18 @@ void PerfModel::predict(RProgram &p) const {
             const double gathered = per_tile_elements(t_, p, t_.reads[size_t(p.packed_read)]);
             best += gathered / (d_.gathered_per_cycle * ghz() * 1e9 * d_.cores) * 1e3;
         }
+    }
+    // A computed input (a padded copy) is made per chunk of every L2 tile (see
+    // schedule_compute); each of its rows costs boundary code beyond its elements
+    // (see kCopyRowCycles), which steers such stages to L2 tiles of long rows.
+    // Only for window reads (a depthwise convolution): a copy a channel reduction
+    // reads is spread over that reduction's FMAs, and the convolutions' programs
+    // were measured with it (the transposed NCHW programs, on Zen 5, have short
+    // copied rows and won).
+    for (const analysis::AccessMap &m : t_.reads) {
+        if (m.is_input || !m.affine || m.coef.empty() || !window_read(m)) continue;
+        const double row = double(std::max<int64_t>(1, m.tile_extent(0, p.tiles[kL2Tile].shape)));
+        best += per_tile_elements(t_, p, m) / row * kCopyRowCycles / (ghz() * 1e9 * d_.cores) * 1e3;
     }
     // Uneven spread of tasks over cores.
     p.predicted_ms = best / parallel_efficiency(p.tiles[kL2Tile]);

@@ -43,6 +43,9 @@ public:
     // Fills p.predicted_ms and p.bottleneck from its tiles.
     void predict(RProgram &p) const;
 
+    // Whether read `m` moves along reduction dims only with a spatial dim in the
+    // same storage dim (a convolution window, not a channel reduction).
+    bool window_read(const analysis::AccessMap &m) const;
     double ghz() const;
 
 private:
