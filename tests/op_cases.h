@@ -16,6 +16,10 @@ inline const std::vector<std::string> &op_cases() {
         "matmul M=300 N=77 K=45 bias=1",  // bias epilogue fused into ragged L2 tiles
         "matmul M=64 N=48 K=2",
         "matmul M=1 N=200 K=37",  // a GEMV: B read once, not packed; 5 accumulators, not 1
+        // Matrix-vector products with one output column: reductions along k.
+        "matmul M=203 N=1 K=77 bias=1",
+        "matmul M=40 N=1 K=19 trans_a=1",
+        "batch_matmul B=2 M=33 N=1 K=45",
         "matmul M=16 N=4096 K=64",  // Tessera packs B with 4 KiB rows: storage padding
         "batch_matmul B=3 M=17 N=19 K=23",
         // Shifted L2 tiles (the last one recomputes an overlap): N=1000 in whole

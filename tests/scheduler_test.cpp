@@ -326,6 +326,18 @@ TEST(TesseraPlugin, RowReductionsOverCachedRowsKeepSeveralPartialSums) {
     expect_tessera_correct(line);
 }
 
+TEST(TesseraPlugin, MatrixVectorProductsAreVectorisedAlongTheirReduction) {
+    // One output column (N=1): only the vector is reused, the matrix streams. As a
+    // compute-intensive stage its register tile had no vector dim (scalar FMAs,
+    // 0.34 ms for 1000x1000); as a reduction it is vectorised along k (rfactor).
+    load_plugin(TESSERA_PLUGIN_PATH);
+    for (const char *line : {"matmul M=1000 N=1 K=1000", "matmul M=203 N=1 K=80 bias=1"}) {
+        const std::string source = tessera_schedule_source(line);
+        EXPECT_NE(source.find(".rfactor(k_x_vi, lane)"), std::string::npos) << line << ":\n" << source;
+        expect_tessera_correct(line);
+    }
+}
+
 TEST(TesseraPlugin, PaddedCopiesPerTileKeepWholeRows) {
     // An NCHW depthwise convolution copies its padded input per L2 tile; every row
     // of that copy costs boundary code, so the perf model charges it per row and
