@@ -299,6 +299,30 @@ bool producers_reread(const TensorExpr &out, const analysis::FunctionDag &dag, c
     return false;
 }
 
+// Whether the pure output `out` reads, at the point it writes, a reduction whose
+// pure dims all have one point but the rows', and which reads an input that does
+// not move along the rows (a matrix-vector product's vector; see
+// apply::Attachment::register_rows).
+bool reads_matrix_vector(const TensorExpr &out, const analysis::FunctionDag &dag, const Plan &plan) {
+    for (const analysis::AccessMap &m : out.reads) {
+        if (!identity_read(m, out) || !read_reduction(m, dag, plan)) continue;
+        const std::vector<TensorExpr> &stages = plan.stages.at(m.tensor);
+        if (stages.size() != 2) continue;
+        const TensorExpr &u = stages[1];
+        int rows = -1, wide = 0;
+        for (size_t j : u.spatial_dims()) {
+            if (u.dims[j].extent == 1) continue;
+            rows = int(j);
+            wide++;
+        }
+        if (wide != 1) continue;
+        for (const analysis::AccessMap &r : u.reads) {
+            if (r.is_input && !r.depends_on(size_t(rows))) return true;
+        }
+    }
+    return false;
+}
+
 // Whether stage `t` reads Function `name` at the point it writes.
 bool reads_at_point(const TensorExpr &t, const std::string &name) {
     for (const analysis::AccessMap &m : t.reads) {
@@ -530,7 +554,8 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             std::vector<std::string> prefetched;
             row_of[name] = apply::schedule_pure_output(script, stages[0], device, row_blocks,
                                                        reread_inputs(stages[0], dag, plan),
-                                                       producers_reread(stages[0], dag, plan), &prefetched);
+                                                       producers_reread(stages[0], dag, plan), &prefetched,
+                                                       reads_matrix_vector(stages[0], dag, plan));
             explain << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"
                     << (row_of[name].var.empty() ? "" : " (row loop " + row_of[name].var + ")") << "\n";
             for (const std::string &input : prefetched) {

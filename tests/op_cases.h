@@ -18,6 +18,7 @@ inline const std::vector<std::string> &op_cases() {
         "matmul M=1 N=200 K=37",  // a GEMV: B read once, not packed; 5 accumulators, not 1
         // Matrix-vector products with one output column: reductions along k.
         "matmul M=203 N=1 K=77 bias=1",
+        "matmul M=203 N=1 K=80",  // rows in register blocks of 4, the last one shifted
         "matmul M=40 N=1 K=19 trans_a=1",
         "batch_matmul B=2 M=33 N=1 K=45",
         "matmul M=16 N=4096 K=64",  // Tessera packs B with 4 KiB rows: storage padding

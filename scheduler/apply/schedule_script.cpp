@@ -118,6 +118,11 @@ void ScheduleScript::store_on_stack(const std::string &f) {
     statement(ident(f) + ".store_in(MemoryType::Stack);");
 }
 
+void ScheduleScript::store_in_registers(const std::string &f) {
+    func(f).store_in(MemoryType::Register);
+    statement(ident(f) + ".store_in(MemoryType::Register);");
+}
+
 void ScheduleScript::reorder_storage(const std::string &f, const std::vector<std::string> &inner_first) {
     std::vector<Var> vars;
     std::string args;

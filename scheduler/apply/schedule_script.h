@@ -82,6 +82,8 @@ public:
     // f's buffer on the stack (Halide's store_in(MemoryType::Stack)); Halide's
     // runtime backs a run-time size above 16 KiB with the heap, so any size is safe.
     void store_on_stack(const std::string &f);
+    // Stores `f` in registers (every access unrolled or vectorised, extents bounded).
+    void store_in_registers(const std::string &f);
     // Storage order of f's pure vars, innermost first (Halide's reorder_storage).
     void reorder_storage(const std::string &f, const std::vector<std::string> &inner_first);
 

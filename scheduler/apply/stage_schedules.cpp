@@ -47,7 +47,8 @@ int reduction_accumulators(const TensorExpr &u, size_t r0, int width, const hal:
 // r0 splits into vectors of `width` lanes, an rfactor intermediate keeps one
 // partial result per lane, and the update adds the lanes up.
 void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update, size_t r0, int width, int accumulators,
-                         const hal::DeviceSpec &d, bool own_loops, const std::vector<std::pair<std::string, int64_t>> &dims, Attachment &row) {
+                         const hal::DeviceSpec &d, bool own_loops, const std::vector<std::pair<std::string, int64_t>> &dims, Attachment &row,
+                         const Attachment &consumer) {
     const std::string r = u.dims[r0].name, ro = r + "_vo", ri = r + "_vi", lane = "lane";
     const std::string partial = u.func + "_lanes" + std::to_string(update);
     script.stage(u.func, update).split(r, ro, ri, width * accumulators);
@@ -61,6 +62,34 @@ void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update
             std::vector<std::pair<std::string, int64_t>> outer(dims.begin(), dims.end());
             row.var = parallel_rows(s, outer, u.dims[r0].extent, d.cores, u.func + "_u" + std::to_string(update + 1));
         }
+    }
+    // A matrix-vector product computed per block of its consumer's rows: the
+    // block's partial sums, one vector per row, live in registers (lanes
+    // innermost in their storage: strided by the rows, 2-, 4- and 16-row blocks
+    // ran 3-8x slower in a harness), the rows unrolled inside the reduction loop
+    // so that each vector of the operand shared by the rows is loaded once.
+    const int rows_dim = consumer.row_dim;
+    if (!own_loops && consumer.register_rows > 0 && accumulators == 1 && rows_dim >= 0 &&
+        size_t(rows_dim) < dims.size()) {
+        script.compute_at(partial, consumer.consumer, consumer.var);
+        script.store_in_registers(partial);
+        std::vector<std::string> storage = {lane}, order = {lane};
+        for (size_t j = 0; j < dims.size(); j++) {
+            script.bound_extent(partial, dims[j].first, int(int(j) == rows_dim ? consumer.register_rows : 1));
+            storage.push_back(dims[j].first);
+        }
+        script.reorder_storage(partial, storage);
+        order.push_back(dims[size_t(rows_dim)].first);
+        for (size_t j = 0; j < dims.size(); j++) {
+            if (int(j) != rows_dim) order.push_back(dims[j].first);
+        }
+        order.push_back(ro);
+        for (size_t j : u.reduction_dims()) {
+            if (j != r0) order.push_back(u.dims[j].name);
+        }
+        script.stage(partial).vectorize(lane).unroll(dims[size_t(rows_dim)].first);
+        script.stage(partial, 0).reorder(order).vectorize(lane).unroll(dims[size_t(rows_dim)].first);
+        return;
     }
     // The partial results are computed where they are added up: per output point,
     // or per parallel task when the output's loops were fused into tasks.
@@ -140,7 +169,8 @@ TransposeBlock transpose_block(const TensorExpr &t, const hal::DeviceSpec &d) {
 
 Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, const hal::DeviceSpec &d,
                                 bool row_blocks, const std::vector<std::string> &reread_inputs,
-                                bool producers_reread, std::vector<std::string> *prefetched) {
+                                bool producers_reread, std::vector<std::string> *prefetched,
+                                bool matrix_vector) {
     auto dims = pure_dims(t);
     StageScript s = script.stage(t.func);
     bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);
@@ -243,7 +273,9 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     }
     std::string row = parallel_rows(s, outer, row_points, d.cores, t.func, tj > 0 ? nullptr : &whole_rows,
                                     tj > 0 ? nullptr : &storage,
-                                    prefetch ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf, attach_outside);
+                                    prefetch || (matrix_vector && tj <= 0) ? TailStrategy::ShiftInwards
+                                                                                   : TailStrategy::GuardWithIf,
+                                    attach_outside);
     // One prefetch per vector of the row, a row ahead: spread over the output's
     // pass, the next row arrives while this one computes (layer_norm 32768x1024
     // side by side 14.7-16.8 -> 11.2-13.5 ms with the accumulators of
@@ -261,6 +293,22 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
             if (prefetched) prefetched->push_back(input);
         }
     }
+    // The row loop's iterations per task (0 when it is not one dim's loop), its
+    // dim and the points of one iteration.
+    auto row_loop = [&](int &dim, int64_t &slice_points) {
+        int64_t extent = 0;
+        slice_points = row_points;
+        for (const auto &o : outer) {
+            if (row == o.first) extent = o.second;
+            if (row == suffixed(o.first, "r")) extent = task_rows(o.second, slice_points, d.cores);
+            if (extent > 0) {
+                dim = t.find_dim(o.first);
+                return extent;
+            }
+            slice_points *= o.second;
+        }
+        return extent;
+    };
     // A producer computed at the row that reads an input again (softmax's
     // exponentials read x after its maximum streamed it) cannot prefetch along the
     // row loop: computed per row, its own row loop has one point, which Halide
@@ -280,16 +328,8 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     int64_t block_rows = 0;
     int row_dim = -1;
     if (prefetch && producers_reread && !rows_prefetched && plain_row) {
-        int64_t row_extent = 0, slice_points = row_points;
-        for (const auto &o : outer) {
-            if (row == o.first) row_extent = o.second;
-            if (row == suffixed(o.first, "r")) row_extent = task_rows(o.second, slice_points, d.cores);
-            if (row_extent > 0) {
-                row_dim = t.find_dim(o.first);
-                break;
-            }
-            slice_points *= o.second;
-        }
+        int64_t slice_points = 0;
+        const int64_t row_extent = row_loop(row_dim, slice_points);
         const int64_t row_bytes = slice_points * 4;
         const int64_t rows_in_half_l1 = d.layer("L1").capacity_bytes / 2 / std::max<int64_t>(1, row_bytes);
         block_rows = std::clamp<int64_t>(rows_in_half_l1, 2, kPrefetchBlockRows);
@@ -304,11 +344,29 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
             row_dim = -1;
         }
     }
+    // A matrix-vector reduction it reads keeps a partial-sum vector per row of a
+    // block of rows in registers (see Attachment::register_rows). Both splits
+    // shift inwards: the block's rows are a constant extent, all in the buffer.
+    int64_t register_rows = 0;
+    if (matrix_vector && tj <= 0 && block_rows == 0 && plain_row) {
+        int64_t slice_points = 0;
+        const int64_t row_extent = row_loop(row_dim, slice_points);
+        if (row_dim >= 0 && row_extent >= 2 * kRegisterBlockRows) {
+            const std::string blk = suffixed(row, "blk");
+            s.split(row, blk, suffixed(row, "in"), int(kRegisterBlockRows), TailStrategy::ShiftInwards);
+            if (whole_rows == row) whole_rows.clear();
+            row = blk;
+            storage.clear();
+            register_rows = kRegisterBlockRows;
+        } else {
+            row_dim = -1;
+        }
+    }
     rows = 1;  // the blocks or vector loops above may have become rows
     for (const auto &o : outer) rows *= o.second;
     // One dimension: each row is a single vector.
     return {t.func, row, rows > 1, dims.size() == 1 ? int64_t(d.vector_lanes) : 0, whole_rows, storage,
-            rows_prefetched, block_rows, row_dim};
+            rows_prefetched, block_rows, row_dim, register_rows};
 }
 
 void compute_at_row(ScheduleScript &script, const std::string &f, const Attachment &at) {
@@ -420,7 +478,7 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             // Rows in cache: computed at this row (softmax's exponentials) or prefetched.
             const bool cached = !own_loops && (at.rows_prefetched || !reads_inputs_along_r0);
             const int accumulators = cached ? reduction_accumulators(u, r0, width, d) : 1;
-            vectorize_reduction(script, u, int(k) - 1, r0, width, accumulators, d, own_loops, dims, row);
+            vectorize_reduction(script, u, int(k) - 1, r0, width, accumulators, d, own_loops, dims, row, at);
             continue;
         }
         StageScript s = script.stage(u.func, int(k) - 1);
