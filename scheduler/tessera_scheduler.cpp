@@ -619,19 +619,17 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                 // divide (32767x1024) the guarded last task ran the whole softmax
                 // slower than without blocks (21.5 against 18.5 ms; shifted: 15.9).
                 const auto &args = node.func.args();
-                const bool prefetches = at.prefetch_block_rows > 0 && at.row_dim > 0 &&
-                                        at.row_dim < int(args.size()) &&
-                                        reads_at_point(plan.stages.at(at.consumer)[0], name) &&
-                                        !reread_inputs(stages[0], dag, plan).empty();
+                const bool in_blocks = at.prefetch_block_rows > 0 && at.row_dim > 0 &&
+                                       at.row_dim < int(args.size()) &&
+                                       reads_at_point(plan.stages.at(at.consumer)[0], name);
+                const std::vector<std::string> reread =
+                    in_blocks ? reread_inputs(stages[0], dag, plan) : std::vector<std::string>{};
                 s.split(a0, a0 + "_vo", a0 + "_vi", device.vector_lanes,
-                        prefetches ? TailStrategy::ShiftInwards : TailStrategy::GuardWithIf);
+                        reread.empty() ? TailStrategy::GuardWithIf : TailStrategy::ShiftInwards);
                 s.vectorize(a0 + "_vi");
-                if (prefetches) {
-                    for (const std::string &input : reread_inputs(stages[0], dag, plan)) {
-                        if (!s.prefetch_input(input, a0 + "_vo", args[size_t(at.row_dim)],
-                                              int(at.prefetch_block_rows), false)) {
-                            continue;
-                        }
+                for (const std::string &input : reread) {
+                    if (s.prefetch_input(input, a0 + "_vo", args[size_t(at.row_dim)], int(at.prefetch_block_rows),
+                                         false)) {
                         prefetched_by_producer.push_back(input);
                     }
                 }

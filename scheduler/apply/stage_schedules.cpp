@@ -325,42 +325,37 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     // last task of 32767 rows ran slower). The reductions reading the prefetched
     // rows keep one vector of partial results: with reduction_accumulators'
     // several, 4 of those 5 lines ran 4-15% slower.
-    int64_t block_rows = 0;
+    // Splits the row loop (one dim's loop with at least two blocks per task) into
+    // blocks of `size` rows, which producers then attach to.
     int row_dim = -1;
-    if (prefetch && producers_reread && !rows_prefetched && plain_row) {
+    auto split_rows_into_blocks = [&](int64_t size, TailStrategy tail) {
+        int dim = -1;
         int64_t slice_points = 0;
-        const int64_t row_extent = row_loop(row_dim, slice_points);
-        const int64_t row_bytes = slice_points * 4;
-        const int64_t rows_in_half_l1 = d.layer("L1").capacity_bytes / 2 / std::max<int64_t>(1, row_bytes);
-        block_rows = std::clamp<int64_t>(rows_in_half_l1, 2, kPrefetchBlockRows);
-        if (row_dim >= 0 && row_extent >= 2 * block_rows) {
-            const std::string blk = suffixed(row, "blk");
-            s.split(row, blk, suffixed(row, "in"), int(block_rows), TailStrategy::GuardWithIf);
-            if (whole_rows == row) whole_rows.clear();  // split: no loop covers the rows whole
-            row = blk;
-            storage.clear();
-        } else {
-            block_rows = 0;
-            row_dim = -1;
-        }
+        if (row_loop(dim, slice_points) < 2 * size || dim < 0) return false;
+        const std::string blk = suffixed(row, "blk");
+        s.split(row, blk, suffixed(row, "in"), int(size), tail);
+        if (whole_rows == row) whole_rows.clear();  // split: no loop covers the rows whole
+        row = blk;
+        storage.clear();
+        row_dim = dim;
+        return true;
+    };
+    int64_t block_rows = 0;
+    if (prefetch && producers_reread && !rows_prefetched && plain_row) {
+        int dim = -1;
+        int64_t slice_points = 0;
+        row_loop(dim, slice_points);
+        const int64_t rows_in_half_l1 = d.layer("L1").capacity_bytes / 2 / std::max<int64_t>(1, slice_points * 4);
+        const int64_t size = std::clamp<int64_t>(rows_in_half_l1, 2, kPrefetchBlockRows);
+        if (split_rows_into_blocks(size, TailStrategy::GuardWithIf)) block_rows = size;
     }
     // A matrix-vector reduction it reads keeps a partial-sum vector per row of a
     // block of rows in registers (see Attachment::register_rows). Both splits
     // shift inwards: the block's rows are a constant extent, all in the buffer.
     int64_t register_rows = 0;
-    if (matrix_vector && tj <= 0 && block_rows == 0 && plain_row) {
-        int64_t slice_points = 0;
-        const int64_t row_extent = row_loop(row_dim, slice_points);
-        if (row_dim >= 0 && row_extent >= 2 * kRegisterBlockRows) {
-            const std::string blk = suffixed(row, "blk");
-            s.split(row, blk, suffixed(row, "in"), int(kRegisterBlockRows), TailStrategy::ShiftInwards);
-            if (whole_rows == row) whole_rows.clear();
-            row = blk;
-            storage.clear();
-            register_rows = kRegisterBlockRows;
-        } else {
-            row_dim = -1;
-        }
+    if (matrix_vector && tj <= 0 && block_rows == 0 && plain_row &&
+        split_rows_into_blocks(kRegisterBlockRows, TailStrategy::ShiftInwards)) {
+        register_rows = kRegisterBlockRows;
     }
     rows = 1;  // the blocks or vector loops above may have become rows
     for (const auto &o : outer) rows *= o.second;

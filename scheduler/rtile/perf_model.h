@@ -43,12 +43,12 @@ public:
     // Fills p.predicted_ms and p.bottleneck from its tiles.
     void predict(RProgram &p) const;
 
-    // Whether read `m` moves along reduction dims only with a spatial dim in the
-    // same storage dim (a convolution window, not a channel reduction).
-    bool window_read(const analysis::AccessMap &m) const;
     double ghz() const;
 
 private:
+    // Whether read `m` moves along reduction dims only with a spatial dim in the
+    // same storage dim (a convolution window, not a channel reduction).
+    bool window_read(const analysis::AccessMap &m) const;
     // An L2 tile with a packed operand (packed_read_of) is swept panel by panel
     // (apply's panel_packing): the L1-tile loops the operand moves with go
     // outermost, those it does not index (the pixels, for weights) sweep inside.
