@@ -34,6 +34,8 @@ struct BenchRecord {
     double speedup_vs_onednn = 0;   // oneDNN median / this median; 0 when either is not ok
     // Ceilings for the roofline (threads used), and where they came from.
     double peak_gflops = 0, peak_dram_gbs = 0, peak_llc_gbs = 0;
+    // What a hand-written blocked 2-D transpose reaches past the LLC (0: not in the profile).
+    double peak_transpose_gbs = 0;
     std::string profile_source;
 };
 
@@ -49,7 +51,8 @@ void derive_speedups(std::vector<BenchRecord> &records);
 void write_json(const std::vector<BenchRecord> &records, const std::string &path);
 void write_csv(const std::vector<BenchRecord> &records, const std::string &path);
 
-// Human-readable rows of one op's records.
+// Human-readable rows of one op's records; for a transpose, a last line with the
+// machine's transpose ceiling when the profile has it.
 std::string format_rows(const std::vector<BenchRecord> &records);
 // Geomean of each scheduler's speedup over oneDNN, and of Tessera over each other
 // scheduler when Tessera took part (only ops where both sides are correct).

@@ -195,7 +195,12 @@ std::string profile_line(const tessera::hal::DeviceProfile &p) {
                                                .c_str()
                                          : tessera::hal::default_profile_path().c_str(),
                   p.fma_gflops_per_core, p.dram_copy_gbs);
-    return buf;
+    std::string line = buf;
+    if (p.dram_transpose_gbs > 0) {
+        std::snprintf(buf, sizeof buf, ", DRAM 2-D transpose %.1f GB/s", p.dram_transpose_gbs);
+        line += buf;
+    }
+    return line;
 }
 
 int run(const Options &o) {

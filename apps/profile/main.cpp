@@ -1,6 +1,7 @@
-// tessera-profile: measures this CPU's peak fp32 FMA throughput and the read
-// bandwidth of every memory layer, and writes the device profile the Tessera
-// scheduler and tessera-bench read (scheduler/hal/device_profile.h).
+// tessera-profile: measures this CPU's peak fp32 FMA throughput, the read
+// bandwidth of every memory layer, DRAM copy and 2-D transpose bandwidth, and
+// writes the device profile the Tessera scheduler and tessera-bench read
+// (scheduler/hal/device_profile.h).
 // Exit status: 0 written, 1 measurement or write failed, 2 usage error.
 #include "device_profile.h"
 #include "microbench.h"
@@ -94,6 +95,15 @@ int main(int argc, char **argv) {
     }
     p.dram_copy_gbs = prof::copy_gbs((plan.dram_total_bytes / 2 / cores) & ~uint64_t(4095), cores, plan.seconds,
                                      plan.trials);
+    // Columns: a power of two, as deep-learning tensors' rows usually are (the
+    // strides then alias in the caches, which is part of what a transpose costs).
+    try {
+        p.dram_transpose_gbs = prof::transpose_gbs((plan.dram_total_bytes / 2 / cores) & ~uint64_t(4095), 8192,
+                                                   cores, plan.seconds, plan.trials);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tessera-profile: %s\n", e.what());
+        return 1;
+    }
 
     std::printf("  peak fp32 FMA   %8.1f GFLOP/s per core, %.1f all cores\n", p.fma_gflops_per_core,
                 p.fma_gflops_per_core * cores);
@@ -104,6 +114,8 @@ int main(int argc, char **argv) {
                     layer.read_gbs_all_cores);
     }
     std::printf("  DRAM copy (read + write, all cores) %.1f GB/s\n", p.dram_copy_gbs);
+    std::printf("  DRAM 2-D transpose (read + write, all cores, blocked AVX2 kernel) %.1f GB/s, %.0f%% of copy\n",
+                p.dram_transpose_gbs, p.dram_copy_gbs > 0 ? 100 * p.dram_transpose_gbs / p.dram_copy_gbs : 0.0);
     try {
         hal::save_profile(p, output);
     } catch (const std::exception &e) {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -139,6 +140,42 @@ __attribute__((target("avx2"))) void copy_avx2(float *dst, const float *src, siz
     }
 }
 
+// One 8x8 block transposed in registers: 8 row loads, 24 shuffles (unpack pairs,
+// shuffle quads, swap 128-bit halves), 8 ordinary stores of the columns.
+__attribute__((target("avx2"))) void transpose_8x8_avx2(const float *src, size_t src_stride, float *dst,
+                                                        size_t dst_stride) {
+    __m256 r[8], t[8], q[8];
+    for (int i = 0; i < 8; i++) r[i] = _mm256_loadu_ps(src + i * src_stride);
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+        t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        q[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+        q[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+        q[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+        q[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+    }
+    for (int i = 0; i < 4; i++) {
+        _mm256_storeu_ps(dst + i * dst_stride, _mm256_permute2f128_ps(q[i], q[i + 4], 0x20));
+        _mm256_storeu_ps(dst + (i + 4) * dst_stride, _mm256_permute2f128_ps(q[i], q[i + 4], 0x31));
+    }
+}
+
+// dst (cols x rows) = src (rows x cols) transposed, in tiles of tile_rows x
+// tile_cols source elements (both multiples of 8 dividing the matrix), 8x8 blocks
+// row by row within a tile.
+__attribute__((target("avx2"))) void transpose_tiled_avx2(const float *src, float *dst, size_t rows, size_t cols,
+                                                         size_t tile_rows, size_t tile_cols) {
+    for (size_t ti = 0; ti < rows; ti += tile_rows) {
+        for (size_t tj = 0; tj < cols; tj += tile_cols) {
+            for (size_t i = ti; i < ti + tile_rows; i += 8) {
+                for (size_t j = tj; j < tj + tile_cols; j += 8) transpose_8x8_avx2(src + i * cols + j, cols, dst + j * rows + i, rows);
+            }
+        }
+    }
+}
+
 struct AlignedBuffer {
     explicit AlignedBuffer(size_t bytes)
         : n(bytes / sizeof(float)), p(static_cast<float *>(::operator new(n * sizeof(float), std::align_val_t(4096)))) {
@@ -241,6 +278,38 @@ double copy_gbs(size_t bytes_per_thread, int threads, double seconds, int trials
                 wide ? copy_avx512(b->dst.p, b->src.p, b->src.n) : copy_avx2(b->dst.p, b->src.p, b->src.n);
             });
         best = std::max(best, passes * 2.0 * double(bytes_per_thread) / 1e9);
+    }
+    return best;
+}
+
+double transpose_gbs(size_t bytes_per_thread, size_t cols, int threads, double seconds, int trials) {
+    if (fma_lanes() == 0) return 0;
+    // Tile shapes tried (source rows x columns); the best one counts. Small enough
+    // that a tile's lines stay cached while its 8x8 blocks are written out.
+    const size_t tiles[][2] = {{32, 256}, {64, 64}, {128, 128}};
+    const size_t rows = std::max<size_t>(128, bytes_per_thread / sizeof(float) / cols / 128 * 128);
+    const size_t bytes = rows * cols * sizeof(float);
+    struct Pair {
+        explicit Pair(size_t bytes) : src(bytes), dst(bytes) {}
+        AlignedBuffer src, dst;
+    };
+    std::atomic<bool> wrong{false};
+    double best = 0;
+    for (const auto &tile : tiles) {
+        for (int trial = 0; trial < trials; trial++) {
+            double passes = parallel_rate(
+                threads, seconds, [&](int) { return std::make_unique<Pair>(bytes); },
+                [&](std::unique_ptr<Pair> &b) {
+                    transpose_tiled_avx2(b->src.p, b->dst.p, rows, cols, tile[0], tile[1]);
+                    // A wrong kernel would measure nothing: check a few elements.
+                    for (size_t k = 0; k < 64; k++) {
+                        size_t i = (k * 7919) % rows, j = (k * 104729) % cols;
+                        if (b->dst.p[j * rows + i] != b->src.p[i * cols + j]) wrong = true;
+                    }
+                });
+            if (wrong) throw std::logic_error("transpose microbenchmark: wrong result");
+            best = std::max(best, passes * 2.0 * double(bytes) / 1e9);
+        }
     }
     return best;
 }

@@ -23,4 +23,11 @@ double read_gbs(size_t bytes_per_thread, int threads, double seconds, int trials
 // copying its own `bytes_per_thread` buffer to another, with ordinary stores.
 double copy_gbs(size_t bytes_per_thread, int threads, double seconds, int trials);
 
+// Bandwidth in GB/s (bytes read + bytes written) of `threads` threads each
+// transposing its own matrix of `cols` columns (about `bytes_per_thread`) with a
+// hand-written blocked kernel (8x8 blocks in AVX2 registers, ordinary stores, the
+// best of a few tile shapes). What a 2-D transpose can reach on this machine, to
+// set a transpose's share of DRAM copy bandwidth against.
+double transpose_gbs(size_t bytes_per_thread, size_t cols, int threads, double seconds, int trials);
+
 }  // namespace tessera::profile

@@ -92,6 +92,7 @@ std::optional<DeviceProfile> load_profile(const std::string &path, std::string *
         p.vector_lanes_fp32 = j.at("vector_lanes_fp32").get<int>();
         p.fma_gflops_per_core = j.at("fma_gflops_per_core").get<double>();
         p.dram_copy_gbs = j.at("dram_copy_gbs").get<double>();
+        p.dram_transpose_gbs = j.value("dram_transpose_gbs", 0.0);
         for (const auto &l : j.at("layers")) {
             p.layers.push_back({l.at("name").get<std::string>(), l.at("capacity_bytes").get<uint64_t>(),
                                 l.at("read_gbs_per_core").get<double>(), l.at("read_gbs_all_cores").get<double>()});
@@ -115,6 +116,7 @@ void save_profile(const DeviceProfile &p, const std::string &path) {
     j["vector_lanes_fp32"] = p.vector_lanes_fp32;
     j["fma_gflops_per_core"] = p.fma_gflops_per_core;
     j["dram_copy_gbs"] = p.dram_copy_gbs;
+    if (p.dram_transpose_gbs > 0) j["dram_transpose_gbs"] = p.dram_transpose_gbs;
     j["layers"] = nlohmann::json::array();
     for (const MemoryLayerProfile &l : p.layers) {
         j["layers"].push_back({{"name", l.name},

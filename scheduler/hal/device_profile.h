@@ -27,6 +27,10 @@ struct DeviceProfile {
     double fma_gflops_per_core = 0;     // measured fp32 peak, an FMA counted as 2 flops
     std::vector<MemoryLayerProfile> layers;  // registers excluded; L1 first, DRAM last
     double dram_copy_gbs = 0;           // all cores copying: bytes read + bytes written per second
+    // All cores transposing matrices past the LLC with a hand-written blocked kernel,
+    // bytes read + written per second: what a 2-D transpose can reach here. 0 when
+    // not measured (built-in figures, profiles written before it was measured).
+    double dram_transpose_gbs = 0;
 
     const MemoryLayerProfile *layer(const std::string &name) const;
 };
