@@ -50,6 +50,7 @@ tessera_add_aot(aot_gelu elementwise "gelu shape=7x129")
 tessera_add_aot(aot_softmax softmax "softmax shape=6x37 axis=1")
 tessera_add_aot(aot_layer_norm norm "layer_norm shape=9x65")
 tessera_add_aot(aot_pad layout "pad shape=3x5x7 pads=0,1,2,1,0,3 value=-1.5")
+tessera_add_aot(aot_transpose layout "transpose shape=37x131 perm=1,0")
 
 set(declarations "")
 foreach (name IN LISTS tessera_aot_names)

@@ -572,6 +572,10 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                         << stages[0].dims[size_t(tb.dim)].name << " x " << tb.vectors << " vector"
                         << (tb.vectors == 1 ? "" : "s")
                         << (tb.sweep ? ", swept along the input rows, tasks of input rows" : ", tasks of blocks")
+                        << (tb.staged ? "; in cache: each " + std::to_string(tb.rows) + "x" +
+                                            std::to_string(tb.rows) + " square loaded into registers and " +
+                                            "transposed there"
+                                      : "")
                         << "\n";
             }
             continue;

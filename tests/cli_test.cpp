@@ -245,16 +245,22 @@ TEST(TesseraExplain, StrideTwoConvolutionTilesAllRowsAndSweepsWeightPanels) {
 // instead, in blocks of one vector's lanes, by tasks of input rows (4096x8192: 14
 // -> 7 ms). A broadcast read (bias_add's bias moves along the channels, not along
 // the rows' innermost dim) is no transpose.
+// Those are copies past the LLC; in cache, blocks are a vector's lanes of rows and
+// each lanes x lanes square is transposed in registers (see TransposeBlock::staged).
 TEST(TesseraExplain, TransposedReadsAreCutIntoBlocksOfRows) {
-    Result r = explain_pinned("layout", {"transpose shape=300x200 perm=1,0", "transpose shape=300x1100 perm=1,0"});
+    Result r = explain_pinned("layout", {"transpose shape=30000x200 perm=1,0", "transpose shape=30000x1100 perm=1,0",
+                                         "transpose shape=300x1100 perm=1,0"});
     r.output += explain_pinned("elementwise", {"bias_add shape=2x300x7x40 axis=1"}).output;
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    size_t block = r.output.find("transposed read: blocks of 64 rows along d0 x 2 vectors, tasks of blocks");
-    size_t swept = r.output.find("transposed read: blocks of 16 rows along d0 x 2 vectors, swept along the input rows");
+    size_t block = r.output.find("transposed read: blocks of 64 rows along d0 x 2 vectors, tasks of blocks\n");
+    size_t swept = r.output.find("transposed read: blocks of 16 rows along d0 x 2 vectors, swept along the input "
+                                 "rows, tasks of input rows\n");
+    size_t staged = r.output.find("rows, tasks of input rows; in cache: each 16x16 square loaded into registers");
     size_t bias = r.output.find("bias_add:");
     ASSERT_NE(bias, std::string::npos) << r.output;
     EXPECT_TRUE(block != std::string::npos && block < swept) << r.output;
-    EXPECT_TRUE(swept != std::string::npos && swept < bias) << r.output;
+    EXPECT_TRUE(swept != std::string::npos && swept < staged) << r.output;
+    EXPECT_TRUE(staged != std::string::npos && staged < bias) << r.output;
     EXPECT_EQ(r.output.find("transposed read", bias), std::string::npos) << r.output;
 }
 

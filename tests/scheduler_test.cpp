@@ -8,6 +8,7 @@
 #include "aot_conv2d_1x1.schedule.h"
 #include "aot_conv2d_nhwc.schedule.h"
 #include "aot_matmul.schedule.h"
+#include "aot_transpose.schedule.h"
 #include "prefetched_layer_norm.schedule.h"
 #include "prefetched_softmax.schedule.h"
 #pragma GCC diagnostic pop
@@ -98,6 +99,8 @@ TEST(TesseraPlugin, EmittedScheduleHeadersReproduceTheResults) {
                           apply_schedule_aot_conv2d_nhwc);
     // NCHW 1x1: Tessera fuses x and y (axis fusion; the header fuses them too).
     check_schedule_header("conv2d n=2 c=20 h=14 w=14 oc=24 kh=1 kw=1", apply_schedule_aot_conv2d_1x1);
+    // A transpose in cache: squares of the input wrapped (in()) and held in registers.
+    check_schedule_header("transpose shape=37x131 perm=1,0", apply_schedule_aot_transpose);
     // Emitted under tests/small_llc_profile.json (tests/CMakeLists.txt): prefetches
     // the input's next row through the Function that wraps it.
     check_schedule_header("layer_norm shape=999x256", apply_schedule_prefetched_layer_norm);
@@ -349,6 +352,25 @@ TEST(TesseraPlugin, MatrixVectorProductsAreVectorisedAlongTheirReduction) {
     const std::string batch = tessera_schedule_source("batch_matmul B=2 M=33 N=1 K=48");
     EXPECT_EQ(batch.find("MemoryType::Register"), std::string::npos) << batch;
     expect_tessera_correct("batch_matmul B=2 M=33 N=1 K=48");
+}
+
+TEST(TesseraPlugin, InCacheTransposesTransposeSquaresInRegisters) {
+    // A transpose that fits the LLC spends its time on gathers (a float from each
+    // of `lanes` input rows per vector): each lanes x lanes square is loaded into
+    // registers a row per vector and transposed there (512x1024: 0.44 -> 0.28 ms).
+    // Sizes that do not divide shift the last square inwards; a copy past the LLC
+    // keeps the gathers (slower staged: the access pattern is its limit).
+    load_plugin(TESSERA_PLUGIN_PATH);
+    for (const char *line : {"transpose shape=37x131 perm=1,0", "transpose shape=300x1100 perm=1,0",
+                             "transpose shape=2x5x19x131 perm=0,3,1,2", "transpose shape=2x7x37x24 perm=0,3,1,2",
+                             "transpose shape=9x8 perm=1,0"}) {
+        const std::string source = tessera_schedule_source(line);
+        EXPECT_TRUE(std::regex_search(source, std::regex("transpose(_\\d+)?_square\\.store_in\\(MemoryType::Register\\)")))
+            << line << ":\n" << source;
+        expect_tessera_correct(line);
+    }
+    const std::string dram = tessera_schedule_source("transpose shape=4096x8192 perm=1,0");
+    EXPECT_EQ(dram.find("MemoryType::Register"), std::string::npos) << dram;
 }
 
 TEST(TesseraPlugin, PaddedCopiesPerTileKeepWholeRows) {

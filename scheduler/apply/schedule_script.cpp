@@ -142,7 +142,7 @@ std::string ScheduleScript::input_wrapper(const std::string &input, Internal::Pa
         if (!c || c->call_type != Internal::Call::Image || !c->param.defined() || c->name != input) continue;
         param = c->param;
         func(name);
-        return ident(name);
+        return name;
     }
     return "";
 }
@@ -260,7 +260,7 @@ bool StageScript::prefetch_input(const std::string &input, const std::string &at
     } else {
         stage_->prefetch(param, a, f, offset, strategy);
     }
-    emit("prefetch(" + wrapper + ".value().as<::Halide::Internal::Call>()->param, " + ScheduleScript::ident(at) +
+    emit("prefetch(" + ScheduleScript::ident(wrapper) + ".value().as<::Halide::Internal::Call>()->param, " + ScheduleScript::ident(at) +
          ", " + ScheduleScript::ident(from) + ", " + std::to_string(offset) + ", ::Halide::PrefetchBoundStrategy::" +
          (guarded ? "GuardWithIf" : "NonFaulting") + ")");
     return true;

@@ -87,9 +87,9 @@ public:
     // Storage order of f's pure vars, innermost first (Halide's reorder_storage).
     void reorder_storage(const std::string &f, const std::vector<std::string> &inner_first);
 
-    // The pipeline Function that wraps input buffer `input` (what a generator's
-    // Input or a Func made from an ImageParam is), declared in the source, and the
-    // buffer's parameter; empty when no Function wraps it.
+    // The name of the pipeline Function that wraps input buffer `input` (what a
+    // generator's Input or a Func made from an ImageParam is), declared in the
+    // source, and the buffer's parameter; empty when no Function wraps it.
     std::string input_wrapper(const std::string &input, Halide::Internal::Parameter &param);
 
     StageScript stage(const std::string &f, int update = -1) { return StageScript(*this, f, func(f), update); }

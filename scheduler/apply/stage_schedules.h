@@ -77,10 +77,19 @@ constexpr int64_t kTransposeSweepBytes = 4096;
 // Zen 5, 4096x8192 14.8 -> 7.6 ms, 8192x4096 16.2 -> 8.1 ms; short rows (NHWC ->
 // NCHW with 64 or 256 channels) measured slower swept (1.19 -> 1.54 ms), so they
 // keep the blocks (scheduler/README.md, "Loop nests", has the whole run).
+//
+// `staged`: the copy fits the LLC, so its time goes to the gathers (a float from
+// each of `lanes` input rows per vector), not to DRAM. Then a block's `rows` are a
+// vector's lanes, and each lanes x lanes square of it is loaded row by row into
+// registers and transposed there (see stage_transposed_squares). At DRAM size the
+// gathers stay: the shuffles measured slower there (Zen 3, 4096x8192, a harness,
+// 45.7 ms gathered against 52.4-53.4 staged), the access pattern being the limit.
 struct TransposeBlock {
     int dim = -1;
+    int read = -1;  // the transposed read's index in the stage's reads
     int64_t rows = 0, vectors = 0;
     bool sweep = false;
+    bool staged = false;
 };
 TransposeBlock transpose_block(const analysis::TensorExpr &t, const hal::DeviceSpec &d);
 
