@@ -373,6 +373,23 @@ TEST(TesseraPlugin, InCacheTransposesTransposeSquaresInRegisters) {
     EXPECT_EQ(dram.find("MemoryType::Register"), std::string::npos) << dram;
 }
 
+TEST(TesseraPlugin, DepthwiseRowSumsHaveConstantExtents) {
+    // An NHWC depthwise sum is computed per output row, its accumulators a tile of
+    // channel vectors x columns across the taps. With the row buffer's extents left
+    // to run time LLVM kept every accumulator in memory (a load and a store per
+    // FMA): the row's extents are given (bound_extent), and the tile leaves
+    // registers for the weights (32x112x112: 0.57 -> 0.36 ms).
+    load_plugin(TESSERA_PLUGIN_PATH);
+    for (const char *line : {"depthwise_conv2d n=1 c=32 h=112 w=112 kh=3 kw=3 stride=1 pad=1 layout=nhwc",
+                             "depthwise_conv2d n=2 c=24 h=13 w=16 kh=3 kw=3 stride=2 pad=1 layout=nhwc",
+                             "depthwise_conv2d n=1 c=16 h=11 w=12 kh=5 kw=5 stride=1 pad=2 layout=nhwc"}) {
+        const std::string source = tessera_schedule_source(line);
+        EXPECT_TRUE(std::regex_search(source, std::regex("depthwise_sum(_\\d+)?\\.bound_extent\\(y, 1\\);")))
+            << line << ":\n" << source;
+        expect_tessera_correct(line);
+    }
+}
+
 TEST(TesseraPlugin, PaddedCopiesPerTileKeepWholeRows) {
     // An NCHW depthwise convolution copies its padded input per L2 tile; every row
     // of that copy costs boundary code, so the perf model charges it per row and
