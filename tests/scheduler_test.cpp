@@ -373,13 +373,21 @@ TEST(TesseraPlugin, InCacheTransposesTransposeSquaresInRegisters) {
     EXPECT_EQ(dram.find("MemoryType::Register"), std::string::npos) << dram;
 }
 
-TEST(TesseraPlugin, DepthwiseRowSumsHaveConstantExtents) {
+TEST(TesseraPlugin, ReductionsComputedPerConsumerRowHaveConstantExtents) {
     // An NHWC depthwise sum is computed per output row, its accumulators a tile of
     // channel vectors x columns across the taps. With the row buffer's extents left
     // to run time LLVM kept every accumulator in memory (a load and a store per
     // FMA): the row's extents are given (bound_extent), and the tile leaves
-    // registers for the weights (32x112x112: 0.57 -> 0.36 ms).
+    // registers for the weights (32x112x112: 0.57 -> 0.36 ms). Pooling window sums
+    // per output point get them too; a consumer whose rows fuse three dims (NCHW
+    // pooling: y, c and n) does not (Halide's bounds then span all of y).
     load_plugin(TESSERA_PLUGIN_PATH);
+    const std::string pool = tessera_schedule_source("avg_pool2d n=2 c=24 h=9 w=10 kh=3 kw=3 pad=1 layout=nhwc");
+    EXPECT_TRUE(std::regex_search(pool, std::regex("window_sum(_\\d+)?\\.bound_extent\\(c, 24\\);"))) << pool;
+    expect_tessera_correct("avg_pool2d n=2 c=24 h=9 w=10 kh=3 kw=3 pad=1 layout=nhwc");
+    const std::string fused = tessera_schedule_source("max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1");
+    EXPECT_EQ(fused.find("bound_extent"), std::string::npos) << fused;
+    expect_tessera_correct("max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1");
     for (const char *line : {"depthwise_conv2d n=1 c=32 h=112 w=112 kh=3 kw=3 stride=1 pad=1 layout=nhwc",
                              "depthwise_conv2d n=2 c=24 h=13 w=16 kh=3 kw=3 stride=2 pad=1 layout=nhwc",
                              "depthwise_conv2d n=1 c=16 h=11 w=12 kh=5 kw=5 stride=1 pad=2 layout=nhwc"}) {

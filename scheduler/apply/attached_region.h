@@ -1,0 +1,33 @@
+// The region a producer computed at a consumer's loop covers per iteration of that
+// loop, when the consumer's loop nest fixes it exactly: Halide is then told the
+// constant extents (bound_extent). With extents left to run time, the producer's
+// buffer is a run-time-sized stack allocation, and LLVM 14 keeps accumulators in
+// it (a load and a store per update) and pays for the allocation per iteration.
+#pragma once
+
+#include "schedule_script.h"
+
+#include <Halide.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::apply {
+
+// Per pure dim of `producer` (Halide order), its extent per iteration of the
+// consumer's loop `var`; empty when not known for certain. Known when the consumer
+// (a pure definition) reads the producer only at its own point (producer(x, y, ...)
+// with the consumer's pure vars in order) and every dim's loops lie wholly inside
+// `var` (then the dim's whole extent, `extents[i]`; no RoundUp split) or wholly
+// outside it (one point).
+std::vector<int64_t> per_iteration_extents(const Halide::Internal::Function &consumer, const std::string &var,
+                                           const std::string &producer, const std::vector<int64_t> &extents);
+
+// Gives `producer` (computed at the consumer's loop `var`) the constant extents of
+// per_iteration_extents when they are known and its own splits do not round up
+// past them; returns whether it did.
+bool bound_attached_region(ScheduleScript &script, const std::string &producer, const std::string &consumer,
+                           const std::string &var, const std::vector<std::pair<std::string, int64_t>> &dims);
+
+}  // namespace tessera::apply
