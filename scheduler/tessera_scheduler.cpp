@@ -550,12 +550,13 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                                                 &stages[0]);
                 continue;
             }
-            const bool row_blocks = reads_row_reduction(stages[0], dag, plan);
+            apply::RowNeeds needs;
+            needs.row_blocks = reads_row_reduction(stages[0], dag, plan);
+            needs.reread_inputs = reread_inputs(stages[0], dag, plan);
+            needs.producers_reread = producers_reread(stages[0], dag, plan);
+            needs.matrix_vector = reads_matrix_vector(stages[0], dag, plan);
             std::vector<std::string> prefetched;
-            row_of[name] = apply::schedule_pure_output(script, stages[0], device, row_blocks,
-                                                       reread_inputs(stages[0], dag, plan),
-                                                       producers_reread(stages[0], dag, plan), &prefetched,
-                                                       reads_matrix_vector(stages[0], dag, plan));
+            row_of[name] = apply::schedule_pure_output(script, stages[0], device, needs, &prefetched);
             explain << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"
                     << (row_of[name].var.empty() ? "" : " (row loop " + row_of[name].var + ")") << "\n";
             for (const std::string &input : prefetched) {

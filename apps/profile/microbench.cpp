@@ -170,7 +170,9 @@ __attribute__((target("avx2"))) void transpose_tiled_avx2(const float *src, floa
     for (size_t ti = 0; ti < rows; ti += tile_rows) {
         for (size_t tj = 0; tj < cols; tj += tile_cols) {
             for (size_t i = ti; i < ti + tile_rows; i += 8) {
-                for (size_t j = tj; j < tj + tile_cols; j += 8) transpose_8x8_avx2(src + i * cols + j, cols, dst + j * rows + i, rows);
+                for (size_t j = tj; j < tj + tile_cols; j += 8) {
+                    transpose_8x8_avx2(src + i * cols + j, cols, dst + j * rows + i, rows);
+                }
             }
         }
     }

@@ -95,9 +95,8 @@ std::vector<int64_t> per_iteration_extents(const Function &consumer, const std::
     for (const Dim &dim : consumer.definition().schedule().dims()) {
         // Loop names carry the vars they were split from ("y.rows.rows_r").
         const std::string &n = dim.var;
-        if (n == var || (n.size() > var.size() && n.compare(n.size() - var.size() - 1, std::string::npos, "." + var) == 0)) {
-            passed = true;
-        }
+        const bool suffix = n.size() > var.size() && n.compare(n.size() - var.size() - 1, std::string::npos, "." + var) == 0;
+        if (n == var || suffix) passed = true;
         for (size_t i : dims_of[dim.var]) (passed ? outside : inside)[i]++;
         // Outside, a loop fused from more than two dims leaves Halide's bounds
         // inference (nested div and mod by run-time extents) a range, not a point:

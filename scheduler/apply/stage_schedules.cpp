@@ -230,9 +230,7 @@ bool stage_transposed_squares(ScheduleScript &script, const TensorExpr &t, const
 }  // namespace
 
 Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, const hal::DeviceSpec &d,
-                                bool row_blocks, const std::vector<std::string> &reread_inputs,
-                                bool producers_reread, std::vector<std::string> *prefetched,
-                                bool matrix_vector) {
+                                const RowNeeds &needs, std::vector<std::string> *prefetched) {
     auto dims = pure_dims(t);
     StageScript s = script.stage(t.func);
     bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);
@@ -242,7 +240,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     for (const auto &o : outer) rows *= o.second;
     const int64_t vectors = (dims[0].second + d.vector_lanes - 1) / d.vector_lanes;
     const int64_t block_points = kRowBlockVectors * d.vector_lanes;
-    if (row_blocks && vec && rows == 1 && !outer.empty() && dims[0].second % block_points == 0 &&
+    if (needs.row_blocks && vec && rows == 1 && !outer.empty() && dims[0].second % block_points == 0 &&
         vectors >= 2 * kRowBlockVectors) {
         // One row: its blocks of vectors are the rows (in front of the unit dims),
         // whole blocks only (a reduction computed per block sizes its loops to it).
@@ -327,7 +325,8 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     // ran 0.033-0.036 ms without prefetches, 0.036-0.041 with them).
     double bytes = 4;
     for (const auto &dim : dims) bytes *= double(dim.second);
-    const bool prefetch = vec && tj <= 0 && (!reread_inputs.empty() || producers_reread) && d.beyond_llc(bytes);
+    const bool prefetch =
+        vec && tj <= 0 && (!needs.reread_inputs.empty() || needs.producers_reread) && d.beyond_llc(bytes);
     // A computed Func the output reads without moving along an outer dim (a row
     // statistic along a softmax axis that is not innermost) is computed outside
     // that dim's loop: attached inside it, NCHW softmax 8x64x56x56 axis=1 computed
@@ -341,7 +340,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     }
     std::string row = parallel_rows(s, outer, row_points, d.cores, t.func, tj > 0 ? nullptr : &whole_rows,
                                     tj > 0 ? nullptr : &storage,
-                                    prefetch || (matrix_vector && tj <= 0) ? TailStrategy::ShiftInwards
+                                    prefetch || (needs.matrix_vector && tj <= 0) ? TailStrategy::ShiftInwards
                                                                                    : TailStrategy::GuardWithIf,
                                     attach_outside);
     // One prefetch per vector of the row, a row ahead: spread over the output's
@@ -355,7 +354,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     for (const auto &o : outer) plain_row |= row == o.first || row == suffixed(o.first, "r");
     bool rows_prefetched = false;
     if (prefetch && plain_row) {
-        for (const std::string &input : reread_inputs) {
+        for (const std::string &input : needs.reread_inputs) {
             if (!s.prefetch_input(input, suffixed(dims[0].first, "vo"), row, 1)) continue;
             rows_prefetched = true;
             if (prefetched) prefetched->push_back(input);
@@ -409,7 +408,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
         return true;
     };
     int64_t block_rows = 0;
-    if (prefetch && producers_reread && !rows_prefetched && plain_row) {
+    if (prefetch && needs.producers_reread && !rows_prefetched && plain_row) {
         int dim = -1;
         int64_t slice_points = 0;
         row_loop(dim, slice_points);
@@ -421,7 +420,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
     // block of rows in registers (see Attachment::register_rows). Both splits
     // shift inwards: the block's rows are a constant extent, all in the buffer.
     int64_t register_rows = 0;
-    if (matrix_vector && tj <= 0 && block_rows == 0 && plain_row &&
+    if (needs.matrix_vector && tj <= 0 && block_rows == 0 && plain_row &&
         split_rows_into_blocks(kRegisterBlockRows, TailStrategy::ShiftInwards)) {
         register_rows = kRegisterBlockRows;
     }

@@ -93,26 +93,34 @@ struct TransposeBlock {
 };
 TransposeBlock transpose_block(const analysis::TensorExpr &t, const hal::DeviceSpec &d);
 
+// What the Funcs a pure output reads ask of its rows (see schedule_pure_output).
+struct RowNeeds {
+    // It reads a reduction along a single row (every outer dimension one point):
+    // the row is cut into blocks of kRowBlockVectors vectors, which become the rows;
+    // the reduction is then computed per block, in the tasks, its accumulators in
+    // registers (see kRowBlockVectors).
+    bool row_blocks = false;
+    // Input buffers the row's producers stream before the output reads them again
+    // (layer_norm's x, under its mean and variance): each row prefetches their next
+    // row, which the hardware prefetcher does not fetch while the row's later
+    // passes compute.
+    std::vector<std::string> reread_inputs;
+    // A producer computed at the row reads such an input again (softmax's
+    // exponentials): the rows go in blocks and that producer prefetches the next
+    // block (Attachment::prefetch_block_rows).
+    bool producers_reread = false;
+    // It reads a matrix-vector reduction (see Attachment::register_rows): the rows
+    // go in blocks of kRegisterBlockRows.
+    bool matrix_vector = false;
+};
+
 // A pure output (elementwise, broadcast, transpose, pad, or the epilogue of a
 // reduction): vectorised along dimension 0, the outer dimensions (with a transposed
-// read: its blocks, see transpose_block) as rows split into parallel tasks.
-// With `row_blocks`, a single row (every outer dimension one point) is cut into
-// blocks of kRowBlockVectors vectors, which become the rows: a reduction the row
-// reads is then computed per block, in the tasks, its accumulators in registers
-// (see kRowBlockVectors). `reread_inputs`: input buffers the row's producers
-// stream before the output reads them again (layer_norm's x, under its mean and
-// variance): each row prefetches their next row, which the hardware prefetcher
-// does not fetch while the row's later passes compute; `prefetched` gets those it
-// prefetches. `producers_reread`: a producer computed at the row reads such an
-// input again (softmax's exponentials): the rows go in blocks and that producer
-// prefetches the next block (Attachment::prefetch_block_rows). Returns the row
-// loop that producers attach to. `matrix_vector`: it reads a matrix-vector
-// reduction (see Attachment::register_rows): the rows go in blocks of
-// kRegisterBlockRows.
+// read: its blocks, see transpose_block) as rows split into parallel tasks, shaped
+// by `needs`. `prefetched` gets the inputs it prefetches (RowNeeds::reread_inputs).
+// Returns the row loop that producers attach to.
 Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d,
-                                bool row_blocks = false, const std::vector<std::string> &reread_inputs = {},
-                                bool producers_reread = false, std::vector<std::string> *prefetched = nullptr,
-                                bool matrix_vector = false);
+                                const RowNeeds &needs = {}, std::vector<std::string> *prefetched = nullptr);
 
 // Vectors per block of a single row cut into blocks (schedule_pure_output). Side
 // by side on Zen 5 (a Halide harness, 2 threads), global_avg_pool NCHW 2048x7x7
