@@ -191,6 +191,12 @@ struct AlignedBuffer {
     float *p;
 };
 
+// A source and a destination buffer of the same size (copy, transpose).
+struct BufferPair {
+    explicit BufferPair(size_t bytes) : src(bytes), dst(bytes) {}
+    AlignedBuffer src, dst;
+};
+
 // Runs body(thread_index) on `threads` threads, each repeating until `seconds` have
 // passed since a common start; returns the longest per-thread (passes, seconds) as
 // total passes / slowest time, i.e. sustained aggregate passes per second.
@@ -267,16 +273,12 @@ double read_gbs(size_t bytes_per_thread, int threads, double seconds, int trials
 
 double copy_gbs(size_t bytes_per_thread, int threads, double seconds, int trials) {
     const bool wide = fma_lanes() == 16;
-    struct Pair {
-        explicit Pair(size_t bytes) : src(bytes), dst(bytes) {}
-        AlignedBuffer src, dst;
-    };
     double best = 0;
     for (int trial = 0; trial < trials; trial++) {
         double passes = parallel_rate(
             threads, seconds,
-            [&](int) { return std::make_unique<Pair>(bytes_per_thread); },
-            [&](std::unique_ptr<Pair> &b) {
+            [&](int) { return std::make_unique<BufferPair>(bytes_per_thread); },
+            [&](std::unique_ptr<BufferPair> &b) {
                 wide ? copy_avx512(b->dst.p, b->src.p, b->src.n) : copy_avx2(b->dst.p, b->src.p, b->src.n);
             });
         best = std::max(best, passes * 2.0 * double(bytes_per_thread) / 1e9);
@@ -291,17 +293,13 @@ double transpose_gbs(size_t bytes_per_thread, size_t cols, int threads, double s
     const size_t tiles[][2] = {{32, 256}, {64, 64}, {128, 128}};
     const size_t rows = std::max<size_t>(128, bytes_per_thread / sizeof(float) / cols / 128 * 128);
     const size_t bytes = rows * cols * sizeof(float);
-    struct Pair {
-        explicit Pair(size_t bytes) : src(bytes), dst(bytes) {}
-        AlignedBuffer src, dst;
-    };
     std::atomic<bool> wrong{false};
     double best = 0;
     for (const auto &tile : tiles) {
         for (int trial = 0; trial < trials; trial++) {
             double passes = parallel_rate(
-                threads, seconds, [&](int) { return std::make_unique<Pair>(bytes); },
-                [&](std::unique_ptr<Pair> &b) {
+                threads, seconds, [&](int) { return std::make_unique<BufferPair>(bytes); },
+                [&](std::unique_ptr<BufferPair> &b) {
                     transpose_tiled_avx2(b->src.p, b->dst.p, rows, cols, tile[0], tile[1]);
                     // A wrong kernel would measure nothing: check a few elements.
                     for (size_t k = 0; k < 64; k++) {

@@ -292,7 +292,8 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
                 for (size_t r : t.reduction_dims()) along_reduction |= !m.coef.empty() && m.coef[0][r] != 0;
                 if (wide && !along_reduction) single_column = false;
             }
-            t.cls = reuse && reduction_points >= 8 && !small_window && !single_column ? StageClass::ComputeIntensive : StageClass::Reduction;
+            const bool intensive = reuse && reduction_points >= 8 && !small_window && !single_column;
+            t.cls = intensive ? StageClass::ComputeIntensive : StageClass::Reduction;
         }
         stages.push_back(t);
     }

@@ -9,36 +9,6 @@ using namespace Halide::Internal;
 
 namespace {
 
-// Whether every call to `producer` in `f`'s pure definition passes f's own pure
-// vars in order (and there is at least one).
-bool reads_at_own_point(const Function &f, const std::string &producer) {
-    class Calls : public IRVisitor {
-    public:
-        Calls(const std::string &name, const std::vector<std::string> &args) : name_(name), args_(args) {}
-        bool found = false, other = false;
-
-    private:
-        using IRVisitor::visit;
-        void visit(const Call *c) override {
-            IRVisitor::visit(c);
-            if (c->name != name_) return;
-            found = true;
-            if (c->args.size() != args_.size()) {
-                other = true;
-                return;
-            }
-            for (size_t i = 0; i < c->args.size(); i++) {
-                const Variable *v = c->args[i].as<Variable>();
-                other |= !v || v->name != args_[i];
-            }
-        }
-        const std::string &name_;
-        const std::vector<std::string> &args_;
-    } calls(producer, f.args());
-    for (const Halide::Expr &e : f.values()) e.accept(&calls);
-    return calls.found && !calls.other;
-}
-
 // Whether a split of `d` rounds a loop up past its var's extent (RoundUp, which is
 // also what Auto means for an update's pure vars, with a factor that does not
 // divide the extent, or an extent not known here). `extents`: the pure vars'.
@@ -70,8 +40,8 @@ bool rounds_past(const Definition &d, bool update, std::map<std::string, int64_t
 }  // namespace
 
 std::vector<int64_t> per_iteration_extents(const Function &consumer, const std::string &var,
-                                           const std::string &producer, const std::vector<int64_t> &extents) {
-    if (!consumer.updates().empty() || !reads_at_own_point(consumer, producer)) return {};
+                                           const std::vector<int64_t> &extents) {
+    if (!consumer.updates().empty()) return {};
     const std::vector<std::string> &args = consumer.args();
     std::map<std::string, int64_t> named;
     for (size_t i = 0; i < args.size() && i < extents.size(); i++) named[args[i]] = extents[i];
@@ -125,7 +95,7 @@ bool bound_attached_region(ScheduleScript &script, const std::string &producer, 
     for (const Definition &u : p.updates()) {
         if (rounds_past(u, true, named)) return false;
     }
-    const std::vector<int64_t> extents = per_iteration_extents(script.func(consumer).function(), var, producer, full);
+    const std::vector<int64_t> extents = per_iteration_extents(script.func(consumer).function(), var, full);
     if (extents.empty()) return false;
     for (size_t i = 0; i < dims.size(); i++) script.bound_extent(producer, dims[i].first, int(extents[i]));
     return true;

@@ -15,18 +15,19 @@
 
 namespace tessera::apply {
 
-// Per pure dim of `producer` (Halide order), its extent per iteration of the
-// consumer's loop `var`; empty when not known for certain. Known when the consumer
-// (a pure definition) reads the producer only at its own point (producer(x, y, ...)
-// with the consumer's pure vars in order) and every dim's loops lie wholly inside
-// `var` (then the dim's whole extent, `extents[i]`; no RoundUp split) or wholly
-// outside it (one point).
+// For a producer the consumer reads only at its own point (the caller checks that:
+// producer(x, y, ...) with the consumer's pure vars in order), the extent per
+// iteration of the consumer's loop `var` of each of the producer's pure dims
+// (Halide order, which are then the consumer's); empty when not known for certain.
+// Known when the consumer is a pure definition and every dim's loops lie wholly
+// inside `var` (then the dim's whole extent, `extents[i]`; no RoundUp split) or
+// wholly outside it (one point).
 std::vector<int64_t> per_iteration_extents(const Halide::Internal::Function &consumer, const std::string &var,
-                                           const std::string &producer, const std::vector<int64_t> &extents);
+                                           const std::vector<int64_t> &extents);
 
-// Gives `producer` (computed at the consumer's loop `var`) the constant extents of
-// per_iteration_extents when they are known and its own splits do not round up
-// past them; returns whether it did.
+// Gives `producer` (computed at the consumer's loop `var`, read there only at the
+// consumer's own point) the constant extents of per_iteration_extents when they
+// are known and its own splits do not round up past them; returns whether it did.
 bool bound_attached_region(ScheduleScript &script, const std::string &producer, const std::string &consumer,
                            const std::string &var, const std::vector<std::pair<std::string, int64_t>> &dims);
 

@@ -260,8 +260,8 @@ bool StageScript::prefetch_input(const std::string &input, const std::string &at
     } else {
         stage_->prefetch(param, a, f, offset, strategy);
     }
-    emit("prefetch(" + ScheduleScript::ident(wrapper) + ".value().as<::Halide::Internal::Call>()->param, " + ScheduleScript::ident(at) +
-         ", " + ScheduleScript::ident(from) + ", " + std::to_string(offset) + ", ::Halide::PrefetchBoundStrategy::" +
+    emit("prefetch(" + ScheduleScript::ident(wrapper) + ".value().as<::Halide::Internal::Call>()->param, " +
+         ScheduleScript::ident(at) + ", " + ScheduleScript::ident(from) + ", " + std::to_string(offset) + ", ::Halide::PrefetchBoundStrategy::" +
          (guarded ? "GuardWithIf" : "NonFaulting") + ")");
     return true;
 }

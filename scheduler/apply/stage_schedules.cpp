@@ -1,7 +1,6 @@
 #include "stage_schedules.h"
 
 #include "alignment.h"
-#include "attached_region.h"
 #include "loops.h"
 
 #include <algorithm>
@@ -146,10 +145,6 @@ int64_t transpose_block_vectors(const TensorExpr &t, const analysis::AccessMap &
     return vectors <= 8 && !same_sets ? vectors : std::min(vectors, kTransposeVectors);
 }
 
-}  // namespace
-
-namespace {
-
 // The storage dim of `m` that the output's innermost dim walks, when a staged
 // square can be loaded along `m`'s innermost storage dim: `dim` moves storage dim 0
 // only and the innermost output dim one other storage dim only; else -1.
@@ -204,16 +199,16 @@ namespace {
 // output's loop `at`; the output's vectors then take its columns, which Halide
 // turns into shuffles of registers instead of one load per lane. A harness on
 // Zen 3 (the output's loops as here, 2 vectors per block row): 512x1024 with 2
-// threads 0.44 -> 0.27 ms, 256x1024 with 1 thread 0.32 -> 0.14 ms. False, staging
-// nothing, when no Function wraps the input buffer.
-bool stage_transposed_squares(ScheduleScript &script, const TensorExpr &t, const TransposeBlock &tb,
+// threads 0.44 -> 0.27 ms, 256x1024 with 1 thread 0.32 -> 0.14 ms. Stages nothing
+// (the block's rows then gather) when no Function wraps the input buffer.
+void stage_transposed_squares(ScheduleScript &script, const TensorExpr &t, const TransposeBlock &tb,
                               const std::string &at) {
     const analysis::AccessMap &m = t.reads[size_t(tb.read)];
     std::string source = m.tensor;
     if (m.is_input) {
         Halide::Internal::Parameter param;
         source = script.input_wrapper(m.tensor, param);
-        if (source.empty()) return false;
+        if (source.empty()) return;
     }
     const std::string square = t.func + "_square";
     script.wrap(source, t.func, square);
@@ -224,7 +219,6 @@ bool stage_transposed_squares(ScheduleScript &script, const TensorExpr &t, const
     StageScript s = script.stage(square);
     s.vectorize(args[0].name());
     s.unroll(args[size_t(rows_dim)].name());
-    return true;
 }
 
 }  // namespace
@@ -617,10 +611,10 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         // weight vector loaded once per tap for all of them. The accumulators and
         // the block's weight vectors (and an input vector and a spare) must fit the
         // registers, or LLVM keeps the accumulators in memory, a load and a store
-        // per FMA; and the row's buffer takes constant extents (see
-        // bound_attached_region below), without which LLVM keeps them there anyway. In a Halide harness
-        // (Zen 3, AVX2), NHWC depthwise 3x3 32x112x112: 16 accumulators 0.37 ms, 8
-        // without constant extents 0.42, both 0.22. Side by side (tessera-bench,
+        // per FMA; and the row's buffer takes constant extents (the scheduler's
+        // bound_attached_region), without which LLVM keeps them there anyway. In a
+        // Halide harness (Zen 3, AVX2), NHWC depthwise 3x3 32x112x112: 16
+        // accumulators 0.37 ms, 8 without constant extents 0.42, both 0.22. Side by side (tessera-bench,
         // five NHWC depthwise lines): 1.61x geomean, 0.45x -> 0.72x of oneDNN.
         std::string tile_inner, tile_outer;
         if (vec && tile_columns > 1 && block_vectors <= 4) {
@@ -671,17 +665,8 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             }
         }
     }
-    // Computed inside its consumer: producers attach where it is computed, and its
-    // buffer takes the constant extents of one iteration there when the consumer's
-    // loops fix them (blocks of a row bound their own dim above). Side by side in a
-    // Halide harness, NHWC avg_pool2d 256x28x28 (window sums per output point)
-    // 0.098 -> 0.080 ms, 256x56x56 0.404 -> 0.337; for the depthwise sums see above.
-    if (!own_loops) {
-        row = where;
-        if (at.row_width == 0 && !where.var.empty()) {
-            bound_attached_region(script, init.func, where.consumer, where.var, pure_dims(init));
-        }
-    }
+    // Computed inside its consumer: producers attach where it is computed.
+    if (!own_loops) row = where;
     return row;
 }
 
