@@ -7,6 +7,8 @@
 #include "reference.h"
 
 #include <HalideBuffer.h>
+#include "test_seed.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -18,7 +20,7 @@ class AotLibrary : public ::testing::TestWithParam<AotKernel> {};
 
 TEST_P(AotLibrary, MatchesReference) {
     const AotKernel &kernel = GetParam();
-    const uint64_t seed = std::random_device{}();
+    const uint64_t seed = test::test_seed(kernel.name + ": " + kernel.config);
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + kernel.name + ": " + kernel.config);
     ops::OpConfig config = ops::parse_op_line(kernel.config);
     ops::OpSignature sig = ops::describe_op(config);

@@ -1,5 +1,6 @@
 // Command-line tools given bad input exit non-zero with a message naming the
 // culprit: tessera-suite (exit 2) and the generator executable.
+#include "pinned_machine.h"
 #include "run_command.h"
 
 #include <gtest/gtest.h>
@@ -66,14 +67,15 @@ TEST(GeneratorCli, BadParameterIsNamed) {
     EXPECT_NE(r.output.find("'M' must be positive"), std::string::npos) << r.output;
 }
 
-// Runs the generator with the Tessera plugin as a user's build would load it and
-// returns the emitted .schedule.h.
+// Runs the generator with the Tessera plugin as a user's build would load it, for
+// the pinned AVX2 machine (tests/pinned_machine.h), and returns the emitted .schedule.h.
 std::string generate_with_tessera(const std::string &dir, const std::string &params) {
     std::string out = ::testing::TempDir() + dir;
     run("mkdir -p " + out);
-    Result r = run(std::string(TESSERA_GENERATOR_BIN) + " -o " + out + " -f op -e static_library,h,schedule -p " +
-                   TESSERA_PLUGIN_PATH + " -s Tessera auto_schedule=true machine_params=2,33554432,40 target=host " +
-                   params);
+    const tessera::test::PinnedMachine &avx2 = tessera::test::pinned_machines().front();
+    Result r = run("TESSERA_DEVICE_PROFILE=" + avx2.profile + " " + TESSERA_GENERATOR_BIN + " -o " + out +
+                   " -f op -e static_library,h,schedule -p " + TESSERA_PLUGIN_PATH +
+                   " -s Tessera auto_schedule=true machine_params=2,33554432,40 target=" + avx2.target + " " + params);
     EXPECT_EQ(r.exit_code, 0) << r.output;
     std::ifstream schedule(out + "/op.schedule.h");
     return std::string((std::istreambuf_iterator<char>(schedule)), std::istreambuf_iterator<char>());
@@ -115,19 +117,11 @@ TEST(GeneratorCli, OpOfAnotherFamilyIsRejected) {
 // 2-core Zen 5 these rules were measured on. The generator only emits the
 // schedule, so nothing runs with the pinned target; the op matrix checks the
 // host's schedules' results.
-const char *const kAvx512Target = "x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake";
+using tessera::test::kAvx512Target;
 
+// The Zen 5 these rules were measured on (tests/profiles/avx512_zen5.json).
 std::string pinned_profile() {
-    return write_file("zen5_profile.json", R"json({
-  "version": 1, "source": "measured", "cpu_model": "AMD EPYC (Zen 5)", "cores": 2,
-  "vector_lanes_fp32": 16, "fma_gflops_per_core": 397.0, "dram_copy_gbs": 45.9,
-  "layers": [
-    {"name": "L1", "capacity_bytes": 49152, "read_gbs_per_core": 620.0, "read_gbs_all_cores": 1230.0},
-    {"name": "L2", "capacity_bytes": 1048576, "read_gbs_per_core": 280.0, "read_gbs_all_cores": 550.0},
-    {"name": "LLC", "capacity_bytes": 33554432, "read_gbs_per_core": 150.0, "read_gbs_all_cores": 280.0},
-    {"name": "DRAM", "capacity_bytes": 0, "read_gbs_per_core": 33.0, "read_gbs_all_cores": 48.0}
-  ]
-})json");
+    return tessera::test::test_profile("avx512_zen5.json");
 }
 
 // Each chosen program's lines of an explain account, up to its runner-up, in order.

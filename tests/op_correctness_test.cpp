@@ -1,34 +1,44 @@
 // The correctness matrix: every operator case x every test scheduler, JIT-compiled,
-// run on fresh random inputs with a NaN-poisoned output, checked against the
-// plain C++ reference with a relative error bound.
+// run on random inputs (seed printed, see test_seed.h) with a NaN-poisoned
+// output, checked against the plain C++ reference with a relative error bound.
+// Tessera's schedules also run for a pinned AVX2 target under the pinned AVX2
+// profile (tests/profiles/), whatever the host: the code another CPU gets.
 #include "op_cases.h"
 #include "op_check.h"
+#include "pinned_machine.h"
+#include "scoped_environment.h"
 #include "test_schedulers.h"
+#include "test_seed.h"
 
 #include <gtest/gtest.h>
 
 #include <cctype>
-#include <random>
 
 namespace tessera {
 namespace {
 
-using Case = std::tuple<std::string, std::string>;  // scheduler, op line
+using Case = std::tuple<std::string, std::string, std::string>;  // machine ("host" or pinned), scheduler, op line
 
 class OpCorrectness : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OpCorrectness, MatchesReference) {
-    const auto &[scheduler, line] = GetParam();
-    const uint64_t seed = std::random_device{}();
-    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + scheduler + ": " + line);
-    std::printf("seed %llu\n", (unsigned long long)seed);
+    const auto &[machine, scheduler, line] = GetParam();
+    std::vector<std::pair<std::string, std::string>> pinned;
+    for (const test::PinnedMachine &m : test::pinned_machines()) {
+        if (m.name == machine) pinned = {{"HL_JIT_TARGET", m.target}, {"TESSERA_DEVICE_PROFILE", m.profile}};
+    }
+    ASSERT_TRUE(machine == "host" || !pinned.empty()) << "no pinned machine " << machine;
+    const ScopedEnvironment env(pinned);
+    const uint64_t seed = test::test_seed(machine + ", " + scheduler + ": " + line);
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", " + machine + ", " + scheduler + ": " + line);
     OpCheck r = check_op(ops::parse_op_line(line), scheduler, seed, 0);
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_LE(r.rel_error, kRelTolerance);
 }
 
 std::string case_name(const ::testing::TestParamInfo<Case> &info) {
-    std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param);
+    const std::string &machine = std::get<0>(info.param);
+    std::string name = (machine == "host" ? "" : machine + "_") + std::get<1>(info.param) + "_" + std::get<2>(info.param);
     for (char &c : name) {
         if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
     }
@@ -36,7 +46,13 @@ std::string case_name(const ::testing::TestParamInfo<Case> &info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OpCorrectness,
-                         ::testing::Combine(::testing::ValuesIn(test::test_schedulers()),
+                         ::testing::Combine(::testing::Values("host"), ::testing::ValuesIn(test::test_schedulers()),
+                                            ::testing::ValuesIn(test::op_cases())),
+                         case_name);
+
+// AVX2 code runs on every x86-64 machine this project builds on.
+INSTANTIATE_TEST_SUITE_P(PinnedAvx2, OpCorrectness,
+                         ::testing::Combine(::testing::Values("avx2-zen3"), ::testing::Values("Tessera"),
                                             ::testing::ValuesIn(test::op_cases())),
                          case_name);
 

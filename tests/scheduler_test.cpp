@@ -17,8 +17,12 @@
 #include "jit_op.h"
 #include "op_builder.h"
 #include "op_check.h"
+#include "pinned_machine.h"
 #include "reference.h"
 #include "schedulers.h"
+#include "test_seed.h"
+#include "scoped_environment.h"
+#include "device_profile.h"
 
 #include <gtest/gtest.h>
 
@@ -67,7 +71,7 @@ void check_schedule_header(const std::string &line, void (*apply)(Pipeline, Targ
 
     ops::OpConfig config = ops::parse_op_line(line);
     ops::OpSignature sig = ops::describe_op(config);
-    const uint64_t seed = std::random_device{}();
+    const uint64_t seed = test::test_seed("schedule header: " + line);
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + line);
     std::vector<Tensor> inputs = make_inputs(sig, seed);
     Tensor out = make_poisoned_output(sig);
@@ -77,15 +81,31 @@ void check_schedule_header(const std::string &line, void (*apply)(Pipeline, Targ
     EXPECT_LE(relative_error(out, reference(config, inputs)), kRelTolerance);
 }
 
-// Tessera's schedule source for the op, as auto_schedule returns it.
-std::string tessera_schedule_source(const std::string &line) {
+using test::PinnedMachine;
+using test::pinned_machines;
+
+// Tessera's schedule source for a pipeline as auto_schedule returns it for the
+// pinned machine (its target, its profile, two threads), whatever the host.
+std::string pinned_schedule_source(Pipeline pipeline, const PinnedMachine &machine,
+                                   const std::string &profile = "") {
+    const ScopedEnvironment env({{"TESSERA_DEVICE_PROFILE", profile.empty() ? machine.profile : profile}});
+    std::string error;
+    const std::optional<hal::DeviceProfile> loaded = hal::load_profile(hal::default_profile_path(), &error);
+    if (!loaded) throw std::runtime_error(error);
+    const hal::MemoryLayerProfile *llc = loaded->layer("LLC");
+    const MachineParams params(2, llc ? llc->capacity_bytes : (32ull << 20), 40);
+    return pipeline.auto_schedule("Tessera", Target(machine.target), params).schedule_source;
+}
+
+std::string tessera_schedule_source(const std::string &line, const PinnedMachine &machine,
+                                    const std::string &profile = "") {
     BuiltOp b = build(line);
-    return Pipeline(b.out).auto_schedule("Tessera", get_host_target(), host_machine_params()).schedule_source;
+    return pinned_schedule_source(Pipeline(b.out), machine, profile);
 }
 
 // The op under Tessera (JIT, as check_op runs it) matches the reference.
 void expect_tessera_correct(const std::string &line) {
-    const uint64_t seed = std::random_device{}();
+    const uint64_t seed = test::test_seed("Tessera: " + line);
     OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
     EXPECT_TRUE(r.error.empty()) << line << ": " << r.error;
     EXPECT_LE(r.rel_error, kRelTolerance) << line << ", seed " << seed;
@@ -115,7 +135,7 @@ TEST(TesseraPlugin, EveryTopKCandidateIsCorrect) {
                              "batch_matmul B=2 M=24 N=40 K=16", "conv2d n=1 c=16 h=9 w=12 oc=40 kh=1 kw=1"}) {
         for (int candidate = 0; candidate < 3; candidate++) {
             setenv("TESSERA_CANDIDATE", std::to_string(candidate).c_str(), 1);
-            const uint64_t seed = std::random_device{}();
+            const uint64_t seed = test::test_seed("candidate " + std::to_string(candidate) + ": " + line);
             OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
             EXPECT_TRUE(r.error.empty()) << line << " candidate " << candidate << ": " << r.error;
             EXPECT_LE(r.rel_error, kRelTolerance) << line << " candidate " << candidate << ", seed " << seed;
@@ -127,7 +147,7 @@ TEST(TesseraPlugin, EveryTopKCandidateIsCorrect) {
 TEST(TesseraPlugin, MeasuredTopKKeepsACorrectKernel) {
     setenv("TESSERA_MEASURE", "1", 1);
     setenv("TESSERA_TOPK", "3", 1);
-    const uint64_t seed = std::random_device{}();
+    const uint64_t seed = test::test_seed("measured top-k: matmul M=96 N=80 K=64");
     OpCheck r = check_op(ops::parse_op_line("matmul M=96 N=80 K=64"), "Tessera", seed, 0);
     unsetenv("TESSERA_MEASURE");
     unsetenv("TESSERA_TOPK");
@@ -241,16 +261,18 @@ TEST(TesseraPlugin, SecondPipelineWithTheSameNamesGetsTheSameSchedule) {
     // 2.5x slower.
     load_plugin(TESSERA_PLUGIN_PATH);
     const std::string line = "conv2d n=1 c=64 h=28 w=28 oc=64 kh=3 kw=3 stride=1 pad=1 layout=nchw";
-    std::string sources[2];
-    for (std::string &source : sources) {
-        BuiltOp b = build(line);
-        Pipeline p(b.out);
-        source = p.auto_schedule("Tessera", get_host_target(), host_machine_params()).schedule_source;
+    for (const PinnedMachine &machine : pinned_machines()) {
+        std::string sources[2];
+        for (std::string &source : sources) {
+            BuiltOp b = build(line);
+            source = pinned_schedule_source(Pipeline(b.out), machine);
+        }
+        EXPECT_NE(sources[0].find("reorder_storage"), std::string::npos)
+            << machine.name << ": expected a transposed program:\n" << sources[0];
+        EXPECT_EQ(without_rename_suffixes(sources[0]),
+                  without_rename_suffixes(with_func_names_of(sources[0], sources[1])))
+            << machine.name;
     }
-    EXPECT_NE(sources[0].find("reorder_storage"), std::string::npos) << "expected a transposed program:\n"
-                                                                      << sources[0];
-    EXPECT_EQ(without_rename_suffixes(sources[0]),
-              without_rename_suffixes(with_func_names_of(sources[0], sources[1])));
 }
 
 TEST(TesseraPlugin, RowsReadAgainFromDramArePrefetched) {
@@ -264,14 +286,16 @@ TEST(TesseraPlugin, RowsReadAgainFromDramArePrefetched) {
     // rows are d1 and d2 fused, along which the next row's box is all of d1: no
     // prefetch there (it once fetched 999 rows per vector). (The header emitted
     // under the profile is checked in EmittedScheduleHeadersReproduceTheResults.)
-    setenv("TESSERA_DEVICE_PROFILE", TESSERA_SMALL_LLC_PROFILE, 1);
+    // Shapes under the AVX2 target; results on the host under the same profile.
+    const ScopedEnvironment small_llc({{"TESSERA_DEVICE_PROFILE", std::string(TESSERA_SMALL_LLC_PROFILE)}});
     load_plugin(TESSERA_PLUGIN_PATH);
+    const PinnedMachine &avx2 = pinned_machines().front();
     const std::vector<std::pair<std::string, bool>> cases = {{"layer_norm shape=999x256", true},
                                                               {"layer_norm shape=7x33x256", true},
                                                               {"layer_norm shape=9x65", false},
                                                               {"layer_norm shape=2x999x72", false}};
     for (const auto &[line, prefetched] : cases) {
-        const std::string source = tessera_schedule_source(line);
+        const std::string source = tessera_schedule_source(line, avx2, TESSERA_SMALL_LLC_PROFILE);
         EXPECT_EQ(source.find(".prefetch(") != std::string::npos, prefetched) << line << ":\n" << source;
         if (line == "layer_norm shape=999x256" || line == "layer_norm shape=9x65") {
             EXPECT_EQ(std::regex_search(source, std::regex("d0_task, d0_r, \\d+, TailStrategy::ShiftInwards")),
@@ -280,7 +304,6 @@ TEST(TesseraPlugin, RowsReadAgainFromDramArePrefetched) {
         }
         expect_tessera_correct(line);
     }
-    unsetenv("TESSERA_DEVICE_PROFILE");
 }
 
 TEST(TesseraPlugin, RowsAProducerReadsAgainArePrefetchedABlockAhead) {
@@ -290,15 +313,16 @@ TEST(TesseraPlugin, RowsAProducerReadsAgainArePrefetchedABlockAhead) {
     // the rows go in blocks and the exponentials, computed per block, prefetch the
     // next block's rows. 999 rows: blocks of 4 end in a partial one; 7x33x256: the
     // row loop is d1's, inside tasks of d2; 9x65 stays inside the LLC.
-    setenv("TESSERA_DEVICE_PROFILE", TESSERA_SMALL_LLC_PROFILE, 1);
+    const ScopedEnvironment small_llc({{"TESSERA_DEVICE_PROFILE", std::string(TESSERA_SMALL_LLC_PROFILE)}});
     load_plugin(TESSERA_PLUGIN_PATH);
+    const PinnedMachine &avx2 = pinned_machines().front();
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"softmax shape=999x256 axis=-1", "d0, 4, ::Halide::PrefetchBoundStrategy::NonFaulting"},
         {"softmax shape=997x250 axis=-1", "d0, 4, ::Halide::PrefetchBoundStrategy::NonFaulting"},
         {"softmax shape=7x33x256 axis=-1", "d1, 4, ::Halide::PrefetchBoundStrategy::NonFaulting"},
         {"softmax shape=9x65 axis=-1", ""}};
     for (const auto &[line, prefetch] : cases) {
-        const std::string source = tessera_schedule_source(line);
+        const std::string source = tessera_schedule_source(line, avx2, TESSERA_SMALL_LLC_PROFILE);
         if (prefetch.empty()) {
             EXPECT_EQ(source.find(".prefetch("), std::string::npos) << line << ":\n" << source;
         } else {
@@ -308,7 +332,6 @@ TEST(TesseraPlugin, RowsAProducerReadsAgainArePrefetchedABlockAhead) {
         }
         expect_tessera_correct(line);
     }
-    unsetenv("TESSERA_DEVICE_PROFILE");
 }
 
 TEST(TesseraPlugin, RowReductionsOverCachedRowsKeepSeveralPartialSums) {
@@ -317,15 +340,17 @@ TEST(TesseraPlugin, RowReductionsOverCachedRowsKeepSeveralPartialSums) {
     // memory: one vector (more measured slower there).
     load_plugin(TESSERA_PLUGIN_PATH);
     const std::string line = "softmax shape=4x1024 axis=-1";
-    const std::string source = tessera_schedule_source(line);
-    auto split_factor = [&](const std::string &func) {
-        std::smatch m;
-        const std::regex split(func + "(?:_\\d+)?\\.update\\(0\\)\\s*\\.split\\(r_x, r_x_vo, r_x_vi, (\\d+)");
-        return std::regex_search(source, m, split) ? std::stoi(m[1]) : 0;
-    };
-    const int sum_lanes = split_factor("softmax_sum"), max_lanes = split_factor("softmax_max");
-    EXPECT_GT(max_lanes, 0) << source;
-    EXPECT_GT(sum_lanes, max_lanes) << source;
+    for (const PinnedMachine &machine : pinned_machines()) {
+        const std::string source = tessera_schedule_source(line, machine);
+        auto split_factor = [&](const std::string &func) {
+            std::smatch m;
+            const std::regex split(func + "(?:_\\d+)?\\.update\\(0\\)\\s*\\.split\\(r_x, r_x_vo, r_x_vi, (\\d+)");
+            return std::regex_search(source, m, split) ? std::stoi(m[1]) : 0;
+        };
+        const int sum_lanes = split_factor("softmax_sum"), max_lanes = split_factor("softmax_max");
+        EXPECT_GT(max_lanes, 0) << machine.name << ":\n" << source;
+        EXPECT_GT(sum_lanes, max_lanes) << machine.name << ":\n" << source;
+    }
     expect_tessera_correct(line);
 }
 
@@ -336,21 +361,26 @@ TEST(TesseraPlugin, MatrixVectorProductsAreVectorisedAlongTheirReduction) {
     // and the rows go in blocks whose partial sums live in registers, one vector
     // per row (0.07 ms). 203 rows: blocks of 4 shift inwards at the end.
     load_plugin(TESSERA_PLUGIN_PATH);
-    for (const char *line : {"matmul M=1000 N=1 K=1000", "matmul M=203 N=1 K=80 bias=1"}) {
-        const std::string source = tessera_schedule_source(line);
-        EXPECT_NE(source.find(".rfactor(k_x_vi, lane)"), std::string::npos) << line << ":\n" << source;
-        EXPECT_TRUE(std::regex_search(source, std::regex("_lanes0(_\\d+)?\\.store_in\\(MemoryType::Register\\)")))
-            << line << ":\n" << source;
-        EXPECT_TRUE(std::regex_search(source, std::regex("_lanes0(_\\d+)?\\.bound_extent\\(m, 4\\)"))) << line;
-        expect_tessera_correct(line);
+    const std::vector<std::string> gemvs = {"matmul M=1000 N=1 K=1000", "matmul M=203 N=1 K=80 bias=1"};
+    for (const PinnedMachine &machine : pinned_machines()) {
+        for (const std::string &line : gemvs) {
+            const std::string source = tessera_schedule_source(line, machine);
+            EXPECT_NE(source.find(".rfactor(k_x_vi, lane)"), std::string::npos)
+                << machine.name << ", " << line << ":\n" << source;
+            EXPECT_TRUE(std::regex_search(source, std::regex("_lanes0(_\\d+)?\\.store_in\\(MemoryType::Register\\)")))
+                << machine.name << ", " << line << ":\n" << source;
+            EXPECT_TRUE(std::regex_search(source, std::regex("_lanes0(_\\d+)?\\.bound_extent\\(m, 4\\)")))
+                << machine.name << ", " << line;
+        }
+        // The matrix stored with its rows innermost (trans_a): vectorised along the rows
+        // by the compute-intensive program (as a reduction it ran 3.7x slower).
+        const std::string rows_inner = tessera_schedule_source("matmul M=1000 N=1 K=1000 trans_a=1", machine);
+        EXPECT_EQ(rows_inner.find(".rfactor(k_x_vi, lane)"), std::string::npos) << machine.name << ":\n" << rows_inner;
+        // Several wide pure dims (a batch of GEMVs): no register blocks.
+        const std::string batch = tessera_schedule_source("batch_matmul B=2 M=33 N=1 K=48", machine);
+        EXPECT_EQ(batch.find("MemoryType::Register"), std::string::npos) << machine.name << ":\n" << batch;
     }
-    // The matrix stored with its rows innermost (trans_a): vectorised along the rows
-    // by the compute-intensive program (as a reduction it ran 3.7x slower).
-    const std::string rows_inner = tessera_schedule_source("matmul M=1000 N=1 K=1000 trans_a=1");
-    EXPECT_EQ(rows_inner.find(".rfactor(k_x_vi, lane)"), std::string::npos) << rows_inner;
-    // Several wide pure dims (a batch of GEMVs): no register blocks.
-    const std::string batch = tessera_schedule_source("batch_matmul B=2 M=33 N=1 K=48");
-    EXPECT_EQ(batch.find("MemoryType::Register"), std::string::npos) << batch;
+    for (const std::string &line : gemvs) expect_tessera_correct(line);
     expect_tessera_correct("batch_matmul B=2 M=33 N=1 K=48");
 }
 
@@ -359,18 +389,24 @@ TEST(TesseraPlugin, InCacheTransposesTransposeSquaresInRegisters) {
     // of `lanes` input rows per vector): each lanes x lanes square is loaded into
     // registers a row per vector and transposed there (512x1024: 0.44 -> 0.28 ms).
     // Sizes that do not divide shift the last square inwards; a copy past the LLC
-    // keeps the gathers (slower staged: the access pattern is its limit).
+    // keeps the gathers (slower staged: the access pattern is its limit). A
+    // square needs lanes rows and columns: 9x8 has them with 8 lanes, not with 16.
     load_plugin(TESSERA_PLUGIN_PATH);
-    for (const char *line : {"transpose shape=37x131 perm=1,0", "transpose shape=300x1100 perm=1,0",
-                             "transpose shape=2x5x19x131 perm=0,3,1,2", "transpose shape=2x7x37x24 perm=0,3,1,2",
-                             "transpose shape=9x8 perm=1,0"}) {
-        const std::string source = tessera_schedule_source(line);
-        EXPECT_TRUE(std::regex_search(source, std::regex("transpose(_\\d+)?_square\\.store_in\\(MemoryType::Register\\)")))
-            << line << ":\n" << source;
-        expect_tessera_correct(line);
+    const std::vector<std::string> lines = {"transpose shape=37x131 perm=1,0", "transpose shape=300x1100 perm=1,0",
+                                            "transpose shape=2x5x19x131 perm=0,3,1,2",
+                                            "transpose shape=2x7x37x24 perm=0,3,1,2", "transpose shape=9x8 perm=1,0"};
+    const std::regex square("transpose(_\\d+)?_square\\.store_in\\(MemoryType::Register\\)");
+    for (const PinnedMachine &machine : pinned_machines()) {
+        for (const std::string &line : lines) {
+            const std::string source = tessera_schedule_source(line, machine);
+            const bool whole_square = !(line == "transpose shape=9x8 perm=1,0" && machine.lanes > 8);
+            EXPECT_EQ(std::regex_search(source, square), whole_square) << machine.name << ", " << line << ":\n" << source;
+        }
+        // 4096x8192: 256 MiB moved, past either machine's LLC.
+        const std::string dram = tessera_schedule_source("transpose shape=4096x8192 perm=1,0", machine);
+        EXPECT_EQ(dram.find("MemoryType::Register"), std::string::npos) << machine.name << ":\n" << dram;
     }
-    const std::string dram = tessera_schedule_source("transpose shape=4096x8192 perm=1,0");
-    EXPECT_EQ(dram.find("MemoryType::Register"), std::string::npos) << dram;
+    for (const std::string &line : lines) expect_tessera_correct(line);
 }
 
 TEST(TesseraPlugin, ReductionsComputedPerConsumerRowHaveConstantExtents) {
@@ -382,20 +418,27 @@ TEST(TesseraPlugin, ReductionsComputedPerConsumerRowHaveConstantExtents) {
     // per output point get them too; a consumer whose rows fuse three dims (NCHW
     // pooling: y, c and n) does not (Halide's bounds then span all of y).
     load_plugin(TESSERA_PLUGIN_PATH);
-    const std::string pool = tessera_schedule_source("avg_pool2d n=2 c=24 h=9 w=10 kh=3 kw=3 pad=1 layout=nhwc");
-    EXPECT_TRUE(std::regex_search(pool, std::regex("window_sum(_\\d+)?\\.bound_extent\\(c, 24\\);"))) << pool;
-    expect_tessera_correct("avg_pool2d n=2 c=24 h=9 w=10 kh=3 kw=3 pad=1 layout=nhwc");
-    const std::string fused = tessera_schedule_source("max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1");
-    EXPECT_EQ(fused.find("bound_extent"), std::string::npos) << fused;
-    expect_tessera_correct("max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1");
-    for (const char *line : {"depthwise_conv2d n=1 c=32 h=112 w=112 kh=3 kw=3 stride=1 pad=1 layout=nhwc",
-                             "depthwise_conv2d n=2 c=24 h=13 w=16 kh=3 kw=3 stride=2 pad=1 layout=nhwc",
-                             "depthwise_conv2d n=1 c=16 h=11 w=12 kh=5 kw=5 stride=1 pad=2 layout=nhwc"}) {
-        const std::string source = tessera_schedule_source(line);
-        EXPECT_TRUE(std::regex_search(source, std::regex("depthwise_sum(_\\d+)?\\.bound_extent\\(y, 1\\);")))
-            << line << ":\n" << source;
-        expect_tessera_correct(line);
+    const std::string pool_line = "avg_pool2d n=2 c=24 h=9 w=10 kh=3 kw=3 pad=1 layout=nhwc";
+    const std::string fused_line = "max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1";
+    const std::vector<std::string> depthwise = {
+        "depthwise_conv2d n=1 c=32 h=112 w=112 kh=3 kw=3 stride=1 pad=1 layout=nhwc",
+        "depthwise_conv2d n=2 c=24 h=13 w=16 kh=3 kw=3 stride=2 pad=1 layout=nhwc",
+        "depthwise_conv2d n=1 c=16 h=11 w=12 kh=5 kw=5 stride=1 pad=2 layout=nhwc"};
+    for (const PinnedMachine &machine : pinned_machines()) {
+        const std::string pool = tessera_schedule_source(pool_line, machine);
+        EXPECT_TRUE(std::regex_search(pool, std::regex("window_sum(_\\d+)?\\.bound_extent\\(c, 24\\);")))
+            << machine.name << ":\n" << pool;
+        const std::string fused = tessera_schedule_source(fused_line, machine);
+        EXPECT_EQ(fused.find("bound_extent"), std::string::npos) << machine.name << ":\n" << fused;
+        for (const std::string &line : depthwise) {
+            const std::string source = tessera_schedule_source(line, machine);
+            EXPECT_TRUE(std::regex_search(source, std::regex("depthwise_sum(_\\d+)?\\.bound_extent\\(y, 1\\);")))
+                << machine.name << ", " << line << ":\n" << source;
+        }
     }
+    expect_tessera_correct(pool_line);
+    expect_tessera_correct(fused_line);
+    for (const std::string &line : depthwise) expect_tessera_correct(line);
 }
 
 TEST(TesseraPlugin, PaddedCopiesPerTileKeepWholeRows) {
@@ -404,13 +447,18 @@ TEST(TesseraPlugin, PaddedCopiesPerTileKeepWholeRows) {
     // the tiles span whole rows (x is not split into L2 tiles). With 16-wide tiles
     // (18-float copied rows) 32x112x112 took 0.32 ms, with whole rows 0.17.
     load_plugin(TESSERA_PLUGIN_PATH);
-    for (const char *line : {"depthwise_conv2d n=1 c=32 h=112 w=112 kh=3 kw=3 stride=1 pad=1",
-                             "depthwise_conv2d n=2 c=24 h=57 w=61 kh=3 kw=3 stride=1 pad=1"}) {
-        const std::string source = tessera_schedule_source(line);
-        EXPECT_EQ(source.find("split(x, x_2, x_2i"), std::string::npos) << line << ":\n" << source;
-        EXPECT_NE(source.find("constant_exterior"), std::string::npos) << line << ":\n" << source;
-        expect_tessera_correct(line);
+    const std::vector<std::string> lines = {"depthwise_conv2d n=1 c=32 h=112 w=112 kh=3 kw=3 stride=1 pad=1",
+                                            "depthwise_conv2d n=2 c=24 h=57 w=61 kh=3 kw=3 stride=1 pad=1"};
+    for (const PinnedMachine &machine : pinned_machines()) {
+        for (const std::string &line : lines) {
+            const std::string source = tessera_schedule_source(line, machine);
+            EXPECT_EQ(source.find("split(x, x_2, x_2i"), std::string::npos) << machine.name << ", " << line << ":\n"
+                                                                           << source;
+            EXPECT_NE(source.find("constant_exterior"), std::string::npos) << machine.name << ", " << line << ":\n"
+                                                                           << source;
+        }
     }
+    for (const std::string &line : lines) expect_tessera_correct(line);
 }
 
 TEST(TesseraPlugin, RowStatisticsAlongAnOuterAxisAreComputedOutsideItsLoop) {
@@ -424,11 +472,14 @@ TEST(TesseraPlugin, RowStatisticsAlongAnOuterAxisAreComputedOutsideItsLoop) {
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"softmax shape=8x64x56x56 axis=1", "softmax_max(_\\d+)?\\.compute_at\\(softmax(_\\d+)?, d0_r\\);"},
         {"softmax shape=2x16x9x12 axis=1", "softmax_max(_\\d+)?\\.compute_root\\(\\);"}};
-    for (const auto &[line, placement] : cases) {
-        const std::string source = tessera_schedule_source(line);
-        EXPECT_TRUE(std::regex_search(source, std::regex(placement))) << line << ":\n" << source;
-        expect_tessera_correct(line);
+    for (const PinnedMachine &machine : pinned_machines()) {
+        for (const auto &[line, placement] : cases) {
+            const std::string source = tessera_schedule_source(line, machine);
+            EXPECT_TRUE(std::regex_search(source, std::regex(placement))) << machine.name << ", " << line << ":\n"
+                                                                          << source;
+        }
     }
+    for (const auto &[line, placement] : cases) expect_tessera_correct(line);
 }
 
 TEST(TesseraPlugin, ThirtyStageStencilChain) {

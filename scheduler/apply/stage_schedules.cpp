@@ -523,8 +523,12 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         const int width = rtile::reduction_vector_width(e0, d.vector_lanes);
         const bool unguarded = width >= 4 && e0 % width == 0;
         const double used = double(e0) / double((e0 + lanes - 1) / lanes * lanes);
+        // A pure dim that is not vectorised (a GEMV's single column) competes with
+        // nothing: the reduction then takes a nearly full guarded vector too (K=1000
+        // with 16 lanes once fell back to scalar sums on AVX-512 hosts).
         bool reduction_contiguous = (e0 >= lanes && e0 % lanes == 0) ||
-                                    (!pure_contiguous && (unguarded || used >= 0.85) && reduction_points >= 4 * lanes);
+                                    ((!vec || !pure_contiguous) && (unguarded || used >= 0.85) &&
+                                     reduction_points >= 4 * lanes);
         bool reads_along_r0 = false, reads_inputs_along_r0 = false;
         for (const analysis::AccessMap &m : u.reads) {
             reads_along_r0 |= !m.coef.empty() && m.coef[0][r0] == 1;

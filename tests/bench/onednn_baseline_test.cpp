@@ -7,6 +7,8 @@
 #include "op_check.h"
 #include "reference.h"
 
+#include "test_seed.h"
+
 #include <gtest/gtest.h>
 
 #include <cctype>
@@ -33,7 +35,7 @@ std::vector<std::string> onednn_cases() {
 class OnednnBaseline : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnednnBaseline, MatchesReference) {
-    const uint64_t seed = std::random_device{}();
+    const uint64_t seed = test::test_seed("oneDNN " + GetParam());
     SCOPED_TRACE("seed " + std::to_string(seed) + ": " + GetParam());
     const ops::OpConfig config = ops::parse_op_line(GetParam());
     onednn::OnednnOp op(config);
