@@ -1,5 +1,6 @@
 #include "op_bench.h"
 
+#include "child_process.h"
 #include "contender.h"
 #include "op_catalog.h"
 #include "op_check.h"
@@ -12,10 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 namespace tessera::bench {
 
@@ -108,26 +106,6 @@ std::vector<BenchRecord> bench_op_here(const ops::OpConfig &config, const std::v
 
 namespace {
 
-std::string read_all(int fd) {
-    std::string text;
-    char buf[8192];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
-        if (n > 0) text.append(buf, size_t(n));
-    }
-    return text;
-}
-
-// The last non-empty line of what a child wrote to its log (at most 300 characters).
-std::string last_line(int fd) {
-    if (fd < 0 || lseek(fd, 0, SEEK_SET) < 0) return "";
-    std::string text = read_all(fd);
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-    size_t start = text.find_last_of('\n');
-    std::string line = start == std::string::npos ? text : text.substr(start + 1);
-    return line.size() > 300 ? line.substr(line.size() - 300) : line;
-}
-
 struct Attempt {
     std::vector<BenchRecord> records;  // complete when ok
     bool ok = false;
@@ -141,70 +119,32 @@ Attempt attempt_in_child(const ops::OpConfig &config, const std::vector<std::str
     void *shared = mmap(nullptr, sizeof(Progress), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (shared == MAP_FAILED) throw std::runtime_error(std::string("mmap: ") + std::strerror(errno));
     Progress *progress = new (shared) Progress();
-    int fds[2];
-    if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    char log_path[] = "/tmp/tessera-bench-XXXXXX";
-    int log_fd = mkstemp(log_path);
-    if (log_fd >= 0) unlink(log_path);  // stays readable through the descriptor
-    std::fflush(stdout);
-    std::fflush(stderr);
-    pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
-        close(fds[0]);
-        // The plugins' progress output would bury the table: keep it in a file whose
-        // tail explains a crash (e.g. the dynamic linker's message before exit 127).
-        if (settings.quiet && log_fd >= 0) dup2(log_fd, STDERR_FILENO);
-        alarm(unsigned(settings.timeout_s));
-        int code = 0;
-        std::string text;
-        try {
+    // The plugins' progress output would bury the table: with `quiet` it goes to a
+    // file whose tail explains a crash (e.g. the dynamic linker's message before exit 127).
+    const ChildOutcome child = run_in_child(
+        [&] {
             nlohmann::json all = nlohmann::json::array();
             for (const BenchRecord &r : bench_op_here(config, schedulers, settings, progress)) all.push_back(to_json(r));
-            text = all.dump();
-        } catch (const std::exception &e) {
-            text = std::string("error: ") + e.what();
-            code = 3;
-        }
-        for (size_t off = 0; off < text.size();) {
-            ssize_t n = write(fds[1], text.data() + off, text.size() - off);
-            if (n <= 0) break;
-            off += size_t(n);
-        }
-        close(fds[1]);
-        std::fflush(stdout);
-        _exit(code);
-    }
-    close(fds[1]);
-    std::string text = read_all(fds[0]);
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+            return all.dump();
+        },
+        settings.timeout_s, settings.quiet);
     const bool timing = progress->timing != 0;
     a.culprit = progress->index;
     munmap(shared, sizeof(Progress));
 
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        if (log_fd >= 0) close(log_fd);
-        for (const auto &j : nlohmann::json::parse(text)) a.records.push_back(record_from_json(j));
+    if (child.ok) {
+        for (const auto &j : nlohmann::json::parse(child.text)) a.records.push_back(record_from_json(j));
         a.ok = true;
         return a;
     }
     const std::string phase = timing ? "while timing" : "while building or checking";
-    const std::string last = last_line(log_fd);
-    if (log_fd >= 0) close(log_fd);
-    if (WIFSIGNALED(status)) {
-        int sig = WTERMSIG(status);
-        a.why = sig == SIGALRM ? "timed out after " + std::to_string(settings.timeout_s) + " s " + phase
-                               : std::string("crashed (") + strsignal(sig) + ") " + phase;
-    } else if (WEXITSTATUS(status) == 3) {
-        a.why = text;  // the op itself failed outside any contender (e.g. the reference)
+    if (child.threw) {
+        a.why = child.text;  // the op itself failed outside any contender (e.g. the reference)
         a.culprit = -1;
     } else {
-        a.why = "exited with status " + std::to_string(WEXITSTATUS(status)) + " " + phase;
+        a.why = child.failure() + (child.timed_out ? " after " + std::to_string(settings.timeout_s) + " s " : " ") + phase;
     }
-    if (!last.empty()) a.why += " (last stderr line: " + last + ")";
+    if (!child.last_stderr_line.empty()) a.why += " (last stderr line: " + child.last_stderr_line + ")";
     return a;
 }
 

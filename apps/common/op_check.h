@@ -19,6 +19,7 @@ struct OpCheck {
     double rel_error = 0;
     bool ok = false;
     std::string error;  // set when scheduling, compiling or running failed
+    bool crashed = false;  // the process running it crashed or timed out (isolated runs)
 };
 
 // reps = 0: correctness only. Otherwise up to `reps` timed runs (at least 3, stopping
