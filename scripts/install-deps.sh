@@ -17,6 +17,11 @@ packages=(
   python3
   python3-matplotlib  # plots of tessera-bench
   nlohmann-json3-dev  # JSON: device profiles, benchmark reports
+  clang-14            # make test-sanitize: the ASan + UBSan build (tests/sanitize/)
+  libclang-rt-14-dev  # clang-14's sanitizer runtimes and libFuzzer (tests/fuzz/)
+  libonnx-dev         # ONNX protobuf classes: model import (graph/)
+  libprotobuf-dev     # protobuf headers libonnx-dev's headers include but do not depend on
+  libonnx-testdata    # ONNX's node tests: the graph layer's evaluator is checked against them
 )
 
 missing=()

@@ -1,0 +1,209 @@
+// Data movement: Transpose, Concat, Split (split sizes as opset 11 attribute or opset
+// 13 input), Slice (opset 10+ inputs: negative indices, steps), Gather.
+#include "resolved_params.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tessera::graph {
+
+std::vector<int64_t> transpose_perm(const InferContext &ctx) {
+    int64_t r = ctx.rank(0);
+    std::vector<int64_t> reversed(r);
+    std::iota(reversed.rbegin(), reversed.rend(), 0);
+    std::vector<int64_t> perm = ctx.node.get_ints("perm", reversed);
+    std::vector<int64_t> sorted = perm;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<int64_t> identity(r);
+    std::iota(identity.begin(), identity.end(), 0);
+    if (sorted != identity)
+        ctx.fail("perm " + Attribute::make_ints(perm).to_string() + " is not a permutation of rank " +
+                 std::to_string(r));
+    return perm;
+}
+
+std::optional<std::vector<int64_t>> split_sizes(const InferContext &ctx, int64_t *axis) {
+    *axis = ctx.axis(ctx.node.get_int("axis", 0), ctx.rank(0), "axis");
+    int64_t dim = ctx.shape(0)[*axis];
+    int64_t parts = int64_t(ctx.node.outputs.size());
+    std::vector<int64_t> sizes;
+    if (ctx.opset < 13 && ctx.node.has_attr("split")) {
+        sizes = ctx.node.get_ints("split", {});
+    } else if (ctx.opset >= 13 && ctx.has(1)) {
+        auto v = ctx.int_values(1);
+        if (!v) return std::nullopt;
+        sizes = *v;
+    } else {
+        if (dim % parts)
+            ctx.fail("axis extent " + std::to_string(dim) + " does not split into " + std::to_string(parts) +
+                     " equal parts");
+        sizes.assign(parts, dim / parts);
+    }
+    if (int64_t(sizes.size()) != parts)
+        ctx.fail("split has " + std::to_string(sizes.size()) + " sizes for " + std::to_string(parts) + " outputs");
+    if (std::accumulate(sizes.begin(), sizes.end(), int64_t(0)) != dim ||
+        std::any_of(sizes.begin(), sizes.end(), [](int64_t s) { return s < 0; }))
+        ctx.fail("split sizes " + Attribute::make_ints(sizes).to_string() + " do not add up to the axis extent " +
+                 std::to_string(dim));
+    return sizes;
+}
+
+std::optional<SliceParams> slice_params(const InferContext &ctx) {
+    const Shape &x = ctx.shape(0);
+    int64_t r = int64_t(x.size());
+    auto starts = ctx.int_values(1), ends = ctx.int_values(2);
+    std::optional<std::vector<int64_t>> axes, steps;
+    if (ctx.has(3)) axes = ctx.int_values(3);
+    if (ctx.has(4)) steps = ctx.int_values(4);
+    if (!starts || !ends || (ctx.has(3) && !axes) || (ctx.has(4) && !steps)) return std::nullopt;
+    size_t n = starts->size();
+    if (!axes) {
+        axes.emplace(n);
+        std::iota(axes->begin(), axes->end(), 0);
+    }
+    if (!steps) steps.emplace(n, 1);
+    if (ends->size() != n || axes->size() != n || steps->size() != n)
+        ctx.fail("starts, ends, axes and steps must have the same length");
+    SliceParams p;
+    p.start.assign(r, 0);
+    p.step.assign(r, 1);
+    p.length = x;
+    std::vector<bool> seen(r, false);
+    for (size_t i = 0; i < n; i++) {
+        int64_t a = ctx.axis((*axes)[i], r, "axis");
+        if (seen[a]) ctx.fail("axes repeat axis " + std::to_string(a));
+        seen[a] = true;
+        int64_t dim = x[a], step = (*steps)[i], s = (*starts)[i], e = (*ends)[i];
+        if (step == 0) ctx.fail("step is 0 on axis " + std::to_string(a));
+        if (s < 0) s += dim;
+        if (e < 0) e += dim;
+        // Clamping per the ONNX definition: a negative step walks down from dim-1 and
+        // may end just before index 0.
+        if (step > 0) {
+            s = std::clamp<int64_t>(s, 0, dim);
+            e = std::clamp<int64_t>(e, 0, dim);
+            p.length[a] = e > s ? (e - s + step - 1) / step : 0;
+        } else {
+            s = std::clamp<int64_t>(s, 0, dim - 1);
+            e = std::clamp<int64_t>(e, -1, dim - 1);
+            p.length[a] = s > e ? (s - e - step - 1) / -step : 0;
+        }
+        p.start[a] = s;
+        p.step[a] = step;
+    }
+    return p;
+}
+
+namespace {
+
+bool infer_transpose(InferContext &ctx) {
+    std::vector<int64_t> perm = transpose_perm(ctx);
+    Shape out;
+    for (int64_t p : perm)
+        out.push_back(ctx.shape(0)[p]);
+    ctx.set_output(0, ctx.dtype(0), out);
+    return true;
+}
+
+bool infer_concat(InferContext &ctx) {
+    Shape out = ctx.shape(0);
+    int64_t axis = ctx.axis(ctx.node.get_int("axis", 0), ctx.rank(0), "axis");
+    for (size_t k = 1; k < ctx.in.size(); k++) {
+        const Shape &s = ctx.shape(k);
+        bool ok = s.size() == out.size();
+        for (size_t i = 0; ok && i < s.size(); i++)
+            ok = int64_t(i) == axis || s[i] == out[i];
+        if (!ok)
+            ctx.fail("input " + std::to_string(k) + " of shape " + shape_string(s) +
+                     " does not match input 0 of shape " + shape_string(ctx.shape(0)) + " off axis " +
+                     std::to_string(axis));
+        out[axis] += s[axis];
+    }
+    ctx.set_output(0, ctx.dtype(0), out);
+    return true;
+}
+
+bool infer_split(InferContext &ctx) {
+    int64_t axis = 0;
+    auto sizes = split_sizes(ctx, &axis);
+    if (!sizes) return false;
+    for (size_t k = 0; k < sizes->size(); k++) {
+        Shape s = ctx.shape(0);
+        s[axis] = (*sizes)[k];
+        ctx.set_output(k, ctx.dtype(0), s);
+    }
+    return true;
+}
+
+bool infer_slice(InferContext &ctx) {
+    auto p = slice_params(ctx);
+    if (!p) return false;
+    ctx.set_output(0, ctx.dtype(0), p->length);
+    return true;
+}
+
+bool infer_gather(InferContext &ctx) {
+    const Shape &x = ctx.shape(0);
+    int64_t axis = ctx.axis(ctx.node.get_int("axis", 0), ctx.rank(0), "axis");
+    Shape out(x.begin(), x.begin() + axis);
+    out.insert(out.end(), ctx.shape(1).begin(), ctx.shape(1).end());
+    out.insert(out.end(), x.begin() + axis + 1, x.end());
+    ctx.set_output(0, ctx.dtype(0), out);
+    return true;
+}
+
+void same_dtypes(const InferContext &ctx) {
+    for (size_t k = 1; k < ctx.in.size(); k++)
+        if (ctx.dtype(k) != ctx.dtype(0)) ctx.fail("inputs must share one dtype");
+}
+
+} // namespace
+
+void register_data_movement_rules(RuleTable &table) {
+    OpRule transpose;
+    transpose.attributes = {"perm"};
+    transpose.infer = infer_transpose;
+    table["Transpose"] = transpose;
+
+    OpRule concat;
+    concat.attributes = {"axis"};
+    concat.max_inputs = size_t(1) << 20;
+    concat.check = [](const InferContext &ctx) {
+        if (!ctx.node.has_attr("axis")) ctx.fail("attribute 'axis' is required");
+        same_dtypes(ctx);
+    };
+    concat.infer = infer_concat;
+    table["Concat"] = concat;
+
+    OpRule split;
+    split.attributes = {"axis", "split"};
+    split.max_inputs = 2;
+    split.max_outputs = size_t(1) << 20;
+    split.check = [](const InferContext &ctx) {
+        if (ctx.opset >= 13 && ctx.node.has_attr("split"))
+            ctx.fail("from opset 13 on, split is an input, not an attribute");
+        if (ctx.opset < 13 && ctx.has(1)) ctx.fail("before opset 13, split is an attribute, not an input");
+        ctx.require_dtype(1, {DType::i64});
+    };
+    split.infer = infer_split;
+    table["Split"] = split;
+
+    OpRule slice;
+    slice.min_inputs = 3;
+    slice.max_inputs = 5;
+    slice.check = [](const InferContext &ctx) {
+        for (size_t k = 1; k < 5; k++)
+            ctx.require_dtype(k, {DType::i64, DType::i32});
+    };
+    slice.infer = infer_slice;
+    table["Slice"] = slice;
+
+    OpRule gather;
+    gather.attributes = {"axis"};
+    gather.min_inputs = gather.max_inputs = 2;
+    gather.check = [](const InferContext &ctx) { ctx.require_dtype(1, {DType::i64, DType::i32}); };
+    gather.infer = infer_gather;
+    table["Gather"] = gather;
+}
+
+} // namespace tessera::graph

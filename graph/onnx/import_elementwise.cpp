@@ -1,0 +1,130 @@
+// Elementwise ops: unary math, numpy-broadcast binary arithmetic, comparison, Clip,
+// Where, Cast and Identity.
+#include "onnx_dtype.h"
+#include "op_rule.h"
+
+namespace tessera::graph {
+
+namespace {
+
+bool same_shape(InferContext &ctx) {
+    ctx.set_output(0, ctx.dtype(0), ctx.shape(0));
+    return true;
+}
+
+// Every present input broadcast together (Add..Div, Pow, Equal, Where).
+bool broadcast_all(InferContext &ctx, DType out) {
+    Shape s;
+    for (size_t k = 0; k < ctx.in.size(); k++) {
+        auto b = broadcast_shapes(s, ctx.shape(k));
+        if (!b) {
+            std::string shapes;
+            for (size_t j = 0; j < ctx.in.size(); j++)
+                shapes += (j ? ", " : "") + shape_string(ctx.shape(j));
+            ctx.fail("input shapes " + shapes + " do not broadcast");
+        }
+        s = *b;
+    }
+    ctx.set_output(0, out, s);
+    return true;
+}
+
+void same_dtype(const InferContext &ctx, size_t a, size_t b) {
+    if (ctx.has(a) && ctx.has(b) && ctx.dtype(a) != ctx.dtype(b))
+        ctx.fail(std::string("inputs ") + std::to_string(a) + " and " + std::to_string(b) + " have dtypes " +
+                 dtype_name(ctx.dtype(a)) + " and " + dtype_name(ctx.dtype(b)) + "; they must match");
+}
+
+OpRule unary(std::vector<DType> allowed) {
+    OpRule r;
+    r.check = [allowed](const InferContext &ctx) { ctx.require_dtype(0, allowed); };
+    r.infer = same_shape;
+    return r;
+}
+
+OpRule binary(bool comparison) {
+    OpRule r;
+    r.min_inputs = r.max_inputs = 2;
+    r.check = [](const InferContext &ctx) {
+        ctx.require_dtype(0, {DType::f32, DType::i64, DType::i32});
+        same_dtype(ctx, 0, 1);
+    };
+    if (comparison) {
+        r.dtype = [](const InferContext &) { return DType::boolean; };
+        r.infer = [](InferContext &ctx) { return broadcast_all(ctx, DType::boolean); };
+    } else {
+        r.infer = [](InferContext &ctx) { return broadcast_all(ctx, ctx.dtype(0)); };
+    }
+    return r;
+}
+
+void check_clip(const InferContext &ctx) {
+    ctx.require_dtype(0, {DType::f32, DType::i64, DType::i32});
+    same_dtype(ctx, 0, 1);
+    same_dtype(ctx, 0, 2);
+}
+
+bool infer_clip(InferContext &ctx) {
+    for (size_t k = 1; k < 3; k++)
+        if (ctx.has(k) && num_elements(ctx.shape(k)) != 1)
+            ctx.fail((k == 1 ? "min" : "max") + std::string(" must be a scalar, got ") + shape_string(ctx.shape(k)));
+    return same_shape(ctx);
+}
+
+void check_cast(const InferContext &ctx) {
+    if (!ctx.node.has_attr("to")) ctx.fail("attribute 'to' is required");
+    int64_t to = ctx.node.get_int("to", 0);
+    if (!dtype_from_onnx(int(to)))
+        ctx.fail("cast to " + onnx_dtype_name(int(to)) + " is not supported (supported: " + supported_onnx_dtypes() +
+                 ")");
+}
+
+} // namespace
+
+void register_elementwise_rules(RuleTable &table) {
+    for (const char *op : {"Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Reciprocal"})
+        table[op] = unary({DType::f32});
+    table["Relu"] = unary({DType::f32, DType::i64, DType::i32});
+    table["Neg"] = unary({DType::f32, DType::i64, DType::i32});
+    table["Identity"] = unary({DType::f32, DType::i64, DType::i32, DType::boolean});
+    for (const char *op : {"Add", "Sub", "Mul", "Div"})
+        table[op] = binary(false);
+    table["Equal"] = binary(true);
+    table["Equal"].check = [](const InferContext &ctx) { same_dtype(ctx, 0, 1); };
+
+    OpRule pow = binary(false);
+    pow.check = [](const InferContext &ctx) {
+        ctx.require_dtype(0, {DType::f32, DType::i64, DType::i32});
+        ctx.require_dtype(1, {DType::f32, DType::i64, DType::i32});
+    };
+    table["Pow"] = pow;
+
+    OpRule clip;
+    clip.max_inputs = 3; // opset 11+: min and max are optional inputs
+    clip.min_opset = 11;
+    clip.check = check_clip;
+    clip.infer = infer_clip;
+    table["Clip"] = clip;
+
+    OpRule where;
+    where.min_inputs = where.max_inputs = 3;
+    where.check = [](const InferContext &ctx) {
+        ctx.require_dtype(0, {DType::boolean});
+        same_dtype(ctx, 1, 2);
+    };
+    where.dtype = [](const InferContext &ctx) { return ctx.dtype(1); };
+    where.infer = [](InferContext &ctx) { return broadcast_all(ctx, ctx.dtype(1)); };
+    table["Where"] = where;
+
+    OpRule cast;
+    cast.attributes = {"to"};
+    cast.check = check_cast;
+    cast.dtype = [](const InferContext &ctx) { return *dtype_from_onnx(int(ctx.node.get_int("to", 0))); };
+    cast.infer = [](InferContext &ctx) {
+        ctx.set_output(0, *dtype_from_onnx(int(ctx.node.get_int("to", 0))), ctx.shape(0));
+        return true;
+    };
+    table["Cast"] = cast;
+}
+
+} // namespace tessera::graph

@@ -1,0 +1,139 @@
+// BatchNormalization (inference), LayerNormalization (opset 17), Softmax (both
+// definitions) and ReduceMean.
+#include "resolved_params.h"
+
+#include <algorithm>
+
+namespace tessera::graph {
+
+SoftmaxGeometry softmax_geometry(const InferContext &ctx) {
+    const Shape &x = ctx.shape(0);
+    int64_t r = int64_t(x.size());
+    bool coerce_2d = ctx.opset < 13;
+    int64_t axis = ctx.axis(ctx.node.get_int("axis", coerce_2d ? 1 : -1), std::max<int64_t>(r, 1), "axis");
+    SoftmaxGeometry g;
+    for (int64_t i = 0; i < r; i++) {
+        if (i < axis)
+            g.outer *= x[i];
+        else if (i == axis || coerce_2d)
+            g.n *= x[i];
+        else
+            g.inner *= x[i];
+    }
+    return g;
+}
+
+std::vector<int64_t> reduce_axes(const InferContext &ctx) {
+    int64_t r = ctx.rank(0);
+    std::vector<int64_t> axes;
+    if (!ctx.node.has_attr("axes"))
+        for (int64_t i = 0; i < r; i++)
+            axes.push_back(i);
+    for (int64_t a : ctx.node.get_ints("axes", {}))
+        axes.push_back(ctx.axis(a, r, "axis"));
+    std::sort(axes.begin(), axes.end());
+    if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) ctx.fail("axes repeat an axis");
+    return axes;
+}
+
+int64_t layer_norm_axis(const InferContext &ctx) {
+    return ctx.axis(ctx.node.get_int("axis", -1), ctx.rank(0), "axis");
+}
+
+namespace {
+
+void require_f32(const InferContext &ctx) {
+    for (size_t k = 0; k < ctx.in.size(); k++)
+        ctx.require_dtype(k, {DType::f32});
+}
+
+bool infer_batch_norm(InferContext &ctx) {
+    const Shape &x = ctx.shape(0);
+    if (x.size() < 2) ctx.fail("input X must have rank 2 or more, got " + shape_string(x));
+    static const char *names[] = {"", "scale", "B", "mean", "var"};
+    for (size_t k = 1; k < 5; k++)
+        if (ctx.shape(k) != Shape{x[1]})
+            ctx.fail(std::string(names[k]) + " has shape " + shape_string(ctx.shape(k)) + ", expected [" +
+                     std::to_string(x[1]) + "]");
+    ctx.set_output(0, DType::f32, x);
+    return true;
+}
+
+bool infer_layer_norm(InferContext &ctx) {
+    const Shape &x = ctx.shape(0);
+    int64_t axis = layer_norm_axis(ctx);
+    Shape normalized(x.begin() + axis, x.end());
+    for (size_t k = 1; k < 3; k++) {
+        if (!ctx.has(k)) continue;
+        auto b = broadcast_shapes(ctx.shape(k), normalized);
+        if (!b || *b != normalized)
+            ctx.fail(std::string(k == 1 ? "Scale" : "B") + " of shape " + shape_string(ctx.shape(k)) +
+                     " does not broadcast to the normalised shape " + shape_string(normalized));
+    }
+    ctx.set_output(0, DType::f32, x);
+    // Mean and InvStdDev keep the leading axes and have 1 for each normalised one.
+    Shape stat(x.begin(), x.begin() + axis);
+    stat.resize(x.size(), 1);
+    for (size_t k = 1; k < ctx.out.size(); k++)
+        ctx.set_output(k, DType::f32, stat);
+    return true;
+}
+
+bool infer_reduce_mean(InferContext &ctx) {
+    std::vector<int64_t> axes = reduce_axes(ctx);
+    bool keep = ctx.node.get_int("keepdims", 1) != 0;
+    Shape out;
+    for (int64_t i = 0; i < ctx.rank(0); i++) {
+        bool reduced = std::binary_search(axes.begin(), axes.end(), i);
+        if (!reduced)
+            out.push_back(ctx.shape(0)[i]);
+        else if (keep)
+            out.push_back(1);
+    }
+    ctx.set_output(0, DType::f32, out);
+    return true;
+}
+
+} // namespace
+
+void register_normalization_rules(RuleTable &table) {
+    OpRule bn;
+    bn.attributes = {"epsilon", "momentum", "training_mode"};
+    bn.min_inputs = bn.max_inputs = 5;
+    bn.check = [](const InferContext &ctx) {
+        if (ctx.node.get_int("training_mode", 0) != 0)
+            ctx.fail("training_mode " + std::to_string(ctx.node.get_int("training_mode", 0)) +
+                     " is not supported (supported: 0, inference)");
+        require_f32(ctx);
+    };
+    bn.infer = infer_batch_norm;
+    table["BatchNormalization"] = bn;
+
+    OpRule ln;
+    ln.min_opset = 17;
+    ln.attributes = {"axis", "epsilon", "stash_type"};
+    ln.min_inputs = 2;
+    ln.max_inputs = 3;
+    ln.max_outputs = 3;
+    ln.check = require_f32;
+    ln.infer = infer_layer_norm;
+    table["LayerNormalization"] = ln;
+
+    OpRule softmax;
+    softmax.attributes = {"axis"};
+    softmax.check = require_f32;
+    softmax.infer = [](InferContext &ctx) {
+        softmax_geometry(ctx); // validates the axis
+        ctx.set_output(0, DType::f32, ctx.shape(0));
+        return true;
+    };
+    table["Softmax"] = softmax;
+
+    OpRule mean;
+    mean.attributes = {"axes", "keepdims"};
+    mean.check = require_f32;
+    mean.infer = infer_reduce_mean;
+    table["ReduceMean"] = mean;
+}
+
+} // namespace tessera::graph

@@ -1,0 +1,47 @@
+// Attribute and value-input readings resolved against the input shapes, shared by the
+// shape rules that define them and by the evaluator (later the lowering) that obeys
+// them, so that opset differences (axes as attribute or input, Softmax's coercion to
+// 2-D before opset 13) are decided in one place. Each fails through ctx naming the node.
+#pragma once
+
+#include "op_rule.h"
+
+namespace tessera::graph {
+
+// Softmax as [outer, n, inner] with the normalised axis n: before opset 13 the input is
+// coerced to 2-D at `axis` (n is everything from axis on, inner 1); from 13 on `axis`
+// is a single axis.
+struct SoftmaxGeometry {
+    int64_t outer = 1, n = 1, inner = 1;
+};
+SoftmaxGeometry softmax_geometry(const InferContext &ctx);
+
+// ReduceMean's reduced axes, normalised and sorted (all axes when absent).
+std::vector<int64_t> reduce_axes(const InferContext &ctx);
+
+// LayerNormalization's first normalised axis.
+int64_t layer_norm_axis(const InferContext &ctx);
+
+// Slice per input axis: start, step and output length (all axes, untouched ones
+// start 0 step 1).
+struct SliceParams {
+    std::vector<int64_t> start, step, length;
+};
+// nullopt when starts/ends/axes/steps are not constants (yet).
+std::optional<SliceParams> slice_params(const InferContext &ctx);
+
+// Split's part sizes along its axis; nullopt when the split input is not constant.
+std::optional<std::vector<int64_t>> split_sizes(const InferContext &ctx, int64_t *axis);
+
+// Unsqueeze's inserted / Squeeze's removed axes, normalised and sorted; nullopt when
+// they come from an input that is not constant.
+std::optional<std::vector<int64_t>> unsqueeze_axes(const InferContext &ctx);
+std::optional<std::vector<int64_t>> squeeze_axes(const InferContext &ctx);
+
+// The value a Constant node holds (value, value_float(s), value_int(s)).
+TensorData constant_node_value(const InferContext &ctx);
+
+// Transpose's permutation (default: reversed axes).
+std::vector<int64_t> transpose_perm(const InferContext &ctx);
+
+} // namespace tessera::graph

@@ -1,0 +1,72 @@
+#include "window.h"
+
+namespace tessera::graph {
+
+void check_auto_pad(const InferContext &ctx) {
+    ctx.require_one_of("auto_pad", ctx.node.get_string("auto_pad", "NOTSET"),
+                       {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"});
+}
+
+namespace {
+
+std::vector<int64_t> per_axis(const InferContext &ctx, const char *key, size_t n, int64_t fallback) {
+    std::vector<int64_t> v = ctx.node.get_ints(key, std::vector<int64_t>(n, fallback));
+    if (v.size() != n)
+        ctx.fail(std::string(key) + " has " + std::to_string(v.size()) + " values for " + std::to_string(n) +
+                 " spatial axes");
+    for (int64_t x : v)
+        if (x < (fallback == 0 ? 0 : 1)) ctx.fail(std::string(key) + " value " + std::to_string(x) + " is invalid");
+    return v;
+}
+
+int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+
+} // namespace
+
+Window resolve_window(const InferContext &ctx, const Shape &spatial, const std::vector<int64_t> &kernel,
+                      bool ceil_mode) {
+    size_t n = spatial.size();
+    Window w;
+    w.kernel = kernel;
+    if (kernel.size() != n)
+        ctx.fail("kernel has " + std::to_string(kernel.size()) + " axes but the input has " + std::to_string(n) +
+                 " spatial axes");
+    w.strides = per_axis(ctx, "strides", n, 1);
+    w.dilations = per_axis(ctx, "dilations", n, 1);
+    std::vector<int64_t> pads = per_axis(ctx, "pads", 2 * n, 0);
+    std::string auto_pad = ctx.node.get_string("auto_pad", "NOTSET");
+    w.pad_begin.assign(n, 0);
+    w.pad_end.assign(n, 0);
+    w.out.assign(n, 0);
+    for (size_t i = 0; i < n; i++) {
+        int64_t extent = (kernel[i] - 1) * w.dilations[i] + 1;
+        int64_t s = w.strides[i];
+        if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+            // Output ceil(in / stride); the odd padding element goes last for
+            // SAME_UPPER, first for SAME_LOWER.
+            w.out[i] = ceil_div(spatial[i], s);
+            int64_t total = std::max<int64_t>(0, (w.out[i] - 1) * s + extent - spatial[i]);
+            w.pad_begin[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+            w.pad_end[i] = total - w.pad_begin[i];
+            continue;
+        }
+        if (auto_pad == "NOTSET") {
+            w.pad_begin[i] = pads[i];
+            w.pad_end[i] = pads[n + i];
+        }
+        int64_t span = spatial[i] + w.pad_begin[i] + w.pad_end[i] - extent;
+        if (span < 0)
+            ctx.fail("the window (" + std::to_string(extent) + ") is larger than the padded input (" +
+                     std::to_string(spatial[i] + w.pad_begin[i] + w.pad_end[i]) + ") on spatial axis " +
+                     std::to_string(i));
+        w.out[i] = (ceil_mode ? ceil_div(span, s) : span / s) + 1;
+        // With ceil_mode the last window must still start inside the input or its
+        // leading padding (the rule PyTorch and newer ONNX apply).
+        if (ceil_mode && (w.out[i] - 1) * s >= spatial[i] + w.pad_begin[i]) w.out[i]--;
+    }
+    return w;
+}
+
+} // namespace tessera::graph

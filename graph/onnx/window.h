@@ -1,0 +1,22 @@
+// Window: the sliding-window geometry shared by Conv, MaxPool and AveragePool, with
+// auto_pad and ceil_mode resolved into explicit per-axis pads and output sizes. The
+// evaluator and the lowering read this rather than the raw attributes.
+#pragma once
+
+#include "op_rule.h"
+
+namespace tessera::graph {
+
+struct Window {
+    std::vector<int64_t> kernel, strides, dilations, pad_begin, pad_end, out; // one per spatial axis
+};
+
+// auto_pad must be NOTSET, VALID, SAME_UPPER or SAME_LOWER.
+void check_auto_pad(const InferContext &ctx);
+
+// `spatial`: the input's spatial extents; `kernel`: the window's. Fails on attribute
+// lists of the wrong length or a window larger than the padded input.
+Window resolve_window(const InferContext &ctx, const Shape &spatial, const std::vector<int64_t> &kernel,
+                      bool ceil_mode);
+
+} // namespace tessera::graph

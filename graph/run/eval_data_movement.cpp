@@ -1,0 +1,98 @@
+// Reference Transpose, Concat, Split, Slice and Gather: each output element copied
+// from the input element the op maps it to.
+#include "kernel.h"
+
+namespace tessera::graph {
+
+namespace {
+
+void transpose(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    TensorData &y = kc.out[0];
+    std::vector<int64_t> perm = transpose_perm(kc.ic), xs = strides_of(x.shape);
+    size_t o = 0;
+    for_each_index(y.shape, [&](const std::vector<int64_t> &idx) {
+        int64_t off = 0;
+        for (size_t i = 0; i < idx.size(); i++)
+            off += idx[i] * xs[perm[i]];
+        copy_element(x, off, y, o++);
+    });
+}
+
+// Rows of `outer` blocks: the axis and everything inside it are contiguous.
+void concat(KernelContext &kc) {
+    TensorData &y = kc.out[0];
+    int64_t axis = kc.ic.axis(kc.node().get_int("axis", 0), int64_t(y.shape.size()), "axis");
+    int64_t outer = num_elements(Shape(y.shape.begin(), y.shape.begin() + axis));
+    int64_t y_block = num_elements(Shape(y.shape.begin() + axis, y.shape.end()));
+    int64_t at = 0;
+    for (const TensorData *x : kc.in) {
+        int64_t block = num_elements(Shape(x->shape.begin() + axis, x->shape.end()));
+        for (int64_t o = 0; o < outer; o++)
+            for (int64_t j = 0; j < block; j++)
+                copy_element(*x, o * block + j, y, o * y_block + at + j);
+        at += block;
+    }
+}
+
+void split(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    int64_t axis = 0;
+    std::vector<int64_t> sizes = *split_sizes(kc.ic, &axis);
+    int64_t outer = num_elements(Shape(x.shape.begin(), x.shape.begin() + axis));
+    int64_t x_block = num_elements(Shape(x.shape.begin() + axis, x.shape.end()));
+    int64_t inner = num_elements(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+    int64_t at = 0;
+    for (size_t k = 0; k < sizes.size(); k++) {
+        int64_t block = sizes[k] * inner;
+        for (int64_t o = 0; o < outer; o++)
+            for (int64_t j = 0; j < block; j++)
+                copy_element(x, o * x_block + at + j, kc.out[k], o * block + j);
+        at += block;
+    }
+}
+
+void slice(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    TensorData &y = kc.out[0];
+    SliceParams p = *slice_params(kc.ic);
+    std::vector<int64_t> xs = strides_of(x.shape);
+    size_t o = 0;
+    for_each_index(y.shape, [&](const std::vector<int64_t> &idx) {
+        int64_t off = 0;
+        for (size_t i = 0; i < idx.size(); i++)
+            off += (p.start[i] + idx[i] * p.step[i]) * xs[i];
+        copy_element(x, off, y, o++);
+    });
+}
+
+void gather(KernelContext &kc) {
+    const TensorData &x = kc.input(0), &indices = kc.input(1);
+    TensorData &y = kc.out[0];
+    int64_t axis = kc.ic.axis(kc.node().get_int("axis", 0), int64_t(x.shape.size()), "axis");
+    int64_t extent = x.shape[axis];
+    int64_t outer = num_elements(Shape(x.shape.begin(), x.shape.begin() + axis));
+    int64_t inner = num_elements(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+    int64_t count = int64_t(indices.size());
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t j = 0; j < count; j++) {
+            int64_t at = indices.i[j] < 0 ? indices.i[j] + extent : indices.i[j];
+            if (at < 0 || at >= extent)
+                kc.ic.fail("index " + std::to_string(indices.i[j]) + " is out of range for axis extent " +
+                           std::to_string(extent));
+            for (int64_t k = 0; k < inner; k++)
+                copy_element(x, (o * extent + at) * inner + k, y, (o * count + j) * inner + k);
+        }
+}
+
+} // namespace
+
+void register_data_movement_kernels(KernelTable &table) {
+    table["Transpose"] = transpose;
+    table["Concat"] = concat;
+    table["Split"] = split;
+    table["Slice"] = slice;
+    table["Gather"] = gather;
+}
+
+} // namespace tessera::graph

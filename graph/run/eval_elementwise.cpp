@@ -1,0 +1,153 @@
+// Reference elementwise ops: unary math, broadcast binary arithmetic, Pow, Equal, Clip,
+// Where, Cast, Identity. Floats compute in double; integers in int64.
+#include "kernel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace tessera::graph {
+
+namespace {
+
+Kernel unary_float(double (*fn)(double)) {
+    return [fn](KernelContext &kc) {
+        const TensorData &x = kc.input(0);
+        for (size_t k = 0; k < x.size(); k++)
+            kc.out[0].f[k] = float(fn(x.f[k]));
+    };
+}
+
+// Ops that exist for integers too (shape arithmetic).
+Kernel unary_any(double (*f_fn)(double), int64_t (*i_fn)(int64_t)) {
+    return [f_fn, i_fn](KernelContext &kc) {
+        const TensorData &x = kc.input(0);
+        TensorData &y = kc.out[0];
+        for (size_t k = 0; k < x.size(); k++) {
+            if (x.is_float())
+                y.f[k] = float(f_fn(x.f[k]));
+            else
+                y.i[k] = i_fn(x.i[k]);
+        }
+    };
+}
+
+enum class BinOp { Add, Sub, Mul, Div, Pow, Equal };
+
+void binary(KernelContext &kc, BinOp op) {
+    const TensorData &a = kc.input(0), &b = kc.input(1);
+    TensorData &y = kc.out[0];
+    std::vector<int64_t> ao = broadcast_offsets(a.shape, y.shape), bo = broadcast_offsets(b.shape, y.shape);
+    for (size_t k = 0; k < ao.size(); k++) {
+        if (op == BinOp::Equal) {
+            y.i[k] = a.is_float() ? a.f[ao[k]] == b.f[bo[k]] : a.i[ao[k]] == b.i[bo[k]];
+        } else if (a.is_float()) {
+            double x = a.f[ao[k]], z = b.get(bo[k]);
+            double r = op == BinOp::Add   ? x + z
+                       : op == BinOp::Sub ? x - z
+                       : op == BinOp::Mul ? x * z
+                       : op == BinOp::Div ? x / z
+                                          : std::pow(x, z);
+            y.f[k] = float(r);
+        } else if (op == BinOp::Pow) {
+            // Integer base: an integral exponent rounds the double result (exact for
+            // anything int64 holds), a fractional one truncates as numpy's cast does.
+            double x = double(a.i[ao[k]]), z = b.get(bo[k]), r = std::pow(x, z);
+            y.i[k] = z == std::floor(z) ? std::llround(r) : int64_t(r);
+            if (y.dtype == DType::i32) y.i[k] = int64_t(int32_t(y.i[k]));
+        } else {
+            int64_t x = a.i[ao[k]], z = b.i[bo[k]];
+            if (op == BinOp::Div && z == 0) kc.ic.fail("integer division by zero");
+            int64_t r = op == BinOp::Add ? x + z : op == BinOp::Sub ? x - z : op == BinOp::Mul ? x * z : x / z;
+            y.i[k] = y.dtype == DType::i32 ? int64_t(int32_t(r)) : r;
+        }
+    }
+}
+
+void clip(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    TensorData &y = kc.out[0];
+    const TensorData *lo = kc.in.size() > 1 ? kc.in[1] : nullptr;
+    const TensorData *hi = kc.in.size() > 2 ? kc.in[2] : nullptr;
+    if (x.is_float()) {
+        double l = lo ? lo->f[0] : -std::numeric_limits<double>::infinity();
+        double h = hi ? hi->f[0] : std::numeric_limits<double>::infinity();
+        for (size_t k = 0; k < x.size(); k++)
+            y.f[k] = float(std::min(std::max(double(x.f[k]), l), h));
+    } else {
+        int64_t l = lo ? lo->i[0] : std::numeric_limits<int64_t>::min();
+        int64_t h = hi ? hi->i[0] : std::numeric_limits<int64_t>::max();
+        for (size_t k = 0; k < x.size(); k++)
+            y.i[k] = std::min(std::max(x.i[k], l), h);
+    }
+}
+
+void where(KernelContext &kc) {
+    const TensorData &c = kc.input(0), &a = kc.input(1), &b = kc.input(2);
+    TensorData &y = kc.out[0];
+    std::vector<int64_t> co = broadcast_offsets(c.shape, y.shape), ao = broadcast_offsets(a.shape, y.shape),
+                         bo = broadcast_offsets(b.shape, y.shape);
+    for (size_t k = 0; k < co.size(); k++) {
+        if (c.i[co[k]])
+            copy_element(a, ao[k], y, k);
+        else
+            copy_element(b, bo[k], y, k);
+    }
+}
+
+void cast(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    TensorData &y = kc.out[0];
+    for (size_t k = 0; k < x.size(); k++) {
+        if (!x.is_float() && !y.is_float())
+            y.i[k] = y.dtype == DType::boolean ? x.i[k] != 0
+                     : y.dtype == DType::i32   ? int64_t(int32_t(x.i[k]))
+                                               : x.i[k];
+        else
+            y.set(k, x.get(k)); // float -> int truncates toward zero, as C casts do
+    }
+}
+
+double relu(double v) {
+    return v > 0 ? v : 0;
+}
+int64_t relu_i(int64_t v) {
+    return v > 0 ? v : 0;
+}
+double neg(double v) {
+    return -v;
+}
+int64_t neg_i(int64_t v) {
+    return -v;
+}
+double sigmoid(double v) {
+    return 1.0 / (1.0 + std::exp(-v));
+}
+double reciprocal(double v) {
+    return 1.0 / v;
+}
+
+} // namespace
+
+void register_elementwise_kernels(KernelTable &table) {
+    table["Sigmoid"] = unary_float(sigmoid);
+    table["Tanh"] = unary_float([](double v) { return std::tanh(v); });
+    table["Erf"] = unary_float([](double v) { return std::erf(v); });
+    table["Sqrt"] = unary_float([](double v) { return std::sqrt(v); });
+    table["Exp"] = unary_float([](double v) { return std::exp(v); });
+    table["Reciprocal"] = unary_float(reciprocal);
+    table["Relu"] = unary_any(relu, relu_i);
+    table["Neg"] = unary_any(neg, neg_i);
+    table["Identity"] = [](KernelContext &kc) { kc.out[0] = kc.input(0); };
+    table["Add"] = [](KernelContext &kc) { binary(kc, BinOp::Add); };
+    table["Sub"] = [](KernelContext &kc) { binary(kc, BinOp::Sub); };
+    table["Mul"] = [](KernelContext &kc) { binary(kc, BinOp::Mul); };
+    table["Div"] = [](KernelContext &kc) { binary(kc, BinOp::Div); };
+    table["Pow"] = [](KernelContext &kc) { binary(kc, BinOp::Pow); };
+    table["Equal"] = [](KernelContext &kc) { binary(kc, BinOp::Equal); };
+    table["Clip"] = clip;
+    table["Where"] = where;
+    table["Cast"] = cast;
+}
+
+} // namespace tessera::graph

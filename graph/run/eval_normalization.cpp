@@ -1,0 +1,91 @@
+// Reference BatchNormalization (inference), LayerNormalization, Softmax, ReduceMean.
+#include "kernel.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tessera::graph {
+
+namespace {
+
+void batch_norm(KernelContext &kc) {
+    const TensorData &x = kc.input(0), &scale = kc.input(1), &bias = kc.input(2), &mean = kc.input(3),
+                     &var = kc.input(4);
+    double eps = kc.node().get_float("epsilon", 1e-5f);
+    int64_t channels = x.shape[1], inner = num_elements(Shape(x.shape.begin() + 2, x.shape.end()));
+    for (size_t k = 0; k < x.size(); k++) {
+        int64_t c = (int64_t(k) / inner) % channels;
+        double inv = 1.0 / std::sqrt(double(var.f[c]) + eps);
+        kc.out[0].f[k] = float((x.f[k] - double(mean.f[c])) * inv * scale.f[c] + bias.f[c]);
+    }
+}
+
+void layer_norm(KernelContext &kc) {
+    const TensorData &x = kc.input(0), &scale = kc.input(1);
+    const TensorData *bias = kc.in.size() > 2 ? kc.in[2] : nullptr;
+    int64_t axis = layer_norm_axis(kc.ic);
+    Shape normalized(x.shape.begin() + axis, x.shape.end());
+    int64_t inner = num_elements(normalized), outer = num_elements(Shape(x.shape.begin(), x.shape.begin() + axis));
+    double eps = kc.node().get_float("epsilon", 1e-5f);
+    std::vector<int64_t> so = broadcast_offsets(scale.shape, normalized);
+    std::vector<int64_t> bo = bias ? broadcast_offsets(bias->shape, normalized) : std::vector<int64_t>{};
+    for (int64_t o = 0; o < outer; o++) {
+        const float *row = x.f.data() + o * inner;
+        double mean = 0, var = 0;
+        for (int64_t j = 0; j < inner; j++)
+            mean += row[j];
+        mean /= double(inner);
+        for (int64_t j = 0; j < inner; j++)
+            var += (row[j] - mean) * (row[j] - mean);
+        var /= double(inner);
+        double inv = 1.0 / std::sqrt(var + eps);
+        for (int64_t j = 0; j < inner; j++)
+            kc.out[0].f[o * inner + j] = float((row[j] - mean) * inv * scale.f[so[j]] + (bias ? bias->f[bo[j]] : 0.0));
+        if (kc.out.size() > 1) kc.out[1].f[o] = float(mean);
+        if (kc.out.size() > 2) kc.out[2].f[o] = float(inv);
+    }
+}
+
+void softmax(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    SoftmaxGeometry g = softmax_geometry(kc.ic);
+    std::vector<double> e(g.n);
+    for (int64_t o = 0; o < g.outer; o++)
+        for (int64_t in = 0; in < g.inner; in++) {
+            int64_t base = o * g.n * g.inner + in;
+            double mx = -INFINITY, sum = 0;
+            for (int64_t j = 0; j < g.n; j++)
+                mx = std::max(mx, double(x.f[base + j * g.inner]));
+            for (int64_t j = 0; j < g.n; j++)
+                sum += e[j] = std::exp(x.f[base + j * g.inner] - mx);
+            for (int64_t j = 0; j < g.n; j++)
+                kc.out[0].f[base + j * g.inner] = float(e[j] / sum);
+        }
+}
+
+void reduce_mean(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    // The reduced shape with kept unit axes broadcasts to the input: each input
+    // element adds into the output element it broadcasts from.
+    Shape kept = x.shape;
+    for (int64_t a : reduce_axes(kc.ic))
+        kept[a] = 1;
+    std::vector<int64_t> off = broadcast_offsets(kept, x.shape);
+    std::vector<double> acc(kc.out[0].size(), 0.0);
+    for (size_t k = 0; k < x.size(); k++)
+        acc[off[k]] += x.f[k];
+    double count = double(x.size()) / double(std::max<size_t>(1, acc.size()));
+    for (size_t k = 0; k < acc.size(); k++)
+        kc.out[0].f[k] = float(acc[k] / count);
+}
+
+} // namespace
+
+void register_normalization_kernels(KernelTable &table) {
+    table["BatchNormalization"] = batch_norm;
+    table["LayerNormalization"] = layer_norm;
+    table["Softmax"] = softmax;
+    table["ReduceMean"] = reduce_mean;
+}
+
+} // namespace tessera::graph
