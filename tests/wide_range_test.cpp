@@ -1,5 +1,5 @@
 // Transcendental ops over wide input ranges, checked per element: exp, sigmoid,
-// tanh and gelu on [-87, 88] and at their formulas' switch points, softmax on
+// tanh, gelu, erf and gelu_erf on [-87, 88] and at their formulas' switch points, softmax on
 // rows of large magnitude and rows with one dominant value. The op matrix feeds
 // [-1, 1], where a norm-wise bound would hide a wrong tail; here every element
 // meets the op's own accuracy claim (fast_math.h: exp within 4.2e-7 relative).
@@ -61,7 +61,8 @@ TEST(WideRange, ExpMeetsItsRelativeErrorClaimPerElement) {
 TEST(WideRange, SigmoidTanhGeluOverWideRanges) {
     // Large magnitudes (+-80: sigmoid's and tanh's saturation), and tanh's switch
     // from its series to exp at |x| = 1/8.
-    const std::vector<float> special = {0.0f, 80.0f, -80.0f, 0.125f, -0.125f, 0.12499999f, 1e-20f, -1e-20f, 20.0f, -20.0f};
+    const std::vector<float> special = {0.0f,   80.0f, -80.0f, 0.125f, -0.125f, 0.12499999f, 1e-20f, -1e-20f,
+                                        20.0f, -20.0f, 0.5f,   -0.5f,  0.49999997f, 9.0f};
     const Tensor x = wide_input(100000, -80.0f, 80.0f, special, test::test_seed("wide unary"));
     const Tensor small = wide_input(100000, -0.5f, 0.5f, special, test::test_seed("wide unary near 0"));
     for (const Tensor *input : {&x, &small}) {
@@ -72,6 +73,10 @@ TEST(WideRange, SigmoidTanhGeluOverWideRanges) {
         // gelu = 0.5 x (1 + tanh(z)): for x << 0 the sum 1 + tanh(z) cancels in fp32,
         // so the tail below -5 is bounded absolutely (its true value is below 1e-6).
         std::printf("gelu: worst %.3g\n", check_per_element("gelu shape=" + n, *input, 2e-6, 2e-6));
+        // erf: its series below |x| = 0.5 (relative), above it 1 - erfc (absolute 3e-7);
+        // gelu_erf = x/2 (1 + erf(x / sqrt 2)) cancels like gelu for x << 0.
+        std::printf("erf: worst %.3g\n", check_per_element("erf shape=" + n, *input, 1e-6, 3e-7));
+        std::printf("gelu_erf: worst %.3g\n", check_per_element("gelu_erf shape=" + n, *input, 2e-6, 2e-6));
     }
 }
 

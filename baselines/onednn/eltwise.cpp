@@ -1,6 +1,10 @@
-// Elementwise ops: relu/gelu/sigmoid/tanh/exp with dnnl::eltwise_forward, add/mul
-// and bias_add with dnnl::binary (src1 broadcast along its extent-1 axes).
+// Elementwise ops: the unary ones with dnnl::eltwise_forward (erf has no primitive),
+// add/sub/mul/div/max/min and bias_add with dnnl::binary (src1 broadcast along its
+// extent-1 axes; oneDNN 2.6 has no binary pow).
 #include "simple_kernel.h"
+
+#include <algorithm>
+#include <cfloat>
 
 #include "op_catalog.h"
 
@@ -55,7 +59,7 @@ private:
     dnnl::memory zeros_, a_, b_, out_;
 };
 
-// SimpleKernel with its two sources given in the reverse order (add and mul commute).
+// SimpleKernel with its two sources given in the reverse order (add, mul, max and min commute).
 class SwappedBinaryKernel : public Kernel {
 public:
     explicit SwappedBinaryKernel(std::unique_ptr<Kernel> inner) : inner_(std::move(inner)) {}
@@ -80,17 +84,28 @@ private:
 
 std::unique_ptr<Kernel> make_unary_kernel(const ops::UnaryParams &p) {
     dnnl::algorithm alg;
+    float alpha = 0.f, beta = 0.f;
     switch (p.kind) {
     case ops::UnaryKind::Relu: alg = dnnl::algorithm::eltwise_relu; break;
     case ops::UnaryKind::Gelu: alg = dnnl::algorithm::eltwise_gelu_tanh; break;
+    case ops::UnaryKind::GeluErf: alg = dnnl::algorithm::eltwise_gelu_erf; break;
     case ops::UnaryKind::Sigmoid: alg = dnnl::algorithm::eltwise_logistic; break;
     case ops::UnaryKind::Tanh: alg = dnnl::algorithm::eltwise_tanh; break;
     case ops::UnaryKind::Exp: alg = dnnl::algorithm::eltwise_exp; break;
-    default: throw Unsupported("unknown unary kind");
+    case ops::UnaryKind::Sqrt: alg = dnnl::algorithm::eltwise_sqrt; break;
+    // alpha x + beta, and alpha x^beta
+    case ops::UnaryKind::Neg: alg = dnnl::algorithm::eltwise_linear, alpha = -1.f; break;
+    case ops::UnaryKind::Reciprocal: alg = dnnl::algorithm::eltwise_pow, alpha = 1.f, beta = -1.f; break;
+    case ops::UnaryKind::Clip:
+        alg = dnnl::algorithm::eltwise_clip;
+        alpha = float(std::max(p.lo, -double(FLT_MAX)));
+        beta = float(std::min(p.hi, double(FLT_MAX)));
+        break;
+    default: throw Unsupported("oneDNN has no eltwise primitive for this op");
     }
     dnnl::memory::desc md = plain_desc(p.shape);
     dnnl::eltwise_forward::primitive_desc pd(
-        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md, 0.f, 0.f), cpu_engine());
+        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md, alpha, beta), cpu_engine());
     return std::make_unique<SimpleKernel<dnnl::eltwise_forward>>(pd, std::vector<int>{DNNL_ARG_SRC, DNNL_ARG_DST},
                                                                  std::vector<dnnl::memory::desc>{md, md});
 }
@@ -98,8 +113,16 @@ std::unique_ptr<Kernel> make_unary_kernel(const ops::UnaryParams &p) {
 std::unique_ptr<Kernel> make_binary_kernel(const ops::BinaryParams &p) {
     const size_t rank = p.out_shape.size();
     const dims a = aligned(p.shape_a, rank), b = aligned(p.shape_b, rank), out = to_dims(p.out_shape);
-    const dnnl::algorithm alg = p.kind == ops::BinaryKind::Add ? dnnl::algorithm::binary_add
-                                                               : dnnl::algorithm::binary_mul;
+    dnnl::algorithm alg;
+    switch (p.kind) {
+    case ops::BinaryKind::Add: alg = dnnl::algorithm::binary_add; break;
+    case ops::BinaryKind::Sub: alg = dnnl::algorithm::binary_sub; break;
+    case ops::BinaryKind::Mul: alg = dnnl::algorithm::binary_mul; break;
+    case ops::BinaryKind::Div: alg = dnnl::algorithm::binary_div; break;
+    case ops::BinaryKind::Max: alg = dnnl::algorithm::binary_max; break;
+    case ops::BinaryKind::Min: alg = dnnl::algorithm::binary_min; break;
+    default: throw Unsupported("oneDNN 2.6 has no binary pow primitive");
+    }
     auto simple = [&](const dims &first, const dims &second) -> std::unique_ptr<Kernel> {
         dnnl::memory::desc s0 = plain_desc(first), s1 = plain_desc(second), d = plain_desc(out);
         return std::make_unique<SimpleKernel<dnnl::binary>>(
@@ -107,7 +130,8 @@ std::unique_ptr<Kernel> make_binary_kernel(const ops::BinaryParams &p) {
             std::vector<dnnl::memory::desc>{s0, s1, d});
     };
     if (a == out) return simple(a, b);
-    if (b == out) return std::make_unique<SwappedBinaryKernel>(simple(b, a));
+    const bool commutes = p.kind != ops::BinaryKind::Sub && p.kind != ops::BinaryKind::Div;
+    if (b == out && commutes) return std::make_unique<SwappedBinaryKernel>(simple(b, a));
     return std::make_unique<TwoSidedBroadcastKernel>(alg, plain_desc(a), plain_desc(b), plain_desc(out));
 }
 

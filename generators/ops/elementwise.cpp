@@ -3,6 +3,8 @@
 #include "fast_math.h"
 #include "halide_axes.h"
 
+#include <cmath>
+
 namespace tessera::ops {
 
 using namespace Halide;
@@ -13,11 +15,30 @@ const char *unary_name(UnaryKind kind) {
     switch (kind) {
     case UnaryKind::Relu: return "relu";
     case UnaryKind::Gelu: return "gelu";
+    case UnaryKind::GeluErf: return "gelu_erf";
     case UnaryKind::Sigmoid: return "sigmoid";
     case UnaryKind::Tanh: return "tanh";
     case UnaryKind::Exp: return "exp";
+    case UnaryKind::Sqrt: return "sqrt";
+    case UnaryKind::Erf: return "erf";
+    case UnaryKind::Neg: return "neg";
+    case UnaryKind::Reciprocal: return "reciprocal";
+    case UnaryKind::Clip: return "clip";
     }
     return "unary";
+}
+
+const char *binary_name(BinaryKind kind) {
+    switch (kind) {
+    case BinaryKind::Add: return "add";
+    case BinaryKind::Sub: return "sub";
+    case BinaryKind::Mul: return "mul";
+    case BinaryKind::Div: return "div";
+    case BinaryKind::Pow: return "pow";
+    case BinaryKind::Max: return "max";
+    case BinaryKind::Min: return "min";
+    }
+    return "binary";
 }
 
 // Coordinates into an operand of shape `s` broadcast to `vars` (numpy rules:
@@ -33,7 +54,26 @@ std::vector<Expr> broadcast_coords(const Shape &s, const std::vector<Var> &vars)
 
 }  // namespace
 
+Expr binary_expr(BinaryKind kind, const Expr &a, const Expr &b) {
+    switch (kind) {
+    case BinaryKind::Add: return a + b;
+    case BinaryKind::Sub: return a - b;
+    case BinaryKind::Mul: return a * b;
+    case BinaryKind::Div: return a / b;
+    // a^b = exp(b ln a) for a > 0; Halide's pow is a libm call per lane.
+    case BinaryKind::Pow: return Halide::pow(a, b);
+    case BinaryKind::Max: return max(a, b);
+    case BinaryKind::Min: return min(a, b);
+    }
+    return a;
+}
+
 Expr unary_expr(UnaryKind kind, const Expr &x) {
+    return unary_expr(UnaryParams{kind, {}, 0, 0}, x);
+}
+
+Expr unary_expr(const UnaryParams &p, const Expr &x) {
+    const UnaryKind kind = p.kind;
     switch (kind) {
     case UnaryKind::Relu: return max(x, 0.0f);
     case UnaryKind::Gelu: {
@@ -44,9 +84,20 @@ Expr unary_expr(UnaryKind kind, const Expr &x) {
         Expr u = k * (x + 0.044715f * x * x * x);
         return x / (1.0f + vector_exp(-2.0f * u));
     }
+    case UnaryKind::GeluErf: return 0.5f * x * (1.0f + vector_erf(x * 0.7071067811865476f));
     case UnaryKind::Sigmoid: return 1.0f / (1.0f + vector_exp(-x));
     case UnaryKind::Tanh: return vector_tanh(x);
     case UnaryKind::Exp: return vector_exp(x);
+    case UnaryKind::Sqrt: return sqrt(x);
+    case UnaryKind::Erf: return vector_erf(x);
+    case UnaryKind::Neg: return -x;
+    case UnaryKind::Reciprocal: return 1.0f / x;
+    case UnaryKind::Clip: {
+        Expr y = x;
+        if (std::isfinite(p.lo)) y = max(y, float(p.lo));
+        if (std::isfinite(p.hi)) y = min(y, float(p.hi));
+        return y;
+    }
     }
     return x;
 }
@@ -55,7 +106,7 @@ Func unary(const UnaryParams &p, const Func &input) {
     std::vector<Var> v = logical_vars(p.shape.size());
     // Prefixed: a Func named like a math function ("tanh") clashes with the libm symbol.
     Func out(std::string("elementwise_") + unary_name(p.kind));
-    ref(out, as_exprs(v)) = unary_expr(p.kind, at(input, as_exprs(v)));
+    ref(out, as_exprs(v)) = unary_expr(p, at(input, as_exprs(v)));
     return out;
 }
 
@@ -63,8 +114,8 @@ Func binary(const BinaryParams &p, const Func &a, const Func &b) {
     std::vector<Var> v = logical_vars(p.out_shape.size());
     Expr va = at(a, broadcast_coords(p.shape_a, v));
     Expr vb = at(b, broadcast_coords(p.shape_b, v));
-    Func out(p.kind == BinaryKind::Add ? "add" : "mul");
-    ref(out, as_exprs(v)) = p.kind == BinaryKind::Add ? va + vb : va * vb;
+    Func out(std::string("elementwise_") + binary_name(p.kind));
+    ref(out, as_exprs(v)) = binary_expr(p.kind, va, vb);
     return out;
 }
 

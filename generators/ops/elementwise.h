@@ -8,8 +8,11 @@
 
 namespace tessera::ops {
 
-// The scalar formula of a unary op; also used when fusing it into other stages.
+// The scalar formula of a unary op; also used when fusing it into other stages
+// (the kind alone: clip needs its bounds from the params).
 Halide::Expr unary_expr(UnaryKind kind, const Halide::Expr &x);
+Halide::Expr unary_expr(const UnaryParams &p, const Halide::Expr &x);
+Halide::Expr binary_expr(BinaryKind kind, const Halide::Expr &a, const Halide::Expr &b);
 
 Halide::Func unary(const UnaryParams &p, const Halide::Func &input);
 Halide::Func binary(const BinaryParams &p, const Halide::Func &a, const Halide::Func &b);

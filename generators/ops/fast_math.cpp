@@ -38,4 +38,20 @@ Expr vector_tanh(const Expr &x) {
     return select(x < 0.0f, -magnitude, magnitude);
 }
 
+Expr vector_erf(const Expr &x) {
+    Expr a = abs(x);
+    // Near 0: 2/sqrt(pi) (x - x^3/3 + x^5/10 - x^7/42 + x^9/216 - x^11/1320); at
+    // |x| = 0.5 the next term is below 2e-8 of the result.
+    Expr a2 = a * a;
+    Expr series = a * (1.0f + a2 * (-1.0f / 3 + a2 * (1.0f / 10 + a2 * (-1.0f / 42 + a2 * (1.0f / 216 + a2 * (-1.0f / 1320))))));
+    Expr near = 1.1283791670955126f * series;
+    // Away from 0: erfc(a) = t exp(-a^2) P(t), t = 1 / (1 + p a) (Abramowitz and
+    // Stegun 7.1.26, absolute error 1.5e-7), clamped so that exp stays in range.
+    Expr t = 1.0f / (1.0f + 0.3275911f * a);
+    Expr poly = t * (0.254829592f + t * (-0.284496736f + t * (1.421413741f + t * (-1.453152027f + t * 1.061405429f))));
+    Expr far = 1.0f - poly * vector_exp(-min(a2, 80.0f));
+    Expr magnitude = select(a < 0.5f, near, far);
+    return select(x < 0.0f, -magnitude, magnitude);
+}
+
 }  // namespace tessera::ops

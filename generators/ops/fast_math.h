@@ -13,5 +13,8 @@ namespace tessera::ops {
 Halide::Expr vector_exp(const Halide::Expr &x);
 // tanh via exp(-2|x|); a short odd series near 0, where 1 - exp(-2|x|) would cancel.
 Halide::Expr vector_tanh(const Halide::Expr &x);
+// erf: its odd Taylor series below |x| = 0.5, above it 1 - erfc(|x|) by a rational
+// approximation times exp(-x^2) (absolute error below 3e-7 over the whole line).
+Halide::Expr vector_erf(const Halide::Expr &x);
 
 }  // namespace tessera::ops

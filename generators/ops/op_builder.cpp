@@ -27,7 +27,7 @@ Func build_op(const OpConfig &config, const std::vector<Func> &inputs) {
     if (family == "conv") return conv2d(parse_conv(config), inputs[0], inputs[1]);
     if (family == "pool") return pool2d(parse_pool(config), inputs[0]);
     if (family == "reduce") return reduce(parse_reduce(config), inputs[0]);
-    if (config.op == "add" || config.op == "mul") return binary(parse_binary(config), inputs[0], inputs[1]);
+    if (is_binary_op(config.op)) return binary(parse_binary(config), inputs[0], inputs[1]);
     if (config.op == "bias_add") return bias_add(parse_bias_add(config), inputs[0], inputs[1]);
     if (family == "elementwise") return unary(parse_unary(config), inputs[0]);
     if (family == "softmax") return softmax(parse_softmax(config), inputs[0]);

@@ -42,6 +42,7 @@ const std::vector<KeyInfo> pool_keys(bool avg) {
 
 std::vector<OpInfo> make_catalog() {
     const KeyInfo shape{"shape", "", "tensor shape, e.g. 8x128x768"};
+    const std::vector<KeyInfo> binary_keys = {{"shape_a", "", "shape of a"}, {"shape_b", "", "shape of b"}};
     std::vector<OpInfo> ops = {
         {"matmul", "matmul", "C[M,N] = A[M,K] * B[K,N] (+ bias[N])",
          {{"M", "", "rows of A and C"},
@@ -70,10 +71,20 @@ std::vector<OpInfo> make_catalog() {
         {"sigmoid", "elementwise", "1 / (1 + exp(-x))", {shape}},
         {"tanh", "elementwise", "tanh(x)", {shape}},
         {"exp", "elementwise", "exp(x)", {shape}},
-        {"add", "elementwise", "a + b with numpy broadcasting",
-         {{"shape_a", "", "shape of a"}, {"shape_b", "", "shape of b"}}},
-        {"mul", "elementwise", "a * b with numpy broadcasting",
-         {{"shape_a", "", "shape of a"}, {"shape_b", "", "shape of b"}}},
+        {"gelu_erf", "elementwise", "x / 2 (1 + erf(x / sqrt(2))) (exact, as PyTorch and ONNX define it)", {shape}},
+        {"sqrt", "elementwise", "sqrt(x)", {shape}},
+        {"erf", "elementwise", "erf(x)", {shape}},
+        {"neg", "elementwise", "-x", {shape}},
+        {"reciprocal", "elementwise", "1 / x", {shape}},
+        {"clip", "elementwise", "min(max(x, min), max)",
+         {shape, {"min", "-inf", "lower bound"}, {"max", "inf", "upper bound"}}},
+        {"add", "elementwise", "a + b with numpy broadcasting", binary_keys},
+        {"sub", "elementwise", "a - b with numpy broadcasting", binary_keys},
+        {"mul", "elementwise", "a * b with numpy broadcasting", binary_keys},
+        {"div", "elementwise", "a / b with numpy broadcasting", binary_keys},
+        {"pow", "elementwise", "a ^ b with numpy broadcasting (a > 0)", binary_keys},
+        {"max", "elementwise", "max(a, b) with numpy broadcasting", binary_keys},
+        {"min", "elementwise", "min(a, b) with numpy broadcasting", binary_keys},
         {"bias_add", "elementwise", "x + bias[shape[axis]]",
          {shape, {"axis", "1", "axis the bias runs along (negative counts from the end)"}}},
         {"softmax", "softmax", "numerically stable softmax",
@@ -189,9 +200,12 @@ OpSignature describe_op(const OpConfig &config) {
         sig.inputs.push_back({"input", p.shape});
         sig.output = {"output", p.out_shape};
         sig.flops = num_elements(p.shape);
-    } else if (config.op == "add" || config.op == "mul") {
+    } else if (is_binary_op(config.op)) {
         BinaryParams p = parse_binary(config);
         sig.inputs = {{"a", p.shape_a}, {"b", p.shape_b}};
+        // Away from the poles and from negative bases.
+        if (p.kind == BinaryKind::Div) sig.inputs[1].lo = 0.5f, sig.inputs[1].hi = 2.0f;
+        if (p.kind == BinaryKind::Pow) sig.inputs[0].lo = 0.5f, sig.inputs[0].hi = 2.0f;
         sig.output = {"output", p.out_shape};
         sig.flops = num_elements(p.out_shape);
     } else if (config.op == "bias_add") {
@@ -202,6 +216,9 @@ OpSignature describe_op(const OpConfig &config) {
     } else if (info.family == "elementwise") {
         UnaryParams p = parse_unary(config);
         sig.inputs = {{"input", p.shape}};
+        if (p.kind == UnaryKind::Sqrt) sig.inputs[0].lo = 0.0f;
+        if (p.kind == UnaryKind::Reciprocal) sig.inputs[0].lo = 0.5f, sig.inputs[0].hi = 2.0f;
+        if (p.kind == UnaryKind::Clip) sig.inputs[0].lo = -2.0f, sig.inputs[0].hi = 2.0f;
         sig.output = {"output", p.shape};
         sig.flops = num_elements(p.shape);
     } else if (info.family == "softmax") {

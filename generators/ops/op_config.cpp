@@ -28,7 +28,9 @@ int64_t parse_int(const std::string &key, const std::string &text) {
     errno = 0;
     char *end = nullptr;
     long long v = std::strtoll(text.c_str(), &end, 10);
-    if (*end != '\0' || errno == ERANGE) {
+    // end must reach the value's end: a NUL byte inside it used to cut it short
+    // ("7\0junk" read as 7; found by tests/fuzz).
+    if (end != text.c_str() + text.size() || errno == ERANGE) {
         throw OpError("key '" + key + "': '" + text + "' is not an integer");
     }
     return v;
@@ -63,7 +65,7 @@ double OpConfig::get_float(const std::string &key, double fallback) const {
     const std::string &text = value(key);
     char *end = nullptr;
     double v = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0') {
+    if (text.empty() || end != text.c_str() + text.size()) {
         throw OpError("key '" + key + "': '" + text + "' is not a number");
     }
     return v;
@@ -161,7 +163,12 @@ std::string shape_to_string(const Shape &shape) {
 
 int64_t num_elements(const Shape &shape) {
     int64_t n = 1;
-    for (int64_t e : shape) n *= e;
+    for (int64_t e : shape) {
+        // A count past int64 was signed overflow (found by tests/fuzz).
+        if (__builtin_mul_overflow(n, e, &n)) {
+            throw OpError("shape " + shape_to_string(shape) + " has too many elements to count in 64 bits");
+        }
+    }
     return n;
 }
 

@@ -49,6 +49,6 @@ struct OpConfig {
 OpConfig parse_op_line(const std::string &line);
 
 std::string shape_to_string(const Shape &shape);  // "2x3x4"
-int64_t num_elements(const Shape &shape);
+int64_t num_elements(const Shape &shape);  // throws OpError past int64
 
 }  // namespace tessera::ops

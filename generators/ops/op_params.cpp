@@ -3,6 +3,8 @@
 #include "op_catalog.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 namespace tessera::ops {
 
@@ -47,8 +49,14 @@ int parse_axis(const OpConfig &config, const std::string &key, int64_t fallback,
 
 int64_t window_output_extent(const std::string &what, int64_t in, int64_t kernel, int64_t stride, int64_t pad,
                              int64_t dilation) {
-    int64_t span = dilation * (kernel - 1) + 1;
-    int64_t padded = in + 2 * pad;
+    int64_t span = 0, padded = 0;
+    // Checked: huge keys overflowed int64 here (found by tests/fuzz).
+    if (__builtin_mul_overflow(dilation, kernel - 1, &span) || __builtin_add_overflow(span, 1, &span) ||
+        __builtin_mul_overflow(pad, 2, &padded) || __builtin_add_overflow(in, padded, &padded)) {
+        throw OpError(what + ": window (kernel " + std::to_string(kernel) + ", dilation " + std::to_string(dilation) +
+                      ") or padded input (" + std::to_string(in) + " + 2 x pad " + std::to_string(pad) +
+                      ") too large");
+    }
     if (span > padded) {
         throw OpError(what + ": window of " + std::to_string(span) + " is larger than the padded input of " +
                       std::to_string(padded));
@@ -155,24 +163,43 @@ ReduceParams parse_reduce(const OpConfig &config) {
     return p;
 }
 
+bool is_binary_op(const std::string &op) {
+    return op == "add" || op == "sub" || op == "mul" || op == "div" || op == "pow" || op == "max" || op == "min";
+}
+
 UnaryParams parse_unary(const OpConfig &config) {
     check_keys(config);
     UnaryParams p;
     const std::string &op = config.op;
-    p.kind = op == "relu" ? UnaryKind::Relu
-             : op == "gelu" ? UnaryKind::Gelu
-             : op == "sigmoid" ? UnaryKind::Sigmoid
-             : op == "tanh" ? UnaryKind::Tanh
-             : op == "exp" ? UnaryKind::Exp
-                           : throw OpError(op + " is not a unary elementwise op");
+    static const std::map<std::string, UnaryKind> kinds = {
+        {"relu", UnaryKind::Relu}, {"gelu", UnaryKind::Gelu},   {"gelu_erf", UnaryKind::GeluErf},
+        {"sigmoid", UnaryKind::Sigmoid}, {"tanh", UnaryKind::Tanh}, {"exp", UnaryKind::Exp},
+        {"sqrt", UnaryKind::Sqrt}, {"erf", UnaryKind::Erf},     {"neg", UnaryKind::Neg},
+        {"reciprocal", UnaryKind::Reciprocal}, {"clip", UnaryKind::Clip}};
+    auto it = kinds.find(op);
+    if (it == kinds.end()) throw OpError(op + " is not a unary elementwise op");
+    p.kind = it->second;
     p.shape = config.get_shape("shape");
+    if (p.kind == UnaryKind::Clip) {
+        p.lo = config.get_float("min", -INFINITY);
+        p.hi = config.get_float("max", INFINITY);
+        if (std::isnan(p.lo) || std::isnan(p.hi) || p.lo > p.hi) {
+            throw OpError("clip: 'min' must not exceed 'max' (got " + std::to_string(p.lo) + " > " +
+                          std::to_string(p.hi) + ")");
+        }
+    }
     return p;
 }
 
 BinaryParams parse_binary(const OpConfig &config) {
     check_keys(config);
     BinaryParams p;
-    p.kind = config.op == "mul" ? BinaryKind::Mul : BinaryKind::Add;
+    static const std::map<std::string, BinaryKind> kinds = {
+        {"add", BinaryKind::Add}, {"sub", BinaryKind::Sub}, {"mul", BinaryKind::Mul}, {"div", BinaryKind::Div},
+        {"pow", BinaryKind::Pow}, {"max", BinaryKind::Max}, {"min", BinaryKind::Min}};
+    auto it = kinds.find(config.op);
+    if (it == kinds.end()) throw OpError(config.op + " is not a binary elementwise op");
+    p.kind = it->second;
     p.shape_a = config.get_shape("shape_a");
     p.shape_b = config.get_shape("shape_b");
     // numpy broadcasting: align trailing axes; extents must match or be 1.
@@ -211,6 +238,10 @@ NormParams parse_norm(const OpConfig &config) {
     NormParams p;
     p.batch_norm = config.op == "batch_norm";
     p.shape = config.get_shape("shape");
+    if (p.shape.empty()) {
+        // An empty value is a rank-0 shape: no axis to normalise (found by tests/fuzz).
+        throw OpError(config.op + ": key 'shape' needs at least one axis, e.g. shape=8x768");
+    }
     p.axis = p.batch_norm ? parse_axis(config, "axis", 1 < p.shape.size() ? 1 : 0, p.shape.size())
                           : static_cast<int>(p.shape.size()) - 1;
     p.epsilon = config.get_float("epsilon", 1e-5);
@@ -258,7 +289,14 @@ PadParams parse_pad(const OpConfig &config) {
         }
         p.before.push_back(pads[i]);
         p.after.push_back(pads[rank + i]);
-        p.out_shape.push_back(p.shape[i] + pads[i] + pads[rank + i]);
+        int64_t extent = 0;
+        // Checked: huge pads overflowed int64 here (found by tests/fuzz).
+        if (__builtin_add_overflow(p.shape[i], pads[i], &extent) ||
+            __builtin_add_overflow(extent, pads[rank + i], &extent)) {
+            throw OpError("pad: axis " + std::to_string(i) + " padded by 'pads' = " + config.value("pads") +
+                          " is too large");
+        }
+        p.out_shape.push_back(extent);
     }
     p.value = config.get_float("value", 0.0);
     return p;

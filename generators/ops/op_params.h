@@ -46,14 +46,19 @@ struct ReduceParams {
     Shape out_shape;        // derived
 };
 
-enum class UnaryKind { Relu, Gelu, Sigmoid, Tanh, Exp };
+// gelu is the tanh approximation; gelu_erf the exact x/2 (1 + erf(x / sqrt 2)) that
+// PyTorch and ONNX models use. clip clamps to [lo, hi].
+enum class UnaryKind { Relu, Gelu, GeluErf, Sigmoid, Tanh, Exp, Sqrt, Erf, Neg, Reciprocal, Clip };
 struct UnaryParams {
     UnaryKind kind = UnaryKind::Relu;
     Shape shape;
+    double lo = 0, hi = 0;  // clip only
 };
 
-// add / mul with numpy broadcasting.
-enum class BinaryKind { Add, Mul };
+// add / sub / mul / div / pow / max / min with numpy broadcasting.
+enum class BinaryKind { Add, Sub, Mul, Div, Pow, Max, Min };
+// Whether `op` names one of them ("add", "sub", ...).
+bool is_binary_op(const std::string &op);
 struct BinaryParams {
     BinaryKind kind = BinaryKind::Add;
     Shape shape_a, shape_b, out_shape;  // out_shape derived

@@ -150,15 +150,34 @@ Tensor reduce_ref(const ReduceParams &p, const Tensor &x) {
     return out;
 }
 
-double unary_ref(UnaryKind kind, double x) {
-    switch (kind) {
+double unary_ref(const UnaryParams &p, double x) {
+    switch (p.kind) {
     case UnaryKind::Relu: return x > 0 ? x : 0;
     case UnaryKind::Gelu: return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
+    case UnaryKind::GeluErf: return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0)));
     case UnaryKind::Sigmoid: return 1 / (1 + std::exp(-x));
     case UnaryKind::Tanh: return std::tanh(x);
     case UnaryKind::Exp: return std::exp(x);
+    case UnaryKind::Sqrt: return std::sqrt(x);
+    case UnaryKind::Erf: return std::erf(x);
+    case UnaryKind::Neg: return -x;
+    case UnaryKind::Reciprocal: return 1 / x;
+    case UnaryKind::Clip: return std::min(std::max(x, p.lo), p.hi);
     }
     return x;
+}
+
+double binary_ref_value(BinaryKind kind, double a, double b) {
+    switch (kind) {
+    case BinaryKind::Add: return a + b;
+    case BinaryKind::Sub: return a - b;
+    case BinaryKind::Mul: return a * b;
+    case BinaryKind::Div: return a / b;
+    case BinaryKind::Pow: return std::pow(a, b);
+    case BinaryKind::Max: return std::max(a, b);
+    case BinaryKind::Min: return std::min(a, b);
+    }
+    return a;
 }
 
 Tensor binary_ref(const BinaryParams &p, const Tensor &a, const Tensor &b) {
@@ -173,7 +192,7 @@ Tensor binary_ref(const BinaryParams &p, const Tensor &a, const Tensor &b) {
     };
     for_each_index(p.out_shape, [&](const std::vector<int64_t> &idx) {
         double va = a.data[source_index(a, idx)], vb = b.data[source_index(b, idx)];
-        out.data[offset(out, idx)] = float(p.kind == BinaryKind::Add ? va + vb : va * vb);
+        out.data[offset(out, idx)] = float(binary_ref_value(p.kind, va, vb));
     });
     return out;
 }
@@ -267,7 +286,7 @@ Tensor reference(const OpConfig &config, const std::vector<Tensor> &inputs) {
     if (family == "conv") return conv_ref(parse_conv(config), inputs);
     if (family == "pool") return pool_ref(parse_pool(config), inputs);
     if (family == "reduce") return reduce_ref(parse_reduce(config), inputs[0]);
-    if (config.op == "add" || config.op == "mul") return binary_ref(parse_binary(config), inputs[0], inputs[1]);
+    if (ops::is_binary_op(config.op)) return binary_ref(parse_binary(config), inputs[0], inputs[1]);
     if (config.op == "bias_add") {
         BiasAddParams p = parse_bias_add(config);
         Tensor out(p.shape);
@@ -280,7 +299,7 @@ Tensor reference(const OpConfig &config, const std::vector<Tensor> &inputs) {
     if (family == "elementwise") {
         UnaryParams p = parse_unary(config);
         Tensor out(p.shape);
-        for (size_t i = 0; i < out.size(); i++) out.data[i] = float(unary_ref(p.kind, inputs[0].data[i]));
+        for (size_t i = 0; i < out.size(); i++) out.data[i] = float(unary_ref(p, inputs[0].data[i]));
         return out;
     }
     if (family == "softmax") return softmax_ref(parse_softmax(config), inputs[0]);
