@@ -10,6 +10,8 @@ GFLOP/s.
 usage: bench_plot.py REPORT.json OUT.png
 """
 import json
+import math
+import statistics
 import sys
 
 import matplotlib
@@ -21,6 +23,26 @@ import matplotlib.pyplot as plt  # noqa: E402
 def label(rec):
     shape = rec["shape"]
     return rec["op"] + "\n" + (shape if len(shape) <= 28 else shape[:26] + "..")
+
+
+def headline(records, scheduler):
+    """Geomeans of a contender's speedup over oneDNN, compute- and memory-bound
+    apart, and the median, over ops where oneDNN ran an optimised kernel."""
+    slow = {(r["op"], r["shape"]) for r in records
+            if r["scheduler"] == "oneDNN" and not r.get("optimised_impl", True)}
+    parts = {True: [], False: []}
+    for r in records:
+        if r["scheduler"] == scheduler and r.get("speedup_vs_onednn", 0) > 0 and (r["op"], r["shape"]) not in slow:
+            parts[r["compute_bound"]].append(r["speedup_vs_onednn"])
+
+    def gm(v):
+        return math.exp(sum(math.log(x) for x in v) / len(v)) if v else 0
+
+    both = parts[True] + parts[False]
+    if not both:
+        return ""
+    return "%s: compute-bound %.2fx, memory-bound %.2fx, median %.2fx" % (
+        scheduler, gm(parts[True]), gm(parts[False]), statistics.median(both))
 
 
 def main(argv):
@@ -64,7 +86,11 @@ def main(argv):
     bars.set_xticks(range(len(ops)))
     bars.set_xticklabels([label({"op": o, "shape": s}) for o, s in ops], rotation=60, ha="right", fontsize=7)
     bars.set_ylabel("speedup over oneDNN (oneDNN time / time), log scale")
-    bars.set_title("Speedup over oneDNN per op (above 1: faster than oneDNN)")
+    title = "Speedup over oneDNN per op (above 1: faster than oneDNN)"
+    lines = [h for h in (headline(records, s) for s in others) if h]
+    if lines:
+        title += "\ngeomeans where oneDNN ran an optimised kernel: " + "; ".join(lines[:2])
+    bars.set_title(title, fontsize=9)
     bars.legend(fontsize=8)
     bars.grid(axis="y", which="both", alpha=0.3)
 

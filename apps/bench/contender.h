@@ -33,7 +33,8 @@ public:
     bool supported() const { return why_not_.empty(); }
     const std::string &why_not() const { return why_not_; }
     std::string impl() const;
-    bool reference_impl() const;
+    // False when oneDNN runs one of its slow paths (see BenchRecord::optimised_impl).
+    bool optimised_impl() const;
     double schedule_ms() const { return schedule_ms_; }
     double compile_ms() const { return compile_ms_; }
 

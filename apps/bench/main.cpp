@@ -10,6 +10,7 @@
 #include "op_bench.h"
 #include "op_catalog.h"
 #include "schedulers.h"
+#include "shape_option.h"
 #include "suite_file.h"
 #include "thread_env.h"
 
@@ -36,6 +37,7 @@ public:
 struct Options {
     std::string op, shape, suite, suite_file, json, csv, plot;
     std::vector<std::string> schedulers;
+    std::string omp_wait = "passive";
     bool list = false;
     bool help = false;
     int threads = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -94,38 +96,13 @@ std::vector<std::string> parse_schedulers(const std::string &list) {
     return out;
 }
 
-// "M=512,N=1024,K=64" (commas or spaces between keys). A piece without '=' continues
-// the previous value, so list values survive: "shape=4x8,axes=0,1".
-tessera::ops::OpConfig parse_op(const std::string &op, const std::string &shape) {
-    std::string line = op;
-    std::string token;
-    std::vector<std::string> tokens;
-    for (char c : shape + ",") {
-        if (c == ',' || std::isspace(static_cast<unsigned char>(c))) {
-            if (token.empty()) continue;
-            if (token.find('=') == std::string::npos && !tokens.empty()) {
-                tokens.back() += "," + token;
-            } else {
-                tokens.push_back(token);
-            }
-            token.clear();
-        } else {
-            token += c;
-        }
-    }
-    for (const std::string &t : tokens) line += " " + t;
-    tessera::ops::OpConfig config = tessera::ops::parse_op_line(line);
-    tessera::ops::describe_op(config);  // unknown op or key, missing key, bad value
-    return config;
-}
-
 void usage(std::FILE *to) {
     std::string names;
     for (const std::string &s : known_contenders()) names += (names.empty() ? "" : ",") + s;
     std::fprintf(to,
                  "usage: tessera-bench (--op NAME [--shape K=V,...] | --suite default|roller|chimera|memory | --suite-file F)\n"
                  "                     [--schedulers LIST] [--reps N] [--threads N] [--seed N] [--timeout S]\n"
-                 "                     [--json F] [--csv F] [--plot F.png] [--verbose]\n"
+                 "                     [--omp-wait active|passive] [--json F] [--csv F] [--plot F.png] [--verbose]\n"
                  "       tessera-bench --list\n"
                  "  --op, --shape  one op, e.g. --op matmul --shape M=512,N=1024,K=64\n"
                  "  --suite        built-in suite file (apps/suites/NAME.suite)\n"
@@ -137,6 +114,8 @@ void usage(std::FILE *to) {
                  "  --threads      threads for every contender (HL_NUM_THREADS, OMP_NUM_THREADS; default all cores)\n"
                  "  --seed         seed of the random inputs (default 1)\n"
                  "  --timeout      seconds one op may take before its running contender is marked crashed (180)\n"
+                 "  --omp-wait     OMP_WAIT_POLICY for oneDNN's OpenMP threads between calls (default passive;\n"
+                 "                 docs/results.md compares both)\n"
                  "  --json, --csv  write every record; --plot draws speedups over oneDNN and a roofline\n"
                  "  --verbose      keep the autoschedulers' own output on stderr\n"
                  "  --list         every op with its keys\n",
@@ -177,6 +156,12 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--list") o.list = true;
         else if (arg == "--help" || arg == "-h") o.help = true;
         else if (arg == "--verbose") o.settings.quiet = false;
+        else if (arg == "--omp-wait") {
+            o.omp_wait = next();
+            if (o.omp_wait != "active" && o.omp_wait != "passive") {
+                throw UsageError("--omp-wait takes active or passive, got '" + o.omp_wait + "'");
+            }
+        }
         else throw UsageError("unknown argument '" + arg + "'");
     }
     o.schedulers = schedulers.empty() ? default_contenders() : parse_schedulers(schedulers);
@@ -207,7 +192,7 @@ int run(const Options &o) {
     std::vector<tessera::ops::OpConfig> configs;
     std::string source;
     if (!o.op.empty()) {
-        configs.push_back(parse_op(o.op, o.shape));
+        configs.push_back(tessera::parse_shape_option(o.op, o.shape));
         source = "the command line";
     } else {
         source = o.suite_file.empty() ? tessera::builtin_suite_path(o.suite) : o.suite_file;
@@ -220,6 +205,12 @@ int run(const Options &o) {
     std::printf("tessera-bench: %zu ops from %s, %d threads, seed %llu, contenders:%s\n", configs.size(),
                 source.c_str(), o.threads, (unsigned long long)o.settings.seed, names.c_str());
     std::printf("%s\n", profile_line(profile).c_str());
+    std::printf("OMP_WAIT_POLICY=%s", o.omp_wait.c_str());
+    if (const char *beam = std::getenv("HL_BEAM_SIZE")) {
+        std::printf("; Adams2019 searches with HL_BEAM_SIZE=%s%s", beam,
+                    std::string(beam) == "1" ? " (greedy, not its default beam of 32)" : "");
+    }
+    std::printf("\n");
     std::printf("  %-14s %-8s %9s %9s %15s %7s %9s %9s %9s %9s  %s\n", "scheduler", "status", "min ms", "med ms",
                 "rate", "%peak", "vs oneDNN", "sched ms", "cg ms", "rel err", "impl");
     std::fflush(stdout);
@@ -281,8 +272,8 @@ int main(int argc, char **argv) {
             return 0;
         }
         // Validate the ops before the re-exec so a usage error is reported once.
-        if (!options.op.empty()) parse_op(options.op, options.shape);
-        tessera::bench::ensure_thread_environment(options.threads, argv);
+        if (!options.op.empty()) tessera::parse_shape_option(options.op, options.shape);
+        tessera::bench::ensure_thread_environment(options.threads, options.omp_wait.c_str(), argv);
         return run(options);
     } catch (const UsageError &e) {
         std::fprintf(stderr, "tessera-bench: %s\n", e.what());

@@ -43,7 +43,7 @@ std::unique_ptr<Contender> build_and_check(const ops::OpConfig &config, const op
             return nullptr;
         }
         r.impl = c->impl();
-        r.reference_impl = c->reference_impl();
+        r.optimised_impl = c->optimised_impl();
         Tensor out = make_poisoned_output(sig);
         c->run(inputs, out);
         r.rel_error = relative_error(out, expected);

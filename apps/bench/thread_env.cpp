@@ -23,11 +23,11 @@ int configured_threads() {
     return v ? std::max(1, std::atoi(v)) : 1;
 }
 
-void ensure_thread_environment(int threads, char **argv) {
+void ensure_thread_environment(int threads, const char *omp_wait, char **argv) {
     const std::string n = std::to_string(threads);
     const std::pair<const char *, std::string> wanted[] = {
         {"HL_NUM_THREADS", n},          {"OMP_NUM_THREADS", n},      {"TESSERA_NUM_THREADS", n},
-        {"OMP_WAIT_POLICY", "passive"}, {"OMP_PROC_BIND", "false"},
+        {"OMP_WAIT_POLICY", omp_wait}, {"OMP_PROC_BIND", "false"},
     };
     bool right = true;
     for (const auto &[name, value] : wanted) right = right && env_is(name, value);

@@ -2,8 +2,9 @@
 //
 // Weights use format_tag::any and are reordered once per weight buffer outside the
 // timed region. Activations: oneDNN is first asked for a primitive on the plain
-// layout itself; if it only offers a slow fallback there (gemm/ref), the primitive
-// picks its layout (any) and the reorders from and to the plain layout are timed.
+// layout itself; if it only offers a slow fallback there (gemm, or an impl that
+// is_optimised_impl rejects), the primitive picks its layout (any) and the reorders
+// from and to the plain layout are timed.
 #include "onednn_common.h"
 
 namespace tessera::onednn {
@@ -33,8 +34,10 @@ dnnl::memory::desc user_weights_desc(const ops::ConvParams &p) {
     return strided_desc(d, s);
 }
 
+// Not an optimised kernel, or gemm-based: im2col + gemm ("gemm:jit" on nchw) is a
+// fallback for convolutions, which oneDNN's direct JIT kernels beat on their layout.
 bool slow_fallback(const std::string &impl) {
-    return impl.find("gemm") != std::string::npos || impl.rfind("ref", 0) == 0;
+    return !is_optimised_impl(impl) || impl.find("gemm") != std::string::npos;
 }
 
 class ConvKernel : public Kernel {

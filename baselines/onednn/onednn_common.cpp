@@ -38,6 +38,31 @@ dnnl::memory user_memory(const dnnl::memory::desc &md) {
     return dnnl::memory(md, cpu_engine(), DNNL_MEMORY_NONE);
 }
 
+bool is_optimised_impl(const std::string &impl) {
+    // simple_layer_normalization runs JIT statistics and data kernels
+    // (jit_stat_and_data_kernel_t) on AVX2 and later: its name hides them.
+    for (const char *jit : {"jit", "brg", "brdgmm", "simple_layer_normalization"}) {
+        if (impl.find(jit) != std::string::npos) return true;
+    }
+    return false;
+}
+
+int64_t channel_block() {
+    const unsigned avx512_core = unsigned(dnnl::cpu_isa::avx512_core);
+    return (unsigned(dnnl::get_effective_cpu_isa()) & avx512_core) == avx512_core ? 16 : 8;
+}
+
+dnnl::memory::format_tag blocked_channel_tag(int ndims) {
+    using tag = dnnl::memory::format_tag;
+    const bool wide = channel_block() == 16;
+    switch (ndims) {
+    case 3: return wide ? tag::nCw16c : tag::nCw8c;
+    case 4: return wide ? tag::nChw16c : tag::nChw8c;
+    case 5: return wide ? tag::nCdhw16c : tag::nCdhw8c;
+    default: throw std::invalid_argument("blocked_channel_tag: rank " + std::to_string(ndims) + " has no blocked layout");
+    }
+}
+
 void point(dnnl::memory &mem, const Tensor &t) {
     // oneDNN takes non-const handles; inputs are only read.
     mem.set_data_handle(const_cast<float *>(t.data.data()));

@@ -7,6 +7,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -51,6 +52,38 @@ std::string impl_of(const PrimitiveDesc &pd) {
     return pd.impl_info_str();
 }
 
+// True for oneDNN's optimised JIT kernels: impl strings containing "jit" (jit:avx2,
+// jit:avx512_core, jit:uni, bnorm_jit:..., gemm:jit) or "brg"/"brdgmm" (brgconv,
+// brgemm, brg:..., brdgmm_dw). False for its C++ fallbacks: "ref:any", "gemm:ref",
+// "simple_nchw", "ncsp_bnorm", "simple_layer_normalization", ...
+bool is_optimised_impl(const std::string &impl);
+
+// The channel block oneDNN's JIT kernels use on this machine: 16 where the CPU has
+// AVX-512 (avx512_core), 8 otherwise.
+int64_t channel_block();
+// The channel-blocked layout of that block for an activation of rank 3, 4 or 5
+// (channels on axis 1): nCw16c / nChw16c / nCdhw16c, or nCw8c / nChw8c / nCdhw8c.
+dnnl::memory::format_tag blocked_channel_tag(int ndims);
+
+// `plain` (the primitive made on the caller's layout) when its implementation is
+// optimised; otherwise the first of `alternatives` (other layouts, reordered to and
+// from in run()) whose implementation is, skipping layouts oneDNN rejects; `plain`
+// when none is.
+template <typename PrimitiveDesc>
+PrimitiveDesc prefer_optimised(const PrimitiveDesc &plain,
+                               const std::vector<std::function<PrimitiveDesc()>> &alternatives) {
+    if (is_optimised_impl(impl_of(plain))) return plain;
+    for (const auto &make : alternatives) {
+        try {
+            PrimitiveDesc alternative = make();
+            if (is_optimised_impl(impl_of(alternative))) return alternative;
+        } catch (const dnnl::error &) {
+            // oneDNN has no implementation for this layout: try the next one.
+        }
+    }
+    return plain;
+}
+
 // Converts between the user's plain layout and the layout a primitive chose.
 // When they agree it does nothing and the primitive reads/writes user storage;
 // otherwise it owns a scratch buffer and a reorder that run() executes (timed).
@@ -61,6 +94,8 @@ public:
 
     bool reorders() const { return reorder_ != nullptr; }
     std::string impl() const { return impl_; }
+    // The memory the primitive uses (user storage, or the scratch buffer when reordering).
+    dnnl::memory &primitive_memory() { return primitive_; }
     // The memory the primitive uses, after pointing the user side at t.
     dnnl::memory &bind(const Tensor &t);
     // Executes the reorder if there is one (before the primitive for inputs, after it for outputs).

@@ -15,7 +15,7 @@ std::unique_ptr<Kernel> make_kernel(const ops::OpConfig &config) {
     if (family == "reduce") return make_reduce_kernel(ops::parse_reduce(config));
     if (family == "softmax") return make_softmax_kernel(ops::parse_softmax(config));
     if (family == "norm") return make_norm_kernel(ops::parse_norm(config));
-    if (config.op == "add" || config.op == "mul") return make_binary_kernel(ops::parse_binary(config));
+    if (ops::is_binary_op(config.op)) return make_binary_kernel(ops::parse_binary(config));
     if (config.op == "bias_add") return make_bias_add_kernel(ops::parse_bias_add(config));
     if (family == "elementwise") return make_unary_kernel(ops::parse_unary(config));
     if (config.op == "transpose") return make_transpose_kernel(ops::parse_transpose(config));
@@ -44,6 +44,10 @@ std::string OnednnOp::impl() const {
 
 bool OnednnOp::reference_impl() const {
     return kernel_ && kernel_->main_impl().rfind("ref", 0) == 0;
+}
+
+bool OnednnOp::optimised_impl() const {
+    return kernel_ && is_optimised_impl(kernel_->main_impl());
 }
 
 void OnednnOp::run(std::vector<Tensor> &inputs, Tensor &output) {

@@ -35,6 +35,10 @@ public:
     std::string impl() const;
     // True when oneDNN fell back to a reference implementation ("ref:...").
     bool reference_impl() const;
+    // True when the main primitive (reorders aside) is one of oneDNN's optimised JIT
+    // kernels (is_optimised_impl: "jit", "brg" in its impl string), false for its C++
+    // fallbacks ("ref:any", "simple_nchw", "ncsp_bnorm", ...) and unsupported ops.
+    bool optimised_impl() const;
 
     // inputs follow ops::describe_op(config).inputs; output is already sized.
     void run(std::vector<Tensor> &inputs, Tensor &output);
