@@ -85,6 +85,15 @@ void register_elementwise_rules(RuleTable &table) {
     for (const char *op : {"Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Reciprocal"})
         table[op] = unary({DType::f32});
     table["Relu"] = unary({DType::f32, DType::i64, DType::i32});
+    // ONNX's Gelu arrives in opset 20; here graph/passes/rewrite_patterns makes it from
+    // the Erf form PyTorch exports (x * 0.5 * (1 + erf(x / sqrt 2))), exact only.
+    OpRule gelu = unary({DType::f32});
+    gelu.attributes = {"approximate"};
+    gelu.check = [](const InferContext &ctx) {
+        ctx.require_dtype(0, {DType::f32});
+        ctx.require_one_of("approximate", ctx.node.get_string("approximate", "none"), {"none"});
+    };
+    table["Gelu"] = gelu;
     table["Neg"] = unary({DType::f32, DType::i64, DType::i32});
     table["Identity"] = unary({DType::f32, DType::i64, DType::i32, DType::boolean});
     for (const char *op : {"Add", "Sub", "Mul", "Div"})

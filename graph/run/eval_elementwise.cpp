@@ -133,6 +133,7 @@ void register_elementwise_kernels(KernelTable &table) {
     table["Sigmoid"] = unary_float(sigmoid);
     table["Tanh"] = unary_float([](double v) { return std::tanh(v); });
     table["Erf"] = unary_float([](double v) { return std::erf(v); });
+    table["Gelu"] = unary_float([](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); });
     table["Sqrt"] = unary_float([](double v) { return std::sqrt(v); });
     table["Exp"] = unary_float([](double v) { return std::exp(v); });
     table["Reciprocal"] = unary_float(reciprocal);

@@ -2,9 +2,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 
@@ -25,6 +27,26 @@ uint64_t sysfs_cache_bytes(int level, bool data_or_unified) {
         return unit == 'K' ? v << 10 : unit == 'M' ? v << 20 : v;
     }
     return 0;
+}
+
+// An integer field. nlohmann's get<T>() converts a number out of T's range with
+// undefined behaviour (a double such as 1e300) or wraps it (4294967297 read as 1);
+// both caught by tests/fuzz's sanitized loader. A double in range is truncated, as before.
+template <typename T>
+T integer_field(const nlohmann::json &j, const char *key) {
+    using limits = std::numeric_limits<T>;
+    const nlohmann::json &v = j.at(key);
+    const double above = std::ldexp(1.0, limits::digits), below = limits::is_signed ? -above - 1 : -1;
+    const bool in_range = v.is_number_unsigned() ? v.get<uint64_t>() <= uint64_t(limits::max())
+                          : v.is_number_integer() ? limits::is_signed && v.get<int64_t>() >= int64_t(limits::lowest())
+                          : v.is_number_float()   ? v.get<double>() > below && v.get<double>() < above
+                                                  : false;
+    if (!in_range) {
+        throw std::runtime_error(std::string("'") + key + "' must be an integer from " +
+                                 std::to_string(limits::lowest()) + " to " + std::to_string(limits::max()) +
+                                 ", got " + v.dump());
+    }
+    return v.get<T>();
 }
 
 std::string cpu_model_name() {
@@ -84,21 +106,29 @@ std::optional<DeviceProfile> load_profile(const std::string &path, std::string *
     try {
         nlohmann::json j = nlohmann::json::parse(in);
         DeviceProfile p;
-        p.version = j.at("version").get<int>();
+        p.version = integer_field<int>(j, "version");
         if (p.version != 1) throw std::runtime_error("unsupported version " + std::to_string(p.version));
         p.source = j.value("source", "measured");
         p.cpu_model = j.value("cpu_model", "unknown");
-        p.cores = j.at("cores").get<int>();
-        p.vector_lanes_fp32 = j.at("vector_lanes_fp32").get<int>();
+        p.cores = integer_field<int>(j, "cores");
+        p.vector_lanes_fp32 = integer_field<int>(j, "vector_lanes_fp32");
         p.fma_gflops_per_core = j.at("fma_gflops_per_core").get<double>();
         p.dram_copy_gbs = j.at("dram_copy_gbs").get<double>();
         p.dram_transpose_gbs = j.value("dram_transpose_gbs", 0.0);
         for (const auto &l : j.at("layers")) {
-            p.layers.push_back({l.at("name").get<std::string>(), l.at("capacity_bytes").get<uint64_t>(),
+            p.layers.push_back({l.at("name").get<std::string>(), integer_field<uint64_t>(l, "capacity_bytes"),
                                 l.at("read_gbs_per_core").get<double>(), l.at("read_gbs_all_cores").get<double>()});
         }
         if (p.cores <= 0 || p.fma_gflops_per_core <= 0 || p.layers.empty()) {
             throw std::runtime_error("cores, fma_gflops_per_core and layers must be positive / non-empty");
+        }
+        // The scheduler finds the layers by name and by position (rtile.h's TileLevel,
+        // the perf model): without all four it stopped on an internal error or read
+        // past them (tests/fuzz).
+        std::string names;
+        for (const MemoryLayerProfile &l : p.layers) names += (names.empty() ? "" : ", ") + l.name;
+        if (names != "L1, L2, LLC, DRAM") {
+            throw std::runtime_error("layers must be L1, L2, LLC, DRAM in this order, got " + names);
         }
         return p;
     } catch (const std::exception &e) {
@@ -135,6 +165,10 @@ DeviceProfile host_profile() {
     std::string error;
     if (auto p = load_profile(default_profile_path(), &error)) return *p;
     return builtin_profile();
+}
+
+double balance_flops_per_byte(const DeviceProfile &p) {
+    return p.dram_copy_gbs > 0 ? p.fma_gflops_per_core * p.cores / p.dram_copy_gbs : 0;
 }
 
 }  // namespace tessera::hal

@@ -51,4 +51,9 @@ void save_profile(const DeviceProfile &profile, const std::string &path);
 // The profile at default_profile_path() if it loads, otherwise builtin_profile().
 DeviceProfile host_profile();
 
+// The device's balance: peak FLOP/s of all cores over DRAM copy bandwidth, in FLOP
+// per byte. A kernel whose arithmetic intensity is below it waits on memory; the
+// graph layer's fusion plan classifies nodes against it.
+double balance_flops_per_byte(const DeviceProfile &profile);
+
 }  // namespace tessera::hal

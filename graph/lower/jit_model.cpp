@@ -1,0 +1,79 @@
+#include "jit_model.h"
+
+#include "graph_error.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <memory>
+
+namespace tessera::graph {
+
+Halide::Buffer<float> halide_view(TensorData &t) {
+    std::vector<int> sizes(t.shape.rbegin(), t.shape.rend());
+    return Halide::Buffer<float>(t.f.data(), sizes);
+}
+
+JitModel::JitModel(const Graph &g, const FusionPlan &plan, const std::function<void(Halide::Pipeline &)> &schedule,
+                   const Halide::Target &target, const std::function<void(const std::string &)> &progress)
+    : graph_(g), target_(target) {
+    for (size_t k = 0; k < plan.partitions.size(); k++) {
+        const auto start = std::chrono::steady_clock::now();
+        LoweredPartition lp = lower_partition(g, plan.partitions[k]);
+        schedule(lp.pipeline);
+        lp.pipeline.compile_jit(target);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        if (progress) {
+            char line[256];
+            std::snprintf(line, sizeof line, "[%zu/%zu] %s compiled in %.0f ms", k + 1, plan.partitions.size(),
+                          lp.name.c_str(), ms);
+            progress(line);
+        }
+        partitions_.push_back(std::move(lp));
+    }
+}
+
+TensorMap JitModel::run(const TensorMap &inputs) const {
+    std::map<std::string, std::shared_ptr<TensorData>> values;
+    for (const std::string &name : graph_.inputs) {
+        auto it = inputs.find(name);
+        if (it == inputs.end()) throw GraphError("run: graph input '" + name + "' is not given");
+        const TensorInfo &want = graph_.value(name);
+        if (it->second.dtype != want.dtype || it->second.shape != want.shape) {
+            throw GraphError("run: input '" + name + "' is " + dtype_name(it->second.dtype) + "[" +
+                             shape_string(it->second.shape) + "], the model takes " + want.type_string());
+        }
+        values[name] = std::make_shared<TensorData>(it->second);
+    }
+    auto value_of = [&](const std::string &name) -> TensorData & {
+        auto it = values.find(name);
+        if (it != values.end()) return *it->second;
+        const TensorInfo &info = graph_.value(name);
+        if (!info.is_constant()) throw GraphError("run: value '" + name + "' was never computed (internal error)");
+        // Constants are bound as inputs (Halide does not write them): a shared view.
+        auto view = std::const_pointer_cast<TensorData>(info.data);
+        values[name] = view;
+        return *view;
+    };
+    for (const LoweredPartition &lp : partitions_) {
+        for (size_t k = 0; k < lp.params.size(); k++) {
+            Halide::ImageParam param = lp.params[k];
+            param.set(halide_view(value_of(lp.input_values[k])));
+        }
+        // Poisoned: a kernel that leaves an element unwritten shows as NaN.
+        const TensorInfo &out_info = graph_.value(lp.output_value);
+        auto out = std::make_shared<TensorData>(DType::f32, out_info.shape);
+        std::fill(out->f.begin(), out->f.end(), std::numeric_limits<float>::quiet_NaN());
+        Halide::Buffer<float> out_buffer = halide_view(*out);
+        Halide::Pipeline pipeline = lp.pipeline;  // a handle: realize is not const
+        pipeline.realize(Halide::Realization(out_buffer), target_);
+        values[lp.output_value] = out;
+    }
+    TensorMap outputs;
+    for (const std::string &name : graph_.outputs) outputs[name] = value_of(name);
+    return outputs;
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,43 @@
+// JitModel: a graph compiled partition by partition (lower_partition, then the
+// caller's scheduler, then Halide's JIT) and run on host tensors: the way
+// `tessera run` executes a model, and what the tests check against the reference
+// evaluator. Intermediate values live in host buffers between partitions.
+#pragma once
+
+#include "evaluate.h"
+#include "lower_partition.h"
+#include "partition.h"
+
+#include <Halide.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tessera::graph {
+
+class JitModel {
+public:
+    // Schedules each partition's pipeline with `schedule` (e.g. the Tessera plugin
+    // through Pipeline::auto_schedule) and JIT-compiles it for `target`. `progress`
+    // gets one line per partition. Throws GraphError (a node that cannot be lowered)
+    // or Halide::CompileError.
+    JitModel(const Graph &g, const FusionPlan &plan, const std::function<void(Halide::Pipeline &)> &schedule,
+             const Halide::Target &target, const std::function<void(const std::string &)> &progress = {});
+
+    // Graph inputs by name -> graph outputs by name. Throws GraphError for a missing
+    // input or one of the wrong shape or dtype.
+    TensorMap run(const TensorMap &inputs) const;
+
+    const std::vector<LoweredPartition> &partitions() const { return partitions_; }
+
+private:
+    const Graph &graph_;
+    Halide::Target target_;
+    std::vector<LoweredPartition> partitions_;
+};
+
+// A host buffer's data seen as a Halide buffer (dimensions reversed; no copy).
+Halide::Buffer<float> halide_view(TensorData &t);
+
+}  // namespace tessera::graph

@@ -1,0 +1,121 @@
+// Transpose (the op library's), and the index plumbing ops: Reshape, Flatten,
+// Squeeze, Unsqueeze, Identity, Expand, Concat, Split, Slice and Gather with
+// constant indices, as Funcs that read their input at computed coordinates.
+#include "halide_axes.h"
+#include "index_maps.h"
+#include "lower_rule.h"
+#include "op_library.h"
+#include "resolved_params.h"
+
+namespace tessera::graph {
+
+using Halide::Expr;
+using Halide::Func;
+using Halide::Var;
+
+namespace {
+
+std::vector<Func> reshape(LowerContext &ctx) {
+    return {reshape_func(ctx.input(0), ctx.in_shape(0), ctx.out_shape(), ctx.name("reshape"))};
+}
+
+std::vector<Func> expand(LowerContext &ctx) {
+    return {broadcast_func(ctx.input(0), ctx.in_shape(0), ctx.out_shape(), ctx.name("expand"))};
+}
+
+std::vector<Func> transpose(LowerContext &ctx) {
+    std::string perm;
+    for (int64_t p : transpose_perm(ctx.ic)) perm += (perm.empty() ? "" : ",") + std::to_string(p);
+    return {build_library_op(ctx, "transpose shape=" + shape_key(ctx.in_shape(0)) + " perm=" + perm, {ctx.input(0)})};
+}
+
+std::vector<Func> concat(LowerContext &ctx) {
+    const Shape &out_shape = ctx.out_shape();
+    const int64_t axis = ctx.ic.axis(ctx.node().get_int("axis", 0), int64_t(out_shape.size()), "axis");
+    std::vector<Var> v = ops::logical_vars(out_shape.size(), "c");
+    // The last input first, then each earlier one where the position falls in it;
+    // every read is clamped to its input so bounds inference stays within it.
+    Expr value;
+    int64_t end = out_shape[axis];
+    for (size_t k = ctx.node().inputs.size(); k-- > 0;) {
+        const int64_t extent = ctx.in_shape(k)[axis], begin = end - extent;
+        std::vector<Expr> coords = ops::as_exprs(v);
+        coords[axis] = Halide::clamp(v[axis] - int(begin), 0, int(extent - 1));
+        Expr read = ops::at(ctx.input(k), coords);
+        value = value.defined() ? Halide::select(v[axis] < int(end), read, value) : read;
+        end = begin;
+    }
+    Func out(ctx.name("concat"));
+    ops::ref(out, ops::as_exprs(v)) = value;
+    return {out};
+}
+
+std::vector<Func> split(LowerContext &ctx) {
+    int64_t axis = 0;
+    const std::optional<std::vector<int64_t>> sizes = split_sizes(ctx.ic, &axis);
+    if (!sizes) ctx.fail("Split sizes must be constant to be compiled");
+    std::vector<Func> outs;
+    int64_t offset = 0;
+    for (size_t k = 0; k < sizes->size(); k++) {
+        std::vector<Var> v = ops::logical_vars(ctx.in_shape(0).size(), "s");
+        std::vector<Expr> coords = ops::as_exprs(v);
+        coords[axis] = v[axis] + int(offset);
+        Func out(ctx.name("part") + std::to_string(k));
+        ops::ref(out, ops::as_exprs(v)) = ops::at(ctx.input(0), coords);
+        outs.push_back(out);
+        offset += (*sizes)[k];
+    }
+    return outs;
+}
+
+std::vector<Func> slice(LowerContext &ctx) {
+    const std::optional<SliceParams> p = slice_params(ctx.ic);
+    if (!p) ctx.fail("Slice starts, ends, axes and steps must be constant to be compiled");
+    std::vector<Var> v = ops::logical_vars(ctx.in_shape(0).size(), "s");
+    std::vector<Expr> coords;
+    for (size_t a = 0; a < v.size(); a++) coords.push_back(int(p->start[a]) + v[a] * int(p->step[a]));
+    Func out(ctx.name("slice"));
+    ops::ref(out, ops::as_exprs(v)) = ops::at(ctx.input(0), coords);
+    return {out};
+}
+
+std::vector<Func> gather(LowerContext &ctx) {
+    const Shape &x = ctx.in_shape(0);
+    const TensorData *indices = ctx.ic.value(1);
+    if (!indices) ctx.fail("Gather's indices must be constant to be compiled");
+    const int64_t axis = ctx.ic.axis(ctx.node().get_int("axis", 0), int64_t(x.size()), "axis");
+    const Shape &q = indices->shape;
+    const Shape &out_shape = ctx.out_shape();
+    std::vector<Var> v = ops::logical_vars(out_shape.size(), "g");
+    // The indices, made non-negative, as a constant table read at the output's
+    // index coordinates (a scalar index is a constant).
+    Halide::Buffer<int> table(int(std::max<size_t>(1, indices->size())));
+    for (size_t j = 0; j < indices->size(); j++) {
+        const int64_t i = indices->i[j];
+        table(int(j)) = int(i < 0 ? i + x[axis] : i);
+    }
+    Expr flat = 0;
+    for (size_t k = 0; k < q.size(); k++) flat = flat * int(q[k]) + v[axis + k];
+    Expr index = q.empty() ? Expr(table(0)) : Halide::clamp(table(flat), 0, int(x[axis] - 1));
+    std::vector<Expr> coords;
+    for (int64_t a = 0; a < axis; a++) coords.push_back(v[a]);
+    coords.push_back(index);
+    for (size_t a = size_t(axis) + 1; a < x.size(); a++) coords.push_back(v[a - 1 + q.size()]);
+    Func out(ctx.name("gather"));
+    ops::ref(out, ops::as_exprs(v)) = ops::at(ctx.input(0), coords);
+    return {out};
+}
+
+}  // namespace
+
+void register_data_movement_lowering(LowerTable &table) {
+    for (const char *op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}) table[op] = reshape;
+    table["Expand"] = expand;
+    table["Transpose"] = transpose;
+    table["Concat"] = concat;
+    table["Split"] = split;
+    table["Slice"] = slice;
+    table["Gather"] = gather;
+}
+
+}  // namespace tessera::graph

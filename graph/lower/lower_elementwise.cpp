@@ -1,0 +1,70 @@
+// Unary and broadcasting binary elementwise ops through the op library's unary
+// and binary builders.
+#include "index_maps.h"
+#include "lower_rule.h"
+#include "op_library.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace tessera::graph {
+
+using Halide::Func;
+
+namespace {
+
+LowerRule unary(const std::string &op) {
+    return [op](LowerContext &ctx) -> std::vector<Func> {
+        return {build_library_op(ctx, op + " shape=" + shape_key(ctx.in_shape(0)), {ctx.input(0)})};
+    };
+}
+
+LowerRule binary(const std::string &op) {
+    return [op](LowerContext &ctx) -> std::vector<Func> {
+        if (ctx.node().inputs.size() != 2) ctx.fail(op + " of " + std::to_string(ctx.node().inputs.size()) +
+                                                     " inputs is not compiled (two only)");
+        return {build_library_op(ctx,
+                                 op + " shape_a=" + shape_key(ctx.in_shape(0)) + " shape_b=" + shape_key(ctx.in_shape(1)),
+                                 {ctx.input(0), ctx.input(1)})};
+    };
+}
+
+// Clip's bounds are constant inputs (opset 11 on); an omitted one is no bound.
+std::vector<Func> clip(LowerContext &ctx) {
+    std::ostringstream line;
+    line << "clip shape=" << shape_key(ctx.in_shape(0));
+    for (size_t k = 1; k <= 2; k++) {
+        if (!ctx.ic.has(k)) continue;
+        const TensorData *bound = ctx.ic.value(k);
+        if (!bound || bound->size() != 1) ctx.fail("Clip's bounds must be constant scalars to be compiled");
+        line.precision(9);
+        line << (k == 1 ? " min=" : " max=") << bound->get(0);
+    }
+    return {build_library_op(ctx, line.str(), {ctx.input(0)})};
+}
+
+std::vector<Func> cast(LowerContext &ctx) {
+    if (ctx.ic.dtype(0) != DType::f32 || ctx.g.value(ctx.node().outputs[0]).dtype != DType::f32) {
+        ctx.fail("only fp32 -> fp32 casts are compiled (integer casts fold at compile time)");
+    }
+    return {reshape_func(ctx.input(0), ctx.in_shape(0), ctx.out_shape(), ctx.name("cast"))};
+}
+
+}  // namespace
+
+void register_elementwise_lowering(LowerTable &table) {
+    for (const auto &[onnx, library] : std::vector<std::pair<std::string, std::string>>{
+             {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"}, {"Sqrt", "sqrt"},
+             {"Erf", "erf"}, {"Neg", "neg"}, {"Reciprocal", "reciprocal"}, {"Gelu", "gelu_erf"}}) {
+        table[onnx] = unary(library);
+    }
+    for (const auto &[onnx, library] : std::vector<std::pair<std::string, std::string>>{
+             {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}, {"Max", "max"},
+             {"Min", "min"}}) {
+        table[onnx] = binary(library);
+    }
+    table["Clip"] = clip;
+    table["Cast"] = cast;
+}
+
+}  // namespace tessera::graph

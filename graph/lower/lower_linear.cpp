@@ -1,0 +1,112 @@
+// Conv, Gemm and MatMul through the op library's conv2d, depthwise_conv2d, matmul
+// and batch_matmul (with bias_add for a convolution's bias).
+#include "halide_axes.h"
+#include "index_maps.h"
+#include "lower_rule.h"
+#include "op_library.h"
+#include "window.h"
+
+namespace tessera::graph {
+
+using Halide::Func;
+
+namespace {
+
+std::string n(int64_t v) {
+    return std::to_string(v);
+}
+
+std::vector<Func> conv(LowerContext &ctx) {
+    const Shape &x = ctx.in_shape(0), &w = ctx.in_shape(1);
+    if (x.size() != 4) ctx.fail("only 2-D convolutions (4-D inputs) are compiled; this input is " + shape_string(x));
+    const Window win = resolve_window(ctx.ic, {x[2], x[3]}, {w[2], w[3]}, false);
+    for (size_t i = 0; i < 2; i++) {
+        if (win.pad_begin[i] != win.pad_end[i] || win.pad_begin[i] != win.pad_begin[0] ||
+            win.strides[i] != win.strides[0] || win.dilations[i] != win.dilations[0]) {
+            ctx.fail("the op library's conv2d takes one pad, stride and dilation for both axes and both sides");
+        }
+    }
+    const int64_t group = ctx.node().get_int("group", 1);
+    const std::string common = " n=" + n(x[0]) + " c=" + n(x[1]) + " h=" + n(x[2]) + " w=" + n(x[3]) +
+                               " kh=" + n(w[2]) + " kw=" + n(w[3]) + " stride=" + n(win.strides[0]) +
+                               " pad=" + n(win.pad_begin[0]) + " dilation=" + n(win.dilations[0]);
+    Func out;
+    if (group > 1 && group == x[1] && w[0] == x[1]) {
+        // One filter per channel: weights [c, 1, kh, kw] are the library's [c, kh, kw].
+        Func w3 = reshape_func(ctx.input(1), w, {w[0], w[2], w[3]}, ctx.name("dw_weights"));
+        out = build_library_op(ctx, "depthwise_conv2d" + common, {ctx.input(0), w3});
+    } else {
+        out = build_library_op(ctx, "conv2d" + common + " oc=" + n(w[0]) + " groups=" + n(group),
+                               {ctx.input(0), ctx.input(1)});
+    }
+    if (ctx.ic.has(2)) out = build_library_op(ctx, "bias_add shape=" + shape_key(ctx.out_shape()) + " axis=1",
+                                              {out, ctx.input(2)});
+    return {out};
+}
+
+std::vector<Func> gemm(LowerContext &ctx) {
+    const bool ta = ctx.node().get_int("transA", 0) != 0, tb = ctx.node().get_int("transB", 0) != 0;
+    const float alpha = ctx.node().get_float("alpha", 1.0f), beta = ctx.node().get_float("beta", 1.0f);
+    const Shape &a = ctx.in_shape(0), &b = ctx.in_shape(1), &out_shape = ctx.out_shape();
+    const int64_t m = out_shape[0], nn = out_shape[1], k = ta ? a[0] : a[1];
+    (void)b;
+    const std::string line = "matmul M=" + n(m) + " N=" + n(nn) + " K=" + n(k) + " trans_a=" + n(ta) +
+                             " trans_b=" + n(tb);
+    const bool has_c = ctx.ic.has(2) && beta != 0.0f;
+    const Shape c = has_c ? ctx.in_shape(2) : Shape{};
+    // A bias along N (the usual Linear layer): the library's fused bias epilogue.
+    if (has_c && alpha == 1.0f && beta == 1.0f && num_elements(c) == nn && c.back() == nn) {
+        Func bias = reshape_func(ctx.input(2), c, {nn}, ctx.name("bias"));
+        return {build_library_op(ctx, line + " bias=1", {ctx.input(0), ctx.input(1), bias})};
+    }
+    Func product = build_library_op(ctx, line, {ctx.input(0), ctx.input(1)});
+    if (!has_c && alpha == 1.0f) return {product};
+    Halide::Var j("j"), i("i");
+    Func out(ctx.name("gemm"));
+    Halide::Expr value = alpha * product(j, i);
+    if (has_c) value += beta * ops::at(broadcast_func(ctx.input(2), c, out_shape, ctx.name("c")), {i, j});
+    out(j, i) = value;
+    return {out};
+}
+
+std::vector<Func> matmul(LowerContext &ctx) {
+    Shape a = ctx.in_shape(0), b = ctx.in_shape(1);
+    Func fa = ctx.input(0), fb = ctx.input(1);
+    const Shape out_shape = ctx.out_shape();
+    // 1-D operands: a row vector [1, K] and a column vector [K, 1] (their axis is
+    // dropped from the output, which the final reshape does).
+    if (a.size() == 1) fa = reshape_func(fa, a, {1, a[0]}, ctx.name("a2")), a = {1, a[0]};
+    if (b.size() == 1) fb = reshape_func(fb, b, {b[0], 1}, ctx.name("b2")), b = {b[0], 1};
+    const int64_t m = a[a.size() - 2], k = a.back(), nn = b.back();
+    if (b.size() == 2) {
+        // Every row of every batch of A times one B: one matmul with M = batch x M.
+        const int64_t rows = num_elements(a) / k;
+        Func a2 = a.size() == 2 ? fa : reshape_func(fa, a, {rows, k}, ctx.name("rows"));
+        Func product = build_library_op(ctx, "matmul M=" + n(rows) + " N=" + n(nn) + " K=" + n(k), {a2, fb});
+        return {reshape_func(product, {rows, nn}, out_shape, ctx.name("out"))};
+    }
+    // Batched: both operands broadcast to the output's batch, flattened to one batch axis.
+    // (B is at least 3-D here; a 1-D A has no M axis in the output.)
+    const Shape batch(out_shape.begin(), out_shape.end() - (ctx.in_shape(0).size() == 1 ? 1 : 2));
+    const int64_t count = num_elements(batch);
+    auto as_batch = [&](const Func &f, const Shape &s, int64_t r, int64_t c, const std::string &tag) {
+        Shape full = batch;
+        full.push_back(r);
+        full.push_back(c);
+        Func wide = s == full ? f : broadcast_func(f, s, full, ctx.name(tag + "_bc"));
+        return reshape_func(wide, full, {count, r, c}, ctx.name(tag + "3"));
+    };
+    Func product = build_library_op(ctx, "batch_matmul B=" + n(count) + " M=" + n(m) + " N=" + n(nn) + " K=" + n(k),
+                                    {as_batch(fa, a, m, k, "a"), as_batch(fb, b, k, nn, "b")});
+    return {reshape_func(product, {count, m, nn}, out_shape, ctx.name("out"))};
+}
+
+}  // namespace
+
+void register_linear_lowering(LowerTable &table) {
+    table["Conv"] = conv;
+    table["Gemm"] = gemm;
+    table["MatMul"] = matmul;
+}
+
+}  // namespace tessera::graph

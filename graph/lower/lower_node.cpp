@@ -1,0 +1,52 @@
+#include "lower_rule.h"
+
+#include "halide_name.h"
+#include "index_maps.h"
+#include "shape_inference.h"
+
+namespace tessera::graph {
+
+const Halide::Func &LowerContext::input(size_t k) const {
+    if (k >= in.size() || !in[k].defined()) {
+        fail("input " + std::to_string(k) + " is not an fp32 tensor the compiled kernel can read");
+    }
+    return in[k];
+}
+
+std::string LowerContext::name(const std::string &suffix) const {
+    return halide_name(node().name.empty() ? node().op_type : node().name) + "_" + suffix;
+}
+
+const LowerTable &lower_rules() {
+    static const LowerTable table = [] {
+        LowerTable t;
+        register_linear_lowering(t);
+        register_window_lowering(t);
+        register_elementwise_lowering(t);
+        register_normalization_lowering(t);
+        register_data_movement_lowering(t);
+        return t;
+    }();
+    return table;
+}
+
+std::vector<Halide::Func> lower_node(const Graph &g, const Node &node, const std::vector<Halide::Func> &inputs) {
+    const std::vector<const TensorInfo *> infos = input_infos(g, node);
+    InferContext ic(node, g.opset, infos);
+    auto rule = lower_rules().find(node.op_type);
+    if (rule == lower_rules().end()) {
+        ic.fail("the compiler cannot lower " + node.op_type + " yet (the reference evaluator can run it)");
+    }
+    LowerContext ctx{g, ic, inputs};
+    // Scalars enter the op library's builders as [1] tensors.
+    for (size_t k = 0; k < ctx.in.size(); k++) {
+        if (ctx.in[k].defined() && ic.has(k) && ic.shape(k).empty()) {
+            ctx.in[k] = reshape_func(ctx.in[k], {}, {1}, ctx.name("scalar" + std::to_string(k)));
+        }
+    }
+    std::vector<Halide::Func> out = rule->second(ctx);
+    if (out.size() != node.outputs.size()) ic.fail("lowering produced the wrong number of outputs (internal error)");
+    return out;
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,104 @@
+// Softmax, LayerNormalization, BatchNormalization and ReduceMean through the op
+// library's softmax, layer_norm, batch_norm and reduce_mean, with ONNX's forms
+// (coerced 2-D softmax, multi-axis layer norm, keepdims) as reshapes around them.
+#include "index_maps.h"
+#include "lower_rule.h"
+#include "op_library.h"
+#include "resolved_params.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace tessera::graph {
+
+using Halide::Func;
+
+namespace {
+
+std::string number(double v) {
+    std::ostringstream s;
+    s.precision(9);
+    s << v;
+    return s.str();
+}
+
+std::vector<Func> softmax(LowerContext &ctx) {
+    const SoftmaxGeometry geo = softmax_geometry(ctx.ic);
+    const Shape &shape = ctx.in_shape(0);
+    // One axis normalised (opset 13 on, or the last axis before it): the library's
+    // softmax along it, no reshape (a merge of axes is a division the scheduler
+    // cannot analyse).
+    const int64_t last = int64_t(shape.size()) - 1;
+    if (!shape.empty() && (geo.inner == 1 ? geo.n == shape.back() : true) && (ctx.ic.opset >= 13 || geo.inner == 1)) {
+        const int64_t axis = geo.inner == 1 ? last : ctx.ic.axis(ctx.node().get_int("axis", -1), last + 1, "axis");
+        return {build_library_op(ctx, "softmax shape=" + shape_key(shape) + " axis=" + std::to_string(axis),
+                                 {ctx.input(0)})};
+    }
+    if (geo.inner == 1) {
+        const Shape rows = {geo.outer, geo.n};
+        Func x = reshape_func(ctx.input(0), shape, rows, ctx.name("rows"));
+        Func y = build_library_op(ctx, "softmax shape=" + shape_key(rows) + " axis=-1", {x});
+        return {reshape_func(y, rows, ctx.out_shape(), ctx.name("out"))};
+    }
+    const Shape view = {geo.outer, geo.n, geo.inner};
+    Func x = reshape_func(ctx.input(0), shape, view, ctx.name("view"));
+    Func y = build_library_op(ctx, "softmax shape=" + shape_key(view) + " axis=1", {x});
+    return {reshape_func(y, view, ctx.out_shape(), ctx.name("out"))};
+}
+
+std::vector<Func> layer_norm(LowerContext &ctx) {
+    const Shape &shape = ctx.in_shape(0);
+    const int64_t axis = layer_norm_axis(ctx.ic);
+    const Shape tail(shape.begin() + axis, shape.end());
+    const int64_t count = num_elements(tail), rows = num_elements(shape) / count;
+    const std::string epsilon = " epsilon=" + number(ctx.node().get_float("epsilon", 1e-5f));
+    if (axis == int64_t(shape.size()) - 1 && ctx.ic.has(2)) {
+        // Over the last axis: the library's layer_norm on the tensor as it is.
+        return {build_library_op(ctx, "layer_norm shape=" + shape_key(shape) + epsilon,
+                                 {ctx.input(0), reshape_func(ctx.input(1), ctx.in_shape(1), {count}, ctx.name("gamma")),
+                                  reshape_func(ctx.input(2), ctx.in_shape(2), {count}, ctx.name("beta"))})};
+    }
+    Func x = reshape_func(ctx.input(0), shape, {rows, count}, ctx.name("rows"));
+    Func gamma = reshape_func(ctx.input(1), ctx.in_shape(1), {count}, ctx.name("gamma"));
+    Func beta(ctx.name("beta"));
+    if (ctx.ic.has(2)) {
+        beta = reshape_func(ctx.input(2), ctx.in_shape(2), {count}, ctx.name("beta"));
+    } else {
+        Halide::Var i("i");
+        beta(i) = 0.0f;
+    }
+    Func y = build_library_op(ctx, "layer_norm shape=" + shape_key({rows, count}) + epsilon, {x, gamma, beta});
+    return {reshape_func(y, {rows, count}, ctx.out_shape(), ctx.name("out"))};
+}
+
+std::vector<Func> batch_norm(LowerContext &ctx) {
+    return {build_library_op(ctx,
+                             "batch_norm shape=" + shape_key(ctx.in_shape(0)) +
+                                 " axis=1 epsilon=" + number(ctx.node().get_float("epsilon", 1e-5f)),
+                             {ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4)})};
+}
+
+std::vector<Func> reduce_mean(LowerContext &ctx) {
+    const Shape &shape = ctx.in_shape(0);
+    const std::vector<int64_t> axes = reduce_axes(ctx.ic);
+    std::string list;
+    Shape kept;
+    for (size_t i = 0; i < shape.size(); i++) {
+        if (std::find(axes.begin(), axes.end(), int64_t(i)) == axes.end()) kept.push_back(shape[i]);
+    }
+    for (int64_t a : axes) list += (list.empty() ? "" : ",") + std::to_string(a);
+    Func y = build_library_op(ctx, "reduce_mean shape=" + shape_key(shape) + " axes=" + list, {ctx.input(0)});
+    // The library drops the reduced axes ([1] for a full reduction); keepdims puts 1s back.
+    return {reshape_func(y, kept.empty() ? Shape{1} : kept, ctx.out_shape(), ctx.name("out"))};
+}
+
+}  // namespace
+
+void register_normalization_lowering(LowerTable &table) {
+    table["Softmax"] = softmax;
+    table["LayerNormalization"] = layer_norm;
+    table["BatchNormalization"] = batch_norm;
+    table["ReduceMean"] = reduce_mean;
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,54 @@
+#include "lower_partition.h"
+
+#include "graph_error.h"
+#include "halide_axes.h"
+#include "halide_name.h"
+#include "lower_rule.h"
+
+#include <map>
+#include <set>
+
+namespace tessera::graph {
+
+LoweredPartition lower_partition(const Graph &g, const Partition &p) {
+    LoweredPartition lp;
+    lp.name = halide_name(p.name);
+    std::map<std::string, Halide::Func> funcs;
+    std::set<std::string> param_names;
+    for (const std::string &value : p.inputs) {
+        const TensorInfo &info = g.value(value);
+        if (info.dtype != DType::f32) {
+            // Shape tensors and the like: the lowering rules read their constant values.
+            if (!info.is_constant()) {
+                throw GraphError(p.name + ": input '" + value + "' is a " + dtype_name(info.dtype) +
+                                 " tensor computed at run time; compiled kernels read fp32 tensors only");
+            }
+            continue;
+        }
+        std::string name = "in_" + halide_name(value);
+        while (param_names.count(name)) name += "_";
+        param_names.insert(name);
+        Halide::ImageParam param(Halide::Float(32), int(info.shape.size()), name);
+        param.set_estimates(ops::halide_region(info.shape));
+        lp.input_values.push_back(value);
+        lp.params.push_back(param);
+        funcs[value] = param;
+    }
+    for (int index : p.nodes) {
+        const Node &node = g.nodes[size_t(index)];
+        std::vector<Halide::Func> inputs;
+        for (const std::string &in : node.inputs) {
+            auto it = funcs.find(in);
+            inputs.push_back(in.empty() || it == funcs.end() ? Halide::Func() : it->second);
+        }
+        const std::vector<Halide::Func> outs = lower_node(g, node, inputs);
+        for (size_t k = 0; k < outs.size(); k++) funcs[node.outputs[k]] = outs[k];
+    }
+    lp.output_value = p.output;
+    lp.output = funcs.at(p.output);
+    lp.output.set_estimates(ops::halide_region(g.value(p.output).shape));
+    lp.pipeline = Halide::Pipeline(lp.output);
+    return lp;
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,29 @@
+// lower_partition: one Partition of the fusion plan as one Halide Pipeline. Its
+// fp32 inputs (graph inputs, weights, other partitions' outputs) become
+// ImageParams with estimates from their static shapes; its nodes are lowered in
+// order (lower_node), the intermediates left as Funcs for the scheduler to fuse;
+// its output Func carries the output's estimates.
+#pragma once
+
+#include "graph.h"
+#include "partition.h"
+
+#include <Halide.h>
+
+#include <string>
+#include <vector>
+
+namespace tessera::graph {
+
+struct LoweredPartition {
+    std::string name;                        // the partition's, a valid C identifier
+    std::vector<std::string> input_values;   // graph values bound to `params`, in order
+    std::vector<Halide::ImageParam> params;
+    std::string output_value;                // the graph value `output` computes
+    Halide::Func output;
+    Halide::Pipeline pipeline;
+};
+
+LoweredPartition lower_partition(const Graph &g, const Partition &p);
+
+}  // namespace tessera::graph

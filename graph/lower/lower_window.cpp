@@ -1,0 +1,56 @@
+// MaxPool, AveragePool and GlobalAveragePool through the op library's pooling.
+#include "index_maps.h"
+#include "lower_rule.h"
+#include "op_library.h"
+#include "window.h"
+
+namespace tessera::graph {
+
+using Halide::Func;
+
+namespace {
+
+std::vector<Func> pool(LowerContext &ctx, bool max) {
+    const Shape &x = ctx.in_shape(0);
+    if (x.size() != 4) ctx.fail("only 2-D pooling (4-D inputs) is compiled; this input is " + shape_string(x));
+    const std::vector<int64_t> kernel = ctx.node().get_ints("kernel_shape", {});
+    const Window win = resolve_window(ctx.ic, {x[2], x[3]}, kernel, ctx.node().get_int("ceil_mode", 0) != 0);
+    for (size_t i = 0; i < 2; i++) {
+        if (win.pad_begin[i] != win.pad_end[i] || win.pad_begin[i] != win.pad_begin[0] ||
+            win.strides[i] != win.strides[0] || win.dilations[i] != 1) {
+            ctx.fail("the op library's pooling takes one pad and stride for both axes and sides, no dilation");
+        }
+    }
+    const std::string line = std::string(max ? "max_pool2d" : "avg_pool2d") + " n=" + std::to_string(x[0]) +
+                             " c=" + std::to_string(x[1]) + " h=" + std::to_string(x[2]) +
+                             " w=" + std::to_string(x[3]) + " kh=" + std::to_string(win.kernel[0]) +
+                             " kw=" + std::to_string(win.kernel[1]) + " stride=" + std::to_string(win.strides[0]) +
+                             " pad=" + std::to_string(win.pad_begin[0]) +
+                             (max ? "" : " count_include_pad=" + std::to_string(ctx.node().get_int("count_include_pad", 0)));
+    Func out = build_library_op(ctx, line, {ctx.input(0)});
+    // ceil_mode adds a window only where the library's floor rule would not.
+    const Shape &want = ctx.out_shape();
+    const int64_t floor_h = (x[2] + 2 * win.pad_begin[0] - win.kernel[0]) / win.strides[0] + 1;
+    const int64_t floor_w = (x[3] + 2 * win.pad_begin[1] - win.kernel[1]) / win.strides[0] + 1;
+    if (want[2] != floor_h || want[3] != floor_w) ctx.fail("ceil_mode that adds a window is not compiled yet");
+    return {out};
+}
+
+std::vector<Func> global_average_pool(LowerContext &ctx) {
+    const Shape &x = ctx.in_shape(0);
+    if (x.size() != 4) ctx.fail("only 4-D inputs are compiled; this input is " + shape_string(x));
+    Func pooled = build_library_op(ctx, "global_avg_pool n=" + std::to_string(x[0]) + " c=" + std::to_string(x[1]) +
+                                            " h=" + std::to_string(x[2]) + " w=" + std::to_string(x[3]),
+                                   {ctx.input(0)});
+    return {reshape_func(pooled, {x[0], x[1]}, ctx.out_shape(), ctx.name("nc11"))};
+}
+
+}  // namespace
+
+void register_window_lowering(LowerTable &table) {
+    table["MaxPool"] = [](LowerContext &ctx) { return pool(ctx, true); };
+    table["AveragePool"] = [](LowerContext &ctx) { return pool(ctx, false); };
+    table["GlobalAveragePool"] = global_average_pool;
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,169 @@
+#include "plan_fusion.h"
+
+#include "graph_error.h"
+#include "node_cost.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <sstream>
+
+namespace tessera::graph {
+
+namespace {
+
+struct Builder {
+    const Graph &g;
+    const FusionOptions &options;
+    std::vector<Partition> parts; // may hold merged-away (empty) entries until the end
+    std::vector<int> part_of;     // node -> index into parts
+    std::vector<int> contractions; // per partition: Conv, MatMul and Gemm nodes in it
+
+    bool compute_intensive(const Node &n) const {
+        return !is_shape_only(n) && node_cost(g, n).intensity() >= options.balance;
+    }
+
+    // The partition whose output is `value` and which only `node` reads, or -1.
+    int fusable_producer(const std::string &value, int node) const {
+        const int p = g.producer(value);
+        if (p < 0 || g.is_output(value)) return -1;
+        for (int c : g.consumers(value)) {
+            if (c != node) return -1;
+        }
+        const Partition &part = parts[size_t(part_of[size_t(p)])];
+        return part.output == value ? part_of[size_t(p)] : -1;
+    }
+
+    void add_node(int i) {
+        const Node &node = g.nodes[size_t(i)];
+        std::set<int> merge;
+        if (options.fuse && !compute_intensive(node)) {
+            // Epilogues (elementwise or shape-only) join one compute-intensive producer
+            // whose output they do not broadcast up; memory-bound producers all join.
+            // A memory-bound contraction joins no other: two of them in one pipeline
+            // are a chain of compute stages, which is the chain analysis's to fuse.
+            const bool epilogue = is_elementwise(node) || is_shape_only(node);
+            int anchor = -1, contracting = is_contraction(node) ? 1 : 0;
+            for (const std::string &in : node.inputs) {
+                if (in.empty()) continue;
+                const int p = fusable_producer(in, i);
+                if (p < 0 || merge.count(p)) continue;
+                if (!parts[size_t(p)].compute_intensive) {
+                    if (contracting + contractions[size_t(p)] > 1) continue;
+                    contracting += contractions[size_t(p)];
+                    merge.insert(p);
+                } else if (epilogue && anchor < 0 &&
+                           (is_shape_only(node) || g.value(in).shape == g.value(node.outputs[0]).shape)) {
+                    anchor = p;
+                }
+            }
+            // A compute-intensive anchor takes the epilogue alone: a memory-bound
+            // region fused in front of it would be recomputed per tile.
+            if (anchor >= 0) merge = {anchor};
+        }
+        Partition merged;
+        merged.compute_intensive = compute_intensive(node);
+        int merged_contractions = is_contraction(node) ? 1 : 0;
+        for (int p : merge) {
+            merged_contractions += contractions[size_t(p)];
+            Partition &old = parts[size_t(p)];
+            merged.compute_intensive |= old.compute_intensive;
+            merged.nodes.insert(merged.nodes.end(), old.nodes.begin(), old.nodes.end());
+            old.nodes.clear();
+        }
+        std::sort(merged.nodes.begin(), merged.nodes.end());
+        merged.nodes.push_back(i);
+        merged.output = node.outputs[0];
+        parts.push_back(merged);
+        contractions.push_back(merged_contractions);
+        for (int n : parts.back().nodes)
+            part_of[size_t(n)] = int(parts.size()) - 1;
+    }
+};
+
+} // namespace
+
+FusionPlan plan_fusion(const Graph &g, const FusionOptions &options) {
+    if (!g.is_topologically_sorted()) throw GraphError("plan_fusion: the graph is not topologically sorted");
+    Builder b{g, options, {}, std::vector<int>(g.nodes.size(), -1), {}};
+    FusionPlan plan;
+    plan.balance = options.balance;
+    for (size_t i = 0; i < g.nodes.size(); i++) {
+        const Node &node = g.nodes[i];
+        for (const std::string &out : node.outputs) {
+            if (!g.value(out).shape_known) {
+                throw GraphError(node_label(node, g.opset) + ": the shape of '" + out + "' is not known");
+            }
+        }
+        if (node.outputs.size() != 1) {
+            throw GraphError(node_label(node, g.opset) + ": nodes with " + std::to_string(node.outputs.size()) +
+                             " outputs are not supported by the fusion plan yet");
+        }
+        b.add_node(int(i));
+        if (!is_shape_only(node)) {
+            plan.kernels_before++;
+            plan.dram_bytes_before += node_cost(g, node).bytes;
+        }
+    }
+    // Partitions in the order of their last node: a partition only reads values of
+    // partitions whose last node comes earlier, so this order is topological.
+    for (Partition &p : b.parts) {
+        if (p.nodes.empty()) continue;
+        std::set<std::string> produced;
+        for (int n : p.nodes) {
+            for (const std::string &out : g.nodes[size_t(n)].outputs)
+                produced.insert(out);
+        }
+        for (int n : p.nodes) {
+            const Node &node = g.nodes[size_t(n)];
+            const NodeCost cost = node_cost(g, node);
+            p.flops += cost.flops;
+            for (const std::string &in : node.inputs) {
+                if (in.empty() || produced.count(in) ||
+                    std::find(p.inputs.begin(), p.inputs.end(), in) != p.inputs.end()) {
+                    continue;
+                }
+                p.inputs.push_back(in);
+                if (g.value(in).dtype == DType::f32) p.dram_bytes += 4.0 * double(num_elements(g.value(in).shape));
+            }
+        }
+        p.dram_bytes += 4.0 * double(num_elements(g.value(p.output).shape));
+        plan.partitions.push_back(p);
+    }
+    std::sort(plan.partitions.begin(), plan.partitions.end(),
+              [](const Partition &a, const Partition &b) { return a.nodes.back() < b.nodes.back(); });
+    for (size_t k = 0; k < plan.partitions.size(); k++) {
+        Partition &p = plan.partitions[k];
+        const Node &anchor = g.nodes[size_t(p.nodes.front())];
+        std::string base = anchor.name.empty() ? anchor.op_type : anchor.name;
+        for (char &c : base) {
+            if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+        }
+        p.name = "p" + std::to_string(k) + "_" + base;
+        plan.dram_bytes_after += p.dram_bytes;
+    }
+    return plan;
+}
+
+std::string describe_plan(const Graph &g, const FusionPlan &plan) {
+    std::ostringstream out;
+    char line[512];
+    for (const Partition &p : plan.partitions) {
+        std::string ops;
+        for (int n : p.nodes)
+            ops += (ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
+        const double intensity = p.dram_bytes > 0 ? p.flops / p.dram_bytes : 0;
+        std::snprintf(line, sizeof line, "  %-28s %-16s %-44s -> %-18s %8.2f MFLOP %8.3f MB  %6.1f FLOP/B\n",
+                      p.name.c_str(), p.compute_intensive ? "compute-bound" : "memory-bound", ops.c_str(),
+                      g.value(p.output).type_string().c_str(), p.flops / 1e6, p.dram_bytes / 1e6, intensity);
+        out << line;
+    }
+    std::snprintf(line, sizeof line,
+                  "fusion: %d kernels -> %zu, predicted DRAM traffic %.2f MB -> %.2f MB (balance %.1f FLOP/B)\n",
+                  plan.kernels_before, plan.partitions.size(), plan.dram_bytes_before / 1e6,
+                  plan.dram_bytes_after / 1e6, plan.balance);
+    out << line;
+    return out.str();
+}
+
+} // namespace tessera::graph

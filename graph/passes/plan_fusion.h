@@ -1,0 +1,29 @@
+// plan_fusion: PowerFusion's partitioning (seed 001). Each node is classified by
+// its arithmetic intensity against the device balance (peak FLOP/s over DRAM
+// bytes/s, from the same device profile the scheduler reads): compute-intensive
+// nodes anchor a kernel of their own and absorb the elementwise epilogues that
+// follow them (bias, residual add, relu/clip/gelu) and shape-only reshapes;
+// connected memory-bound nodes (elementwise, broadcast, reductions, transposes,
+// softmax, layer_norm, pooling) become one kernel whose intermediates never
+// return to memory. A value read by several nodes, or by the caller, ends its
+// kernel: every partition has one output (see Partition).
+#pragma once
+
+#include "graph.h"
+#include "partition.h"
+
+namespace tessera::graph {
+
+struct FusionOptions {
+    double balance = 10; // FLOP per DRAM byte at which a node becomes compute-intensive
+    bool fuse = true;    // false: one partition per node (tessera compile --no-fusion)
+};
+
+// The graph must be topologically sorted with every shape known.
+FusionPlan plan_fusion(const Graph &g, const FusionOptions &options);
+
+// One line per partition and a summary (kernels and predicted DRAM bytes before
+// and after fusion), as `tessera compile --explain` prints it.
+std::string describe_plan(const Graph &g, const FusionPlan &plan);
+
+} // namespace tessera::graph

@@ -1,0 +1,148 @@
+#include "rewrite_patterns.h"
+
+#include "shape_inference.h"
+
+#include <cmath>
+#include <set>
+
+namespace tessera::graph {
+
+namespace {
+
+// Whether `value` is a constant holding one element close to `want`.
+bool is_scalar(const Graph &g, const std::string &value, double want) {
+    if (!g.has_value(value) || !g.is_constant(value)) return false;
+    const TensorData &d = *g.value(value).data;
+    return d.size() == 1 && std::fabs(d.get(0) - want) <= 1e-5 * std::fabs(want);
+}
+
+// The one node reading `value`, or -1 when several (or none) do or the caller does.
+int only_consumer(const Graph &g, const std::string &value) {
+    const std::vector<int> c = g.consumers(value);
+    return c.size() == 1 && !g.is_output(value) ? c[0] : -1;
+}
+
+// For a binary node with a scalar constant `c` on one side: the other input.
+std::string other_than_scalar(const Graph &g, const Node &n, double c) {
+    if (n.inputs.size() != 2) return "";
+    if (is_scalar(g, n.inputs[1], c)) return n.inputs[0];
+    if (is_scalar(g, n.inputs[0], c)) return n.inputs[1];
+    return "";
+}
+
+// Matches the Erf form rooted at Erf node `e`; on success fills the nodes to remove
+// and returns the input x and the final output.
+bool match_gelu(const Graph &g, int e, std::set<int> &nodes, std::string &x, std::string &out) {
+    const Node &erf = g.nodes[size_t(e)];
+    const int d = g.producer(erf.inputs[0]);
+    if (d < 0 || only_consumer(g, erf.inputs[0]) != e) return false;
+    const Node &div = g.nodes[size_t(d)];
+    if (div.op_type == "Div" && div.inputs.size() == 2 && is_scalar(g, div.inputs[1], std::sqrt(2.0))) {
+        x = div.inputs[0];
+    } else if (div.op_type == "Mul") {
+        x = other_than_scalar(g, div, 1 / std::sqrt(2.0));
+    }
+    if (x.empty()) return false;
+    const int a = only_consumer(g, erf.outputs[0]);
+    if (a < 0 || g.nodes[size_t(a)].op_type != "Add" || other_than_scalar(g, g.nodes[size_t(a)], 1.0).empty()) {
+        return false;
+    }
+    // (x * (1 + erf)) * 0.5, or (x * 0.5) * (1 + erf).
+    const int m = only_consumer(g, g.nodes[size_t(a)].outputs[0]);
+    if (m < 0 || g.nodes[size_t(m)].op_type != "Mul") return false;
+    const Node &mul = g.nodes[size_t(m)];
+    const std::string &other = mul.inputs[0] == g.nodes[size_t(a)].outputs[0] ? mul.inputs[1] : mul.inputs[0];
+    nodes = {d, e, a, m};
+    if (other == x) {
+        const int h = only_consumer(g, mul.outputs[0]);
+        if (h < 0 || g.nodes[size_t(h)].op_type != "Mul" || other_than_scalar(g, g.nodes[size_t(h)], 0.5).empty()) {
+            return false;
+        }
+        nodes.insert(h);
+        out = g.nodes[size_t(h)].outputs[0];
+        return true;
+    }
+    const int h = g.producer(other);
+    if (h < 0 || only_consumer(g, other) != m || g.nodes[size_t(h)].op_type != "Mul" ||
+        other_than_scalar(g, g.nodes[size_t(h)], 0.5) != x) {
+        return false;
+    }
+    nodes.insert(h);
+    out = mul.outputs[0];
+    return true;
+}
+
+int rewrite_gelus(Graph &g) {
+    int count = 0;
+    std::set<int> removed;
+    std::vector<Node> added;
+    for (size_t i = 0; i < g.nodes.size(); i++) {
+        if (g.nodes[i].op_type != "Erf" || removed.count(int(i))) continue;
+        std::set<int> nodes;
+        std::string x, out;
+        if (!match_gelu(g, int(i), nodes, x, out)) continue;
+        Node gelu;
+        gelu.op_type = "Gelu";
+        gelu.name = g.nodes[i].name.empty() ? "gelu" + std::to_string(count) : g.nodes[i].name + "_gelu";
+        gelu.inputs = {x};
+        gelu.outputs = {out};
+        added.push_back(gelu);
+        removed.insert(nodes.begin(), nodes.end());
+        count++;
+    }
+    if (!count) return 0;
+    std::vector<Node> kept;
+    for (size_t i = 0; i < g.nodes.size(); i++) {
+        if (!removed.count(int(i))) kept.push_back(g.nodes[i]);
+    }
+    kept.insert(kept.end(), added.begin(), added.end());
+    g.nodes = kept;
+    g.sort_topologically();
+    return count;
+}
+
+int rewrite_splits(Graph &g) {
+    int count = 0;
+    std::vector<Node> nodes;
+    for (const Node &n : g.nodes) {
+        if (n.op_type != "Split") {
+            nodes.push_back(n);
+            continue;
+        }
+        const Shape &in = g.value(n.inputs[0]).shape;
+        const int64_t rank = int64_t(in.size());
+        int64_t axis = n.get_int("axis", 0);
+        if (axis < 0) axis += rank;
+        int64_t offset = 0;
+        for (size_t k = 0; k < n.outputs.size(); k++) {
+            const int64_t size = g.value(n.outputs[k]).shape[size_t(axis)];
+            Node slice;
+            slice.op_type = "Slice";
+            slice.name = (n.name.empty() ? "split" : n.name) + "_part" + std::to_string(k);
+            const std::string base = g.unique_name(slice.name);
+            const std::string starts = base + "_starts", ends = base + "_ends", axes = base + "_axes";
+            g.set_constant(starts, TensorData::ints({1}, {offset}));
+            g.set_constant(ends, TensorData::ints({1}, {offset + size}));
+            g.set_constant(axes, TensorData::ints({1}, {axis}));
+            slice.inputs = {n.inputs[0], starts, ends, axes};
+            slice.outputs = {n.outputs[k]};
+            nodes.push_back(slice);
+            offset += size;
+        }
+        count++;
+    }
+    g.nodes = nodes;
+    return count;
+}
+
+}  // namespace
+
+RewriteCounts rewrite_patterns(Graph &g) {
+    RewriteCounts c;
+    c.split = rewrite_splits(g);
+    c.gelu = rewrite_gelus(g);
+    if (c.split || c.gelu) infer_shapes(g);
+    return c;
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,233 @@
+// Models compiled partition by partition (plan_fusion, lower_partition, the Tessera
+// plugin, Halide's JIT) against the reference evaluator, on random inputs with
+// every partition's output poisoned (NaN) before it runs: a ResNet basic block
+// with a classifier, a MobileNetV2 inverted residual, and an attention layer in
+// PyTorch's export form. The fusion plan's partitions are checked too.
+#include "evaluate.h"
+#include "fold_batch_norm.h"
+#include "fold_constants.h"
+#include "graph_error.h"
+#include "import_onnx.h"
+#include "jit_model.h"
+#include "model_builder.h"
+#include "plan_fusion.h"
+#include "remove_dead.h"
+#include "rewrite_patterns.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace tessera::graph {
+namespace {
+
+using testing::ModelBuilder;
+
+constexpr double kTolerance = 1e-4;
+
+Graph prepared(const ModelBuilder &b) {
+    Graph g = import_onnx_bytes(b.bytes(), "test model");
+    fold_constants(g);
+    fold_batch_norm(g);
+    rewrite_patterns(g);
+    remove_dead(g);
+    return g;
+}
+
+void schedule_with_tessera(Halide::Pipeline &p) {
+    p.auto_schedule("Tessera", Halide::get_host_target(), Halide::MachineParams(2, 32 << 20, 40));
+}
+
+// The ops of each partition, "Conv+Relu", in plan order.
+std::vector<std::string> partition_ops(const Graph &g, const FusionPlan &plan) {
+    std::vector<std::string> out;
+    for (const Partition &p : plan.partitions) {
+        std::string ops;
+        for (int n : p.nodes) ops += (ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
+        out.push_back(ops);
+    }
+    return out;
+}
+
+// Compiles `g` under `plan` and compares every output with the reference evaluator.
+void expect_matches_reference(const Graph &g, const FusionPlan &plan, uint64_t seed) {
+    Halide::load_plugin(TESSERA_PLUGIN_PATH);
+    JitModel model(g, plan, schedule_with_tessera, Halide::get_host_target());
+    TensorMap inputs;
+    for (const std::string &name : g.inputs) inputs[name] = testing::random_floats(g.value(name).shape, seed++);
+    const TensorMap got = model.run(inputs), want = evaluate(g, inputs);
+    for (const std::string &name : g.outputs) {
+        const double err = testing::relative_error(got.at(name), want.at(name));
+        EXPECT_LE(err, kTolerance) << name << " (NaN: a partition left elements unwritten)";
+    }
+}
+
+TensorData weights(const Shape &shape, uint64_t seed, float scale = 0.3f) {
+    return testing::random_floats(shape, seed, -scale, scale);
+}
+
+// conv3x3+BN+relu, conv3x3+BN, + skip, relu, global pool, flatten, linear.
+ModelBuilder resnet_block() {
+    ModelBuilder b(13);
+    const int64_t c = 8;
+    b.input("x", {1, c, 10, 10}).output("logits");
+    for (const char *conv : {"w1", "w2"}) b.initializer(conv, weights({c, c, 3, 3}, conv[1]));
+    for (const char *bn : {"bn1", "bn2"}) {
+        const std::string p = bn;
+        b.initializer(p + "_scale", weights({c}, 11, 1.0f));
+        b.initializer(p + "_bias", weights({c}, 12));
+        b.initializer(p + "_mean", weights({c}, 13));
+        b.initializer(p + "_var", testing::random_floats({c}, 14, 0.5f, 1.5f));
+    }
+    b.initializer("fc_w", weights({5, c}, 15));
+    b.initializer("fc_b", weights({5}, 16));
+    for (int i = 1; i <= 2; i++) {
+        const std::string k = std::to_string(i);
+        auto &conv = b.node("Conv", {i == 1 ? "x" : "r1", "w" + k}, {"c" + k}, "/layer1/conv" + k + "/Conv");
+        testing::set_ints(conv, "kernel_shape", {3, 3});
+        testing::set_ints(conv, "pads", {1, 1, 1, 1});
+        b.node("BatchNormalization", {"c" + k, "bn" + k + "_scale", "bn" + k + "_bias", "bn" + k + "_mean",
+                                      "bn" + k + "_var"},
+               {"b" + k});
+        if (i == 1) b.node("Relu", {"b1"}, {"r1"});
+    }
+    b.node("Add", {"b2", "x"}, {"sum"});
+    b.node("Relu", {"sum"}, {"r2"});
+    b.node("GlobalAveragePool", {"r2"}, {"pooled"});
+    testing::set_int(b.node("Flatten", {"pooled"}, {"flat"}), "axis", 1);
+    auto &fc = b.node("Gemm", {"flat", "fc_w", "fc_b"}, {"logits"});
+    testing::set_int(fc, "transB", 1);
+    return b;
+}
+
+TEST(GraphLowering, ResnetBlockFusesEpiloguesAndMatchesTheReference) {
+    const Graph g = prepared(resnet_block());
+    // Balance 4 FLOP/B: both convolutions are compute-intensive, the classifier not.
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    EXPECT_EQ(partition_ops(g, plan),
+              (std::vector<std::string>{"Conv+Relu", "Conv+Add+Relu", "GlobalAveragePool+Flatten+Gemm"}))
+        << describe_plan(g, plan);
+    EXPECT_LT(plan.dram_bytes_after, plan.dram_bytes_before);
+    expect_matches_reference(g, plan, 1);
+    // One kernel per node computes the same.
+    const FusionPlan unfused = plan_fusion(g, {4.0, false});
+    EXPECT_EQ(unfused.partitions.size(), g.nodes.size());
+    expect_matches_reference(g, unfused, 2);
+}
+
+// 1x1 expand + relu6, 3x3 depthwise + relu6, 1x1 project, + skip.
+TEST(GraphLowering, InvertedResidualWithDepthwiseAndClip) {
+    ModelBuilder b(13);
+    b.input("x", {1, 32, 14, 13}).output("y");
+    b.initializer("expand", weights({96, 32, 1, 1}, 21));
+    b.initializer("expand_b", weights({96}, 22));
+    b.initializer("dw", weights({96, 1, 3, 3}, 23));
+    b.initializer("dw_b", weights({96}, 24));
+    b.initializer("project", weights({32, 96, 1, 1}, 25));
+    b.initializer("zero", TensorData::floats({}, {0.0f}));
+    b.initializer("six", TensorData::floats({}, {6.0f}));
+    testing::set_ints(b.node("Conv", {"x", "expand", "expand_b"}, {"e"}), "kernel_shape", {1, 1});
+    b.node("Clip", {"e", "zero", "six"}, {"e6"});
+    auto &dw = b.node("Conv", {"e6", "dw", "dw_b"}, {"d"}, "depthwise");
+    testing::set_ints(dw, "kernel_shape", {3, 3});
+    testing::set_ints(dw, "pads", {1, 1, 1, 1});
+    testing::set_int(dw, "group", 96);
+    b.node("Clip", {"d", "zero", "six"}, {"d6"});
+    testing::set_ints(b.node("Conv", {"d6", "project"}, {"p"}), "kernel_shape", {1, 1});
+    b.node("Add", {"p", "x"}, {"y"});
+    const Graph g = prepared(b);
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    // The depthwise convolution (2.2 FLOP/B) is memory-bound: its own kernel with its clip.
+    EXPECT_EQ(partition_ops(g, plan), (std::vector<std::string>{"Conv+Clip", "Conv+Clip", "Conv+Add"}))
+        << describe_plan(g, plan);
+    EXPECT_FALSE(plan.partitions[1].compute_intensive) << describe_plan(g, plan);
+    expect_matches_reference(g, plan, 3);
+}
+
+// One attention head pair as PyTorch exports it: projections, reshape to heads,
+// transpose, scaled scores, softmax, weighted values, merge heads, exact GELU
+// (Erf form), residual and LayerNormalization; plus Split, Slice, Concat, Gather.
+TEST(GraphLowering, AttentionLayerInExportForm) {
+    const int64_t s = 6, d = 8, heads = 2, hd = d / heads;
+    ModelBuilder b(17);
+    b.input("x", {1, s, d}).output("y").output("first");
+    b.initializer("wqkv", weights({d, 3 * d}, 31));
+    b.initializer("bqkv", weights({3 * d}, 32));
+    b.initializer("split", TensorData::ints({3}, {d, d, d}));
+    b.initializer("heads_shape", TensorData::ints({4}, {1, s, heads, hd}));
+    b.initializer("merge_shape", TensorData::ints({3}, {1, s, d}));
+    b.initializer("scale", TensorData::floats({}, {std::sqrt(float(hd))}));
+    b.initializer("half", TensorData::floats({}, {0.5f}));
+    b.initializer("one", TensorData::floats({}, {1.0f}));
+    b.initializer("sqrt2", TensorData::floats({}, {std::sqrt(2.0f)}));
+    b.initializer("gamma", weights({d}, 33, 1.0f));
+    b.initializer("beta", weights({d}, 34));
+    b.initializer("starts", TensorData::ints({1}, {0}));
+    b.initializer("ends", TensorData::ints({1}, {1}));
+    b.initializer("axes1", TensorData::ints({1}, {1}));
+    b.initializer("index0", TensorData::ints({}, {0}));
+    b.node("MatMul", {"x", "wqkv"}, {"qkv0"});
+    b.node("Add", {"qkv0", "bqkv"}, {"qkv"});
+    testing::set_int(b.node("Split", {"qkv", "split"}, {"q", "k", "v"}), "axis", 2);
+    for (const char *t : {"q", "k", "v"}) {
+        const std::string n = t;
+        b.node("Reshape", {n, "heads_shape"}, {n + "h"});
+        testing::set_ints(b.node("Transpose", {n + "h"}, {n + "t"}), "perm", n == "k" ? std::vector<int64_t>{0, 2, 3, 1}
+                                                                                     : std::vector<int64_t>{0, 2, 1, 3});
+    }
+    b.node("MatMul", {"qt", "kt"}, {"scores0"});
+    b.node("Div", {"scores0", "scale"}, {"scores"});
+    testing::set_int(b.node("Softmax", {"scores"}, {"probs"}), "axis", -1);
+    b.node("MatMul", {"probs", "vt"}, {"ctx"});
+    testing::set_ints(b.node("Transpose", {"ctx"}, {"ctx_t"}), "perm", {0, 2, 1, 3});
+    b.node("Reshape", {"ctx_t", "merge_shape"}, {"merged"});
+    // GELU, Erf form: x * 0.5 * (1 + erf(x / sqrt 2))
+    b.node("Div", {"merged", "sqrt2"}, {"g0"});
+    b.node("Erf", {"g0"}, {"g1"});
+    b.node("Add", {"g1", "one"}, {"g2"});
+    b.node("Mul", {"merged", "g2"}, {"g3"});
+    b.node("Mul", {"g3", "half"}, {"gelu"});
+    b.node("Add", {"gelu", "x"}, {"res"});
+    auto &ln = b.node("LayerNormalization", {"res", "gamma", "beta"}, {"normed"});
+    testing::set_int(ln, "axis", -1);
+    testing::set_int(b.node("Concat", {"normed", "x"}, {"both"}), "axis", 1);
+    b.node("Slice", {"both", "starts", "ends", "axes1"}, {"first_row"});
+    testing::set_int(b.node("Gather", {"first_row", "index0"}, {"first"}), "axis", 1);
+    b.node("Identity", {"normed"}, {"y"});
+    const Graph g = prepared(b);
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    SCOPED_TRACE(describe_plan(g, plan));
+    // The Erf form became one Gelu, the Split three Slices.
+    int gelus = 0, slices = 0;
+    for (const Node &n : g.nodes) {
+        gelus += n.op_type == "Gelu";
+        slices += n.op_type == "Slice";
+        EXPECT_NE(n.op_type, "Erf");
+    }
+    EXPECT_EQ(gelus, 1);
+    EXPECT_EQ(slices, 4);
+    expect_matches_reference(g, plan, 4);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 5);
+}
+
+TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {
+    ModelBuilder b(13);
+    b.input("x", {1, 2, 8, 8}).output("y");
+    b.initializer("w", weights({2, 2, 3, 3}, 41));
+    auto &conv = b.node("Conv", {"x", "w"}, {"y"}, "lopsided");
+    testing::set_ints(conv, "kernel_shape", {3, 3});
+    testing::set_ints(conv, "pads", {0, 0, 1, 1});
+    const Graph g = prepared(b);
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    try {
+        JitModel model(g, plan, schedule_with_tessera, Halide::get_host_target());
+        FAIL() << "expected a GraphError";
+    } catch (const GraphError &e) {
+        const std::string message = e.what();
+        EXPECT_NE(message.find("node 'lopsided'"), std::string::npos) << message;
+        EXPECT_NE(message.find("one pad, stride and dilation"), std::string::npos) << message;
+    }
+}
+
+}  // namespace
+}  // namespace tessera::graph
