@@ -145,6 +145,15 @@ FusionPlan plan_fusion(const Graph &g, const FusionOptions &options) {
     return plan;
 }
 
+std::string fusion_summary(const FusionPlan &plan) {
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "fusion: %d kernels -> %zu, predicted DRAM traffic %.2f MB -> %.2f MB (balance %.1f FLOP/B)\n",
+                  plan.kernels_before, plan.partitions.size(), plan.dram_bytes_before / 1e6,
+                  plan.dram_bytes_after / 1e6, plan.balance);
+    return line;
+}
+
 std::string describe_plan(const Graph &g, const FusionPlan &plan) {
     std::ostringstream out;
     char line[512];
@@ -158,11 +167,7 @@ std::string describe_plan(const Graph &g, const FusionPlan &plan) {
                       g.value(p.output).type_string().c_str(), p.flops / 1e6, p.dram_bytes / 1e6, intensity);
         out << line;
     }
-    std::snprintf(line, sizeof line,
-                  "fusion: %d kernels -> %zu, predicted DRAM traffic %.2f MB -> %.2f MB (balance %.1f FLOP/B)\n",
-                  plan.kernels_before, plan.partitions.size(), plan.dram_bytes_before / 1e6,
-                  plan.dram_bytes_after / 1e6, plan.balance);
-    out << line;
+    out << fusion_summary(plan);
     return out.str();
 }
 

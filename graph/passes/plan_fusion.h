@@ -22,7 +22,10 @@ struct FusionOptions {
 // The graph must be topologically sorted with every shape known.
 FusionPlan plan_fusion(const Graph &g, const FusionOptions &options);
 
-// One line per partition and a summary (kernels and predicted DRAM bytes before
+// "fusion: 65 kernels -> 23, predicted DRAM traffic 120.5 MB -> 60.2 MB (balance 10.0 FLOP/B)\n"
+std::string fusion_summary(const FusionPlan &plan);
+
+// One line per partition and the summary (kernels and predicted DRAM bytes before
 // and after fusion), as `tessera compile --explain` prints it.
 std::string describe_plan(const Graph &g, const FusionPlan &plan);
 

@@ -1,0 +1,76 @@
+#include "compiled_library.h"
+
+#include <nlohmann/json.hpp>
+
+#include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+namespace tessera::cli {
+
+namespace {
+
+std::vector<TensorSpec> specs(const nlohmann::json &list) {
+    std::vector<TensorSpec> out;
+    for (const auto &t : list) out.push_back({t.at("name").get<std::string>(), t.at("shape").get<graph::Shape>()});
+    return out;
+}
+
+}  // namespace
+
+CompiledLibrary::CompiledLibrary(const std::string &dir) {
+    namespace fs = std::filesystem;
+    fs::path plan_path;
+    for (const auto &entry : fs::directory_iterator(dir)) {
+        const std::string file = entry.path().filename().string();
+        if (file.size() > 10 && file.substr(file.size() - 10) == ".plan.json") {
+            if (!plan_path.empty()) throw std::runtime_error(dir + ": holds more than one compiled model");
+            plan_path = entry.path();
+        }
+    }
+    if (plan_path.empty()) throw std::runtime_error(dir + ": no <name>.plan.json (not a folder tessera compile wrote)");
+    try {
+        std::ifstream in(plan_path);
+        const nlohmann::json plan = nlohmann::json::parse(in);
+        name_ = plan.at("name").get<std::string>();
+        inputs_ = specs(plan.at("inputs"));
+        outputs_ = specs(plan.at("outputs"));
+    } catch (const nlohmann::json::exception &e) {
+        throw std::runtime_error(plan_path.string() + ": " + e.what());
+    }
+    const std::string so = (fs::path(dir) / ("lib" + name_ + ".so")).string();
+    library_ = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library_) throw std::runtime_error(so + ": " + dlerror());
+    auto symbol = [&](const std::string &suffix) {
+        void *s = dlsym(library_, (name_ + suffix).c_str());
+        if (!s) throw std::runtime_error(so + ": no symbol " + name_ + suffix);
+        return s;
+    };
+    auto create = reinterpret_cast<void *(*)(const char *)>(symbol("_create"));
+    run_arrays_ = reinterpret_cast<int (*)(void *, const float *const *, float *const *)>(symbol("_run_arrays"));
+    destroy_ = reinterpret_cast<void (*)(void *)>(symbol("_destroy"));
+    set_threads_ = reinterpret_cast<void (*)(int)>(symbol("_set_threads"));
+    last_error_ = reinterpret_cast<const char *(*)()>(symbol("_last_error"));
+    model_ = create((fs::path(dir) / (name_ + ".weights")).string().c_str());
+    if (!model_) throw std::runtime_error(last_error_());
+}
+
+CompiledLibrary::~CompiledLibrary() {
+    if (model_) destroy_(model_);
+    if (library_) dlclose(library_);
+}
+
+void CompiledLibrary::set_threads(int threads) {
+    set_threads_(threads);
+}
+
+void CompiledLibrary::run(const std::vector<const graph::TensorData *> &inputs, std::vector<graph::TensorData> &outputs) {
+    std::vector<const float *> in;
+    std::vector<float *> out;
+    for (const graph::TensorData *t : inputs) in.push_back(t->f.data());
+    for (graph::TensorData &t : outputs) out.push_back(t.f.data());
+    if (run_arrays_(model_, in.data(), out.data()) != 0) throw std::runtime_error(name_ + ": " + last_error_());
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,36 @@
+// tessera inspect MODEL.onnx: the graph after the passes and its fusion plan.
+#include "commands.h"
+
+#include "model_session.h"
+
+#include <cstdio>
+#include <iostream>
+
+namespace tessera::cli {
+
+int inspect_command(const std::vector<std::string> &args) {
+    ModelOptions o;
+    for (size_t i = 0; i < args.size(); i++) {
+        const std::string &a = args[i];
+        if (a == "--input-shape") {
+            if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+            add_input_shape(o, args[++i]);
+        } else if (a == "--no-fusion") {
+            o.fuse = false;
+        } else if (!a.empty() && a[0] == '-') {
+            throw UsageError("inspect: unknown option '" + a + "'");
+        } else if (o.model.empty()) {
+            o.model = a;
+        } else {
+            throw UsageError("inspect: one model at a time");
+        }
+    }
+    if (o.model.empty()) throw UsageError("inspect: which model?");
+    ModelSession s = open_model(o);
+    std::printf("passes: %s\n", s.prepared.summary().c_str());
+    s.graph.print(std::cout);
+    std::cout << graph::describe_plan(s.graph, s.plan);
+    return 0;
+}
+
+}  // namespace tessera::cli

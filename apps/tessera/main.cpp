@@ -1,0 +1,66 @@
+// tessera: the model compiler's command line. `tessera compile` writes one library
+// per ONNX model, `tessera run` runs a model (JIT, compiled, or the reference
+// evaluator) and checks its outputs, `tessera inspect` shows the graph and the
+// fusion plan. Exit status: 0 success, 1 a failed check or an internal failure,
+// 2 a usage error or a bad model or input file (the message names the culprit).
+#include "commands.h"
+#include "graph_error.h"
+#include "model_session.h"
+
+#include <Halide.h>
+
+#include <cstdio>
+#include <exception>
+
+namespace {
+
+void usage(std::FILE *to) {
+    std::fprintf(to,
+                 "usage: tessera compile MODEL.onnx -o DIR [--name N] [--target host|TARGET] [--scheduler S]\n"
+                 "                       [--input-shape name=AxBxC]... [--no-fusion] [--explain]\n"
+                 "       tessera run MODEL.onnx|DIR [--input [name=]x.npy]... [--expect [name=]y.npy]...\n"
+                 "                       [--output [name=]out.npy]... [--reps N] [--threads T] [--tolerance E]\n"
+                 "                       [--json F] [--reference] [--no-fusion] [--scheduler S] [--input-shape ...]\n"
+                 "       tessera inspect MODEL.onnx [--input-shape name=AxBxC]... [--no-fusion]\n"
+                 "  compile     lib<name>.a/.so, <name>.h (C API), <name>.weights, <name>.plan.json into DIR\n"
+                 "  run         JIT for .onnx, the compiled library for DIR, --reference: the plain C++ evaluator;\n"
+                 "              prints median/min latency and the max relative error against --expect\n"
+                 "              (exit 1 above --tolerance, default 1e-3, or on NaN)\n"
+                 "  --scheduler Tessera (default), none, Mullapudi2016, Adams2019, Li2018\n"
+                 "  --no-fusion one kernel per node, for comparison\n");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    using namespace tessera::cli;
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const std::string command = argv[1];
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    try {
+        if (command == "compile") return compile_command(args);
+        if (command == "run") return run_command(args);
+        if (command == "inspect") return inspect_command(args);
+        if (command == "--help" || command == "-h" || command == "help") {
+            usage(stdout);
+            return 0;
+        }
+        throw UsageError("unknown command '" + command + "'");
+    } catch (const UsageError &e) {
+        std::fprintf(stderr, "tessera: %s\n", e.what());
+        usage(stderr);
+        return 2;
+    } catch (const tessera::graph::GraphError &e) {
+        std::fprintf(stderr, "tessera: %s\n", e.what());
+        return 2;
+    } catch (const Halide::CompileError &e) {
+        std::fprintf(stderr, "tessera: Halide compile error: %s\n", e.what());
+        return 1;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tessera: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,55 @@
+#include "model_session.h"
+
+#include "device_profile.h"
+#include "import_onnx.h"
+#include "schedulers.h"
+
+namespace tessera::cli {
+
+void add_input_shape(ModelOptions &options, const std::string &arg) {
+    const size_t eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0) throw UsageError("--input-shape takes name=AxBxC, got '" + arg + "'");
+    std::vector<int64_t> dims;
+    std::string text = arg.substr(eq + 1);
+    size_t at = 0;
+    while (at <= text.size()) {
+        const size_t x = text.find('x', at);
+        const std::string piece = text.substr(at, x == std::string::npos ? std::string::npos : x - at);
+        char *end = nullptr;
+        const long long v = std::strtoll(piece.c_str(), &end, 10);
+        if (piece.empty() || *end != '\0' || v <= 0) {
+            throw UsageError("--input-shape " + arg + ": '" + piece + "' is not a positive extent");
+        }
+        dims.push_back(v);
+        if (x == std::string::npos) break;
+        at = x + 1;
+    }
+    options.input_shapes[arg.substr(0, eq)] = dims;
+}
+
+ModelSession open_model(const ModelOptions &o) {
+    ModelSession s;
+    std::string scheduler;
+    try {
+        scheduler = canonical_scheduler(o.scheduler);
+        s.target = o.target == "host" ? Halide::get_host_target() : Halide::Target(o.target);
+    } catch (const std::invalid_argument &e) {
+        throw UsageError(e.what());
+    } catch (const Halide::CompileError &e) {
+        throw UsageError("--target '" + o.target + "' is not a Halide target string");
+    }
+    if (s.target.has_gpu_feature()) {
+        throw UsageError("--target " + o.target + ": GPU targets are not compiled yet (x86 targets only)");
+    }
+    s.graph = graph::import_onnx(o.model, o.input_shapes);
+    s.prepared = graph::prepare_graph(s.graph);
+    const hal::DeviceProfile profile = hal::host_profile();
+    s.plan = graph::plan_fusion(s.graph, {hal::balance_flops_per_byte(profile), o.fuse});
+    const Halide::Target target = s.target;
+    s.schedule = [scheduler, target](Halide::Pipeline &p) {
+        apply_scheduler(p, scheduler, target, host_machine_params());
+    };
+    return s;
+}
+
+}  // namespace tessera::cli

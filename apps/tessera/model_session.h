@@ -1,0 +1,47 @@
+// What every tessera command does first: import the model (with --input-shape
+// overrides), run the graph passes, and plan the partitions against this
+// machine's balance (the device profile the scheduler reads too).
+#pragma once
+
+#include "graph.h"
+#include "partition.h"
+#include "plan_fusion.h"
+#include "prepare_graph.h"
+
+#include <Halide.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tessera::cli {
+
+// A usage error: the message is printed with the usage, exit code 2.
+struct UsageError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+struct ModelOptions {
+    std::string model;  // .onnx path
+    std::map<std::string, std::vector<int64_t>> input_shapes;
+    bool fuse = true;
+    std::string scheduler = "Tessera";
+    std::string target = "host";
+};
+
+// Parses "name=1x3x224x224" into options.input_shapes; throws UsageError.
+void add_input_shape(ModelOptions &options, const std::string &arg);
+
+struct ModelSession {
+    graph::Graph graph;
+    graph::PrepareReport prepared;
+    graph::FusionPlan plan;
+    Halide::Target target;
+    std::function<void(Halide::Pipeline &)> schedule;  // the chosen scheduler, for target
+};
+
+// Throws graph::GraphError (the model), UsageError (an unknown scheduler or target).
+ModelSession open_model(const ModelOptions &options);
+
+}  // namespace tessera::cli

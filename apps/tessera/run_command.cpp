@@ -1,0 +1,232 @@
+// tessera run MODEL.onnx|DIR: runs a model (JIT in process for .onnx, the compiled
+// library for a folder tessera compile wrote, or the reference evaluator with
+// --reference), times it, and compares its outputs with --expect files.
+#include "commands.h"
+
+#include "compiled_library.h"
+#include "evaluate.h"
+#include "graph_error.h"
+#include "jit_model.h"
+#include "model_session.h"
+#include "npy.h"
+#include "stopwatch.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <random>
+#include <thread>
+
+namespace tessera::cli {
+
+namespace {
+
+// "name=path" or "path" (the only input or output).
+std::pair<std::string, std::string> named_file(const std::string &arg) {
+    const size_t eq = arg.find('=');
+    return eq == std::string::npos ? std::make_pair(std::string(), arg)
+                                   : std::make_pair(arg.substr(0, eq), arg.substr(eq + 1));
+}
+
+// Binds name=path arguments to the model's tensors; a bare path needs a single tensor.
+std::map<std::string, std::string> bind_files(const std::vector<std::string> &args, const std::vector<TensorSpec> &tensors,
+                                        const std::string &flag) {
+    std::map<std::string, std::string> out;
+    for (const std::string &a : args) {
+        auto [name, path] = named_file(a);
+        if (name.empty()) {
+            if (tensors.size() != 1) {
+                throw UsageError(flag + " " + a + ": the model has " + std::to_string(tensors.size()) +
+                                 " of them; write " + flag + " name=file");
+            }
+            name = tensors[0].name;
+        }
+        const bool known = std::any_of(tensors.begin(), tensors.end(), [&](const TensorSpec &t) { return t.name == name; });
+        if (!known) throw UsageError(flag + " " + a + ": the model has no tensor '" + name + "'");
+        out[name] = path;
+    }
+    return out;
+}
+
+// max|a - e| / max|e| (norm-wise, as every check in Tessera); infinity on NaN.
+double relative_error(const graph::TensorData &a, const graph::TensorData &e) {
+    double diff = 0, scale = 0;
+    for (size_t k = 0; k < a.f.size(); k++) {
+        if (!std::isfinite(a.f[k])) return INFINITY;
+        diff = std::max(diff, std::fabs(double(a.f[k]) - e.f[k]));
+        scale = std::max(scale, std::fabs(double(e.f[k])));
+    }
+    return scale > 0 ? diff / scale : diff;
+}
+
+struct Runner {
+    std::vector<TensorSpec> inputs, outputs;
+    std::function<graph::TensorMap(const graph::TensorMap &)> run;
+    std::string mode;
+};
+
+}  // namespace
+
+int run_command(const std::vector<std::string> &args) {
+    ModelOptions o;
+    std::vector<std::string> input_args, expect_args, output_args;
+    int reps = 10, threads = 0;
+    double tolerance = 1e-3;
+    bool reference = false;
+    std::string json;
+    for (size_t i = 0; i < args.size(); i++) {
+        const std::string &a = args[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+            return args[++i];
+        };
+        auto number = [&](double lo) {
+            const std::string v = value();
+            char *end = nullptr;
+            const double d = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end || !(d >= lo)) throw UsageError(a + " needs a number >= " + std::to_string(lo));
+            return d;
+        };
+        if (a == "--input") input_args.push_back(value());
+        else if (a == "--expect") expect_args.push_back(value());
+        else if (a == "--output") output_args.push_back(value());
+        else if (a == "--reps") reps = int(number(1));
+        else if (a == "--threads") threads = int(number(1));
+        else if (a == "--tolerance") tolerance = number(0);
+        else if (a == "--json") json = value();
+        else if (a == "--reference") reference = true;
+        else if (a == "--no-fusion") o.fuse = false;
+        else if (a == "--scheduler") o.scheduler = value();
+        else if (a == "--input-shape") add_input_shape(o, value());
+        else if (!a.empty() && a[0] == '-') throw UsageError("run: unknown option '" + a + "'");
+        else if (o.model.empty()) o.model = a;
+        else throw UsageError("run: one model at a time ('" + a + "' is a second)");
+    }
+    if (o.model.empty()) throw UsageError("run: which model? (tessera run MODEL.onnx|DIR --input x.npy)");
+    // Before any Halide runtime starts its thread pool.
+    if (threads > 0) setenv("HL_NUM_THREADS", std::to_string(threads).c_str(), 1);
+
+    Runner r;
+    std::unique_ptr<ModelSession> session;
+    std::unique_ptr<graph::JitModel> jit;
+    std::unique_ptr<CompiledLibrary> library;
+    if (std::filesystem::is_directory(o.model)) {
+        if (reference) throw UsageError("run: --reference needs the .onnx model, not a compiled folder");
+        library = std::make_unique<CompiledLibrary>(o.model);
+        // Every core unless --threads says otherwise, as the JIT runs (the library's
+        // runtime, loaded into a process that has libHalide, otherwise kept to one).
+        library->set_threads(threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency())));
+        r.inputs = library->inputs();
+        r.outputs = library->outputs();
+        r.mode = "compiled library lib" + library->name() + ".so";
+        r.run = [&](const graph::TensorMap &in) {
+            std::vector<const graph::TensorData *> ins;
+            for (const TensorSpec &t : r.inputs) ins.push_back(&in.at(t.name));
+            std::vector<graph::TensorData> outs;
+            for (const TensorSpec &t : r.outputs) outs.emplace_back(graph::DType::f32, t.shape);
+            library->run(ins, outs);
+            graph::TensorMap m;
+            for (size_t k = 0; k < outs.size(); k++) m[r.outputs[k].name] = std::move(outs[k]);
+            return m;
+        };
+    } else {
+        session = std::make_unique<ModelSession>(open_model(o));
+        const graph::Graph &g = session->graph;
+        for (const std::string &n : g.inputs) r.inputs.push_back({n, g.value(n).shape});
+        for (const std::string &n : g.outputs) r.outputs.push_back({n, g.value(n).shape});
+        if (reference) {
+            r.mode = "reference evaluator (plain C++, no Halide)";
+            r.run = [&g](const graph::TensorMap &in) { return graph::evaluate(g, in); };
+        } else {
+            std::printf("%s", graph::fusion_summary(session->plan).c_str());
+            jit = std::make_unique<graph::JitModel>(g, session->plan, session->schedule, session->target,
+                                                    [](const std::string &line) {
+                                                        std::printf("%s\n", line.c_str());
+                                                        std::fflush(stdout);
+                                                    });
+            r.mode = "JIT, scheduler " + o.scheduler + (o.fuse ? "" : ", --no-fusion");
+            r.run = [&](const graph::TensorMap &in) { return jit->run(in); };
+        }
+    }
+
+    // Inputs: the files given, checked against the model; random (seeded) otherwise.
+    graph::TensorMap inputs;
+    const std::map<std::string, std::string> input_files = bind_files(input_args, r.inputs, "--input");
+    for (size_t k = 0; k < r.inputs.size(); k++) {
+        const TensorSpec &t = r.inputs[k];
+        auto it = input_files.find(t.name);
+        if (it == input_files.end()) {
+            graph::TensorData d(graph::DType::f32, t.shape);
+            std::mt19937 rng(unsigned(k + 1));
+            std::normal_distribution<float> dist;
+            for (float &v : d.f) v = dist(rng);
+            std::printf("input '%s': no --input given, random normal values (seed %zu)\n", t.name.c_str(), k + 1);
+            inputs[t.name] = d;
+            continue;
+        }
+        graph::TensorData d = graph::read_npy(it->second);
+        if (d.dtype != graph::DType::f32 || d.shape != t.shape) {
+            throw graph::GraphError("--input " + it->second + ": '" + t.name + "' takes float32[" +
+                                    graph::shape_string(t.shape) + "], the file holds " + graph::dtype_name(d.dtype) +
+                                    "[" + graph::shape_string(d.shape) + "]");
+        }
+        inputs[t.name] = d;
+    }
+    const std::map<std::string, std::string> expect_files = bind_files(expect_args, r.outputs, "--expect");
+    const std::map<std::string, std::string> output_files = bind_files(output_args, r.outputs, "--output");
+
+    graph::TensorMap outputs = r.run(inputs);  // first run: warm-up (and JIT's lazy init)
+    std::vector<double> times;
+    for (int k = 0; k < (reference ? 1 : reps); k++) {
+        Stopwatch watch;
+        outputs = r.run(inputs);
+        times.push_back(watch.lap_ms());
+    }
+    const double median_ms = median(times), min_ms = *std::min_element(times.begin(), times.end());
+    std::printf("%s: %s, median %.3f ms, min %.3f ms over %zu runs\n", o.model.c_str(), r.mode.c_str(), median_ms,
+                min_ms, times.size());
+
+    bool ok = true;
+    double worst = 0;
+    nlohmann::json errors = nlohmann::json::object();
+    for (const TensorSpec &t : r.outputs) {
+        const graph::TensorData &out = outputs.at(t.name);
+        bool finite = std::all_of(out.f.begin(), out.f.end(), [](float v) { return std::isfinite(v); });
+        if (!finite) {
+            std::printf("output '%s': NaN or infinity\n", t.name.c_str());
+            ok = false;
+        }
+        auto it = expect_files.find(t.name);
+        if (it != expect_files.end()) {
+            const graph::TensorData want = graph::read_npy(it->second);
+            if (want.dtype != graph::DType::f32 || want.shape != out.shape) {
+                throw graph::GraphError("--expect " + it->second + ": '" + t.name + "' is float32[" +
+                                        graph::shape_string(out.shape) + "], the file holds " +
+                                        graph::dtype_name(want.dtype) + "[" + graph::shape_string(want.shape) + "]");
+            }
+            const double err = relative_error(out, want);
+            worst = std::max(worst, err);
+            errors[t.name] = std::isfinite(err) ? nlohmann::json(err) : nlohmann::json(nullptr);
+            std::printf("output '%s': max relative error %.3g against %s (tolerance %.1g)%s\n", t.name.c_str(), err,
+                        it->second.c_str(), tolerance, err <= tolerance ? "" : "  FAILED");
+            ok &= err <= tolerance;
+        }
+        auto of = output_files.find(t.name);
+        if (of != output_files.end()) graph::write_npy(of->second, out);
+    }
+    if (!json.empty()) {
+        const nlohmann::json j = {{"model", o.model},       {"mode", r.mode},       {"time_ms_median", median_ms},
+                                  {"time_ms_min", min_ms},  {"runs", times.size()}, {"rel_error", errors},
+                                  {"max_rel_error", worst}, {"ok", ok},             {"tolerance", tolerance}};
+        std::ofstream(json) << j.dump(2) << "\n";
+    }
+    return ok ? 0 : 1;
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,46 @@
+// emit_model: a whole model ahead of time, one library per model. Every partition
+// of the fusion plan is lowered, scheduled and compiled to an object; a generated
+// C++ wrapper strings them together behind a small C API; weights go to a file of
+// their own (bound as inputs at run time, not baked into code). Written to
+// `out_dir`:
+//   lib<name>.a      the kernels, the wrapper and Halide's runtime (link with -lpthread -ldl)
+//   lib<name>.so     the same as a shared library (what `tessera run out/` loads)
+//   <name>.h         the C API: <name>_create(weights_path), <name>_run(...), <name>_destroy
+//   <name>.weights   every constant the kernels read, fp32
+//   <name>.plan.json the partitions, their nodes, class, predicted bytes and times
+// Everything is built in a scratch folder first and moved into place at the end, so a
+// failure leaves no half-written output.
+#pragma once
+
+#include "graph.h"
+#include "partition.h"
+
+#include <Halide.h>
+
+#include <functional>
+#include <string>
+
+namespace tessera::graph {
+
+struct EmitOptions {
+    std::string name;       // the library's name: a C identifier
+    std::string out_dir;
+    Halide::Target target;
+    std::string model_path; // for the header's comment
+    std::string scheduler;  // for plan.json
+    std::string cxx = "c++";           // compiles the wrapper
+    std::string halide_include_dir;    // HalideBuffer.h, HalideRuntime.h
+};
+
+struct EmitReport {
+    double schedule_ms = 0, codegen_ms = 0, wrapper_ms = 0;
+    size_t weight_floats = 0;
+    std::vector<std::string> files;  // written, full paths
+};
+
+// `schedule` schedules one partition's pipeline; `progress` gets a line per step.
+// Throws GraphError (the model) or std::runtime_error (files, the C++ compiler).
+EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::function<void(Halide::Pipeline &)> &schedule,
+                      const EmitOptions &options, const std::function<void(const std::string &)> &progress = {});
+
+}  // namespace tessera::graph

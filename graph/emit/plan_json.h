@@ -1,0 +1,21 @@
+// <name>.plan.json: the fusion plan as data, for `--explain`, tests and benchmarks:
+// per partition its nodes (name, op type), class, flops, predicted DRAM bytes,
+// inputs, output and the schedule and codegen times; the model's inputs and
+// outputs; kernels and bytes before and after fusion.
+#pragma once
+
+#include "emit_model.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera::graph {
+
+struct PartitionTimes {
+    double schedule_ms = 0, codegen_ms = 0;
+};
+
+void write_plan_json(const Graph &g, const FusionPlan &plan, const std::vector<PartitionTimes> &times,
+                     const EmitOptions &options, const std::string &path);
+
+}  // namespace tessera::graph

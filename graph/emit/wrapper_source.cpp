@@ -1,0 +1,190 @@
+#include "wrapper_source.h"
+
+#include "graph_error.h"
+#include "halide_name.h"
+
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace tessera::graph {
+
+namespace {
+
+// "{224, 224, 3, 1}": Halide's extents, innermost first.
+std::string extents(const Shape &shape) {
+    std::string s = "std::vector<int>{";
+    for (size_t k = shape.size(); k-- > 0;) s += std::to_string(shape[k]) + (k ? ", " : "");
+    return s + "}";
+}
+
+// C identifiers for the graph's inputs and outputs, unique, prefixed by role.
+std::vector<std::string> parameter_names(const std::vector<std::string> &values, const std::string &prefix,
+                                         std::set<std::string> &taken) {
+    std::vector<std::string> names;
+    for (const std::string &v : values) {
+        std::string n = prefix + halide_name(v);
+        while (taken.count(n)) n += "_";
+        taken.insert(n);
+        names.push_back(n);
+    }
+    return names;
+}
+
+}  // namespace
+
+WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartition> &partitions,
+                               const std::vector<std::string> &function_names,
+                               const std::vector<std::string> &partition_headers, const std::string &name,
+                               const std::string &model_path) {
+    WrapperSource w;
+    std::set<std::string> taken;
+    const std::vector<std::string> in_names = parameter_names(g.inputs, "in_", taken);
+    const std::vector<std::string> out_names = parameter_names(g.outputs, "out_", taken);
+
+    // Where each value lives during a run (a C++ expression of a float pointer).
+    std::map<std::string, std::string> where;
+    for (size_t k = 0; k < g.inputs.size(); k++) where[g.inputs[k]] = "const_cast<float *>(" + in_names[k] + ")";
+    for (size_t k = 0; k < g.outputs.size(); k++) {
+        if (!where.count(g.outputs[k])) where[g.outputs[k]] = out_names[k];
+    }
+    std::map<std::string, size_t> weight_offset;
+    std::vector<std::pair<std::string, size_t>> intermediates;  // value, floats
+    for (const LoweredPartition &lp : partitions) {
+        for (const std::string &v : lp.input_values) {
+            if (where.count(v)) continue;
+            if (!g.is_constant(v)) throw GraphError("emit: '" + v + "' is read before it is computed (internal error)");
+            weight_offset[v] = w.weight_floats;
+            where[v] = "m->weights.data() + " + std::to_string(w.weight_floats);
+            w.weights.push_back(v);
+            w.weight_floats += size_t(num_elements(g.value(v).shape));
+        }
+        if (!where.count(lp.output_value)) {
+            where[lp.output_value] = "m->buffers[" + std::to_string(intermediates.size()) + "].data()";
+            intermediates.push_back({lp.output_value, size_t(num_elements(g.value(lp.output_value).shape))});
+        }
+    }
+
+    std::ostringstream h;
+    h << "// " << name << ": compiled by Tessera from " << model_path << ".\n"
+      << "// Link with lib" << name << ".a (or lib" << name << ".so) and -lpthread -ldl. Tensors are\n"
+      << "// row-major float32 arrays of the shapes below (outermost axis first).\n"
+      << "#pragma once\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+      << "typedef struct " << name << "_model " << name << "_model;\n\n"
+      << "// Reads the weights file written beside this header; NULL on failure (see\n"
+      << "// " << name << "_last_error()).\n"
+      << name << "_model *" << name << "_create(const char *weights_path);\n\n"
+      << "// Runs the model. Returns 0 on success, else a Halide error code (see\n"
+      << "// " << name << "_last_error()). One run at a time per handle.\n";
+    for (size_t k = 0; k < g.inputs.size(); k++) {
+        h << "//   " << in_names[k] << ": input '" << g.inputs[k] << "' float[" << shape_string(g.value(g.inputs[k]).shape)
+          << "]\n";
+    }
+    for (size_t k = 0; k < g.outputs.size(); k++) {
+        h << "//   " << out_names[k] << ": output '" << g.outputs[k] << "' float["
+          << shape_string(g.value(g.outputs[k]).shape) << "]\n";
+    }
+    std::string params = name + "_model *m";
+    for (const std::string &n : in_names) params += ", const float *" + n;
+    for (const std::string &n : out_names) params += ", float *" + n;
+    h << "int " << name << "_run(" << params << ");\n\n"
+      << "// The same with the arrays in tables, inputs and outputs in the order above\n"
+      << "// (what a loader that does not know the arity calls, e.g. `tessera run out/`).\n"
+      << "int " << name << "_run_arrays(" << name << "_model *m, const float *const *inputs, float *const *outputs);\n\n"
+      << "void " << name << "_destroy(" << name << "_model *m);\n\n"
+      << "// Threads the kernels use (default: all cores, or HL_NUM_THREADS).\n"
+      << "void " << name << "_set_threads(int threads);\n\n"
+      << "// Why the last call on this thread failed.\n"
+      << "const char *" << name << "_last_error(void);\n\n"
+      << "#ifdef __cplusplus\n}\n#endif\n";
+    w.header = h.str();
+
+    std::ostringstream s;
+    s << "// Generated by Tessera: the C API of " << name << " (see " << name << ".h).\n"
+      << "#include \"" << name << ".h\"\n\n";
+    for (const std::string &ph : partition_headers) s << "#include \"" << ph << "\"\n";
+    s << "\n#include \"HalideBuffer.h\"\n#include \"HalideRuntime.h\"\n\n"
+      << "#include <cstdint>\n#include <cstdio>\n#include <cstring>\n#include <string>\n#include <vector>\n\n"
+      << "namespace {\n\nthread_local std::string last_error;\n\n"
+      << "constexpr uint64_t kWeightFloats = " << w.weight_floats << "ull;\n\n"
+      << "int fail(const std::string &what, int code) {\n"
+      << "    last_error = what + \" failed with Halide error \" + std::to_string(code);\n    return code;\n}\n\n"
+      << "}  // namespace\n\n"
+      << "struct " << name << "_model {\n    std::vector<float> weights;\n"
+      << "    std::vector<std::vector<float>> buffers;  // intermediate values, one per partition output\n};\n\n";
+    // create
+    s << name << "_model *" << name << "_create(const char *weights_path) {\n"
+      << "    std::FILE *f = std::fopen(weights_path, \"rb\");\n"
+      << "    if (!f) {\n        last_error = std::string(weights_path) + \": cannot open\";\n        return nullptr;\n    }\n"
+      << "    char magic[8] = {};\n    uint64_t count = 0;\n"
+      << "    auto *m = new " << name << "_model;\n    m->weights.resize(kWeightFloats);\n"
+      << "    const bool ok = std::fread(magic, 1, 8, f) == 8 && std::memcmp(magic, \"TSRWGT01\", 8) == 0 &&\n"
+      << "                    std::fread(&count, sizeof count, 1, f) == 1 && count == kWeightFloats &&\n"
+      << "                    std::fread(m->weights.data(), sizeof(float), kWeightFloats, f) == kWeightFloats &&\n"
+      << "                    std::fgetc(f) == EOF;\n"
+      << "    std::fclose(f);\n"
+      << "    if (!ok) {\n        last_error = std::string(weights_path) + \": not the weights file of " << name
+      << " (\" + std::to_string(kWeightFloats) + \" floats expected)\";\n        delete m;\n        return nullptr;\n    }\n";
+    for (const auto &[value, floats] : intermediates) {
+        s << "    m->buffers.emplace_back(" << floats << ");  // " << value << "\n";
+    }
+    s << "    return m;\n}\n\n";
+    // run
+    s << "int " << name << "_run(" << params << ") {\n";
+    for (size_t k = 0; k < partitions.size(); k++) {
+        const LoweredPartition &lp = partitions[k];
+        s << "    {  // " << lp.name << "\n";
+        std::string args;
+        for (size_t i = 0; i < lp.input_values.size(); i++) {
+            const std::string &v = lp.input_values[i];
+            s << "        Halide::Runtime::Buffer<float> a" << i << "(" << where.at(v) << ", "
+              << extents(g.value(v).shape) << ");\n";
+            args += "a" + std::to_string(i) + ", ";
+        }
+        s << "        Halide::Runtime::Buffer<float> out(" << where.at(lp.output_value) << ", "
+          << extents(g.value(lp.output_value).shape) << ");\n"
+          << "        if (int e = " << function_names[k] << "(" << args << "out)) return fail(\"" << lp.name
+          << "\", e);\n    }\n";
+    }
+    // Outputs no partition computes: a graph input or a constant passed through.
+    for (size_t k = 0; k < g.outputs.size(); k++) {
+        const std::string &v = g.outputs[k];
+        bool computed = false;
+        for (const LoweredPartition &lp : partitions) computed |= lp.output_value == v;
+        if (computed) continue;
+        if (!where.count(v) || where.at(v) == out_names[k]) {
+            if (!g.is_constant(v)) throw GraphError("emit: output '" + v + "' is never computed (internal error)");
+            throw GraphError("emit: output '" + v + "' is a constant; constant outputs are not compiled yet");
+        }
+        s << "    std::memcpy(" << out_names[k] << ", " << where.at(v) << ", "
+          << num_elements(g.value(v).shape) << " * sizeof(float));\n";
+    }
+    s << "    return 0;\n}\n\n";
+    s << "int " << name << "_run_arrays(" << name << "_model *m, const float *const *inputs, float *const *outputs) {\n"
+      << "    return " << name << "_run(m";
+    for (size_t k = 0; k < in_names.size(); k++) s << ", inputs[" << k << "]";
+    for (size_t k = 0; k < out_names.size(); k++) s << ", outputs[" << k << "]";
+    s << ");\n}\n\n"
+      << "void " << name << "_destroy(" << name << "_model *m) {\n    delete m;\n}\n\n"
+      << "void " << name << "_set_threads(int threads) {\n    halide_set_num_threads(threads);\n}\n\n"
+      << "const char *" << name << "_last_error(void) {\n    return last_error.c_str();\n}\n";
+    w.source = s.str();
+    return w;
+}
+
+void write_weights_file(const Graph &g, const std::vector<std::string> &weights, const std::string &path) {
+    std::ofstream out(path, std::ios::binary);
+    if (!out) throw std::runtime_error(path + ": cannot write");
+    uint64_t count = 0;
+    for (const std::string &v : weights) count += uint64_t(g.value(v).data->f.size());
+    out.write("TSRWGT01", 8);
+    out.write(reinterpret_cast<const char *>(&count), sizeof count);
+    for (const std::string &v : weights) {
+        const std::vector<float> &f = g.value(v).data->f;
+        out.write(reinterpret_cast<const char *>(f.data()), std::streamsize(f.size() * sizeof(float)));
+    }
+    if (!out) throw std::runtime_error(path + ": write failed");
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,32 @@
+// The C API wrapper of an emitted model: its public header and the C++ source that
+// calls each partition's compiled function in plan order on the caller's input and
+// output arrays, the weights (read from the weights file by <name>_create) and
+// intermediate buffers allocated once per handle.
+#pragma once
+
+#include "graph.h"
+#include "lower_partition.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera::graph {
+
+struct WrapperSource {
+    std::string header;                 // <name>.h
+    std::string source;                 // <name>_wrapper.cpp
+    std::vector<std::string> weights;   // constant values in the weights file's order
+    size_t weight_floats = 0;
+};
+
+// `function_names[k]` is the compiled function of partitions[k]; `partition_headers[k]`
+// the header Halide wrote for it.
+WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartition> &partitions,
+                               const std::vector<std::string> &function_names,
+                               const std::vector<std::string> &partition_headers, const std::string &name,
+                               const std::string &model_path);
+
+// The weights file: "TSRWGT01", the float count (uint64, little-endian), the floats.
+void write_weights_file(const Graph &g, const std::vector<std::string> &weights, const std::string &path);
+
+}  // namespace tessera::graph

@@ -1,0 +1,27 @@
+#include "prepare_graph.h"
+
+#include "fold_batch_norm.h"
+#include "fold_constants.h"
+#include "remove_dead.h"
+#include "shape_inference.h"
+
+namespace tessera::graph {
+
+std::string PrepareReport::summary() const {
+    return "folded " + std::to_string(folded) + " constant node(s), " + std::to_string(batch_norms) +
+           " BatchNormalization(s) into convolutions, " + std::to_string(rewrites.gelu) + " Erf-form GELU(s) into Gelu, " +
+           std::to_string(rewrites.split) + " Split(s) into Slices; removed " + std::to_string(removed) +
+           " dead node(s)";
+}
+
+PrepareReport prepare_graph(Graph &g) {
+    PrepareReport r;
+    r.folded = fold_constants(g);
+    r.batch_norms = fold_batch_norm(g);
+    r.rewrites = rewrite_patterns(g);
+    r.removed = remove_dead(g);
+    require_static_shapes(g);
+    return r;
+}
+
+}  // namespace tessera::graph

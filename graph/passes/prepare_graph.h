@@ -1,0 +1,23 @@
+// prepare_graph: the passes every compiled model goes through, in order:
+// fold_constants (shape arithmetic becomes constants, Reshape targets known),
+// fold_batch_norm, rewrite_patterns, remove_dead, and the check that every shape
+// is static. `tessera compile`, `tessera run` and the tests share it.
+#pragma once
+
+#include "graph.h"
+#include "rewrite_patterns.h"
+
+#include <string>
+
+namespace tessera::graph {
+
+struct PrepareReport {
+    int folded = 0, batch_norms = 0, removed = 0;
+    RewriteCounts rewrites;
+    std::string summary() const;  // "folded 12 nodes, 3 BatchNormalizations into convolutions, ..."
+};
+
+// Throws GraphError naming the first node whose output shape stays unknown.
+PrepareReport prepare_graph(Graph &g);
+
+}  // namespace tessera::graph
