@@ -21,7 +21,6 @@
 #include <functional>
 #include <memory>
 #include <random>
-#include <thread>
 
 namespace tessera::cli {
 
@@ -119,9 +118,7 @@ int run_command(const std::vector<std::string> &args) {
     if (std::filesystem::is_directory(o.model)) {
         if (reference) throw UsageError("run: --reference needs the .onnx model, not a compiled folder");
         library = std::make_unique<CompiledLibrary>(o.model);
-        // Every core unless --threads says otherwise, as the JIT runs (the library's
-        // runtime, loaded into a process that has libHalide, otherwise kept to one).
-        library->set_threads(threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency())));
+        if (threads > 0) library->set_threads(threads);
         r.inputs = library->inputs();
         r.outputs = library->outputs();
         r.mode = "compiled library lib" + library->name() + ".so";

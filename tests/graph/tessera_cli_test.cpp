@@ -1,0 +1,149 @@
+// The tessera command line: a small model compiled ahead of time, a C++ program
+// compiled and linked against the emitted header and library, run and compared
+// with the reference evaluator; `tessera run` on the .onnx, the compiled folder
+// and --reference; bad models and input files exit 2 naming the culprit.
+#include "evaluate.h"
+#include "import_onnx.h"
+#include "model_builder.h"
+#include "npy.h"
+#include "run_command.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace tessera::graph {
+namespace {
+
+using testing::ModelBuilder;
+using tessera::test::CommandResult;
+
+CommandResult tessera(const std::string &args) {
+    return tessera::test::run_command(std::string(TESSERA_BIN) + " " + args);
+}
+
+// An MLP: Gemm + bias, GELU (tanh-free Erf form), Gemm, softmax: 1x24 -> 1x10.
+std::string write_mlp(const std::string &file) {
+    ModelBuilder b(13);
+    b.input("features", {3, 24}).output("probs");
+    b.initializer("w1", testing::random_floats({24, 40}, 1, -0.3f, 0.3f));
+    b.initializer("b1", testing::random_floats({40}, 2));
+    b.initializer("w2", testing::random_floats({40, 10}, 3, -0.3f, 0.3f));
+    b.initializer("b2", testing::random_floats({10}, 4));
+    b.node("MatMul", {"features", "w1"}, {"h0"});
+    b.node("Add", {"h0", "b1"}, {"h1"});
+    b.node("Relu", {"h1"}, {"h2"});
+    testing::set_int(b.node("Gemm", {"h2", "w2", "b2"}, {"logits"}), "transB", 0);
+    testing::set_int(b.node("Softmax", {"logits"}, {"probs"}), "axis", 1);
+    return b.save(file);
+}
+
+TEST(TesseraCli, CompiledLibraryLinksIntoAProgramAndMatchesTheReference) {
+    const std::string model = write_mlp("mlp.onnx"), out = testing::temp_path("mlp_out");
+    std::filesystem::remove_all(out);
+    CommandResult r = tessera("compile " + model + " -o " + out + " --name mlp");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("fusion: 5 kernels -> "), std::string::npos) << r.output;
+    for (const char *f : {"libmlp.a", "libmlp.so", "mlp.h", "mlp.weights", "mlp.plan.json"}) {
+        EXPECT_TRUE(std::filesystem::exists(out + "/" + f)) << f << "\n" << r.output;
+    }
+    // A user's program: inputs from a file, outputs to a file.
+    const TensorData x = testing::random_floats({3, 24}, 7);
+    write_npy(out + "/x.npy", x);
+    {
+        std::ofstream in(out + "/x.bin", std::ios::binary);
+        in.write(reinterpret_cast<const char *>(x.f.data()), std::streamsize(x.f.size() * sizeof(float)));
+    }
+    std::ofstream(out + "/main.cpp") << R"(#include "mlp.h"
+#include <cstdio>
+int main(int, char **argv) {
+    mlp_model *m = mlp_create(argv[1]);
+    if (!m) { std::fprintf(stderr, "%s\n", mlp_last_error()); return 3; }
+    mlp_set_threads(2);
+    float x[72], y[30];
+    std::FILE *f = std::fopen(argv[2], "rb");
+    if (std::fread(x, sizeof(float), 72, f) != 72) return 4;
+    std::fclose(f);
+    for (float &v : y) v = 0.0f / 0.0f;
+    if (mlp_run(m, x, y) != 0) { std::fprintf(stderr, "%s\n", mlp_last_error()); return 5; }
+    for (float v : y) std::printf("%.9g\n", v);
+    mlp_destroy(m);
+    return mlp_create("/nonexistent.weights") == nullptr ? 0 : 6;
+}
+)";
+    r = tessera::test::run_command("c++ -std=c++17 -O1 " + out + "/main.cpp -I " + out + " " + out +
+                                   "/libmlp.a -lpthread -ldl -o " + out + "/main");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = tessera::test::run_command(out + "/main " + out + "/mlp.weights " + out + "/x.bin");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    TensorData got(DType::f32, {3, 10});
+    std::istringstream lines(r.output);
+    for (float &v : got.f) lines >> v;
+    const Graph g = import_onnx(model);
+    const TensorData want = evaluate(g, {{"features", x}}).at("probs");
+    EXPECT_LE(testing::relative_error(got, want), 1e-5) << r.output;
+
+    // tessera run on the folder, the .onnx (JIT) and --reference agree with --expect.
+    write_npy(out + "/want.npy", want);
+    for (const std::string &target : {out, model, model + " --reference", model + " --no-fusion"}) {
+        r = tessera("run " + target + " --input " + out + "/x.npy --expect " + out + "/want.npy --reps 2");
+        EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
+        EXPECT_NE(r.output.find("max relative error"), std::string::npos) << r.output;
+    }
+    // A wrong expectation fails the check (exit 1).
+    write_npy(out + "/wrong.npy", testing::random_floats({3, 10}, 9));
+    r = tessera("run " + out + " --input " + out + "/x.npy --expect " + out + "/wrong.npy --reps 1");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("FAILED"), std::string::npos) << r.output;
+}
+
+TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
+    const std::string model = write_mlp("mlp_bad.onnx");
+    // Not ONNX, truncated.
+    const std::string junk = testing::temp_path("junk.onnx"), cut = testing::temp_path("cut.onnx");
+    std::ofstream(junk) << "this is not a model";
+    {
+        std::ifstream in(model, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    }
+    for (const std::string &bad : {junk, cut}) {
+        CommandResult r = tessera("compile " + bad + " -o " + testing::temp_path("bad_out"));
+        EXPECT_EQ(r.exit_code, 2) << r.output;
+        EXPECT_NE(r.output.find(bad), std::string::npos) << r.output;
+        EXPECT_FALSE(std::filesystem::exists(testing::temp_path("bad_out/junk.h")));
+    }
+    // An unsupported op names the node.
+    ModelBuilder b(13);
+    b.input("x", {4}).output("y");
+    b.node("Softplus", {"x"}, {"y"}, "smooth");
+    CommandResult r = tessera("run " + b.save("softplus.onnx"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("node 'smooth'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Softplus"), std::string::npos) << r.output;
+    // A symbolic batch without --input-shape, then with it.
+    ModelBuilder s(13);
+    s.input("x", {-1, 4}, 1, "batch").output("y");
+    s.node("Relu", {"x"}, {"y"});
+    const std::string symbolic = s.save("symbolic.onnx");
+    r = tessera("run " + symbolic);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--input-shape"), std::string::npos) << r.output;
+    r = tessera("run " + symbolic + " --input-shape x=3x4 --reps 1");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    // An input file of the wrong shape names the input.
+    write_npy(testing::temp_path("x_wrong.npy"), testing::random_floats({3, 25}, 1));
+    r = tessera("run " + model + " --input " + testing::temp_path("x_wrong.npy"));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("'features' takes float32[3x24]"), std::string::npos) << r.output;
+    // Usage errors.
+    r = tessera("compile " + model);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("-o DIR is required"), std::string::npos) << r.output;
+    r = tessera("frobnicate");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+}
+
+}  // namespace
+}  // namespace tessera::graph
