@@ -70,7 +70,7 @@ int compile_command(const std::vector<std::string> &args) {
         std::fflush(stdout);
     });
     std::printf("%s", graph::fusion_summary(s.plan).c_str());
-    std::printf("compiled %zu partitions: schedule %.1f ms, codegen %.1f ms, wrapper %.1f ms; %.1f MB of weights\n",
+    std::printf("compiled %zu partitions: schedule %.1f ms, codegen %.1f ms, wrapper %.1f ms; %.2f MB of weights\n",
                 s.plan.partitions.size(), r.schedule_ms, r.codegen_ms, r.wrapper_ms, 4.0 * double(r.weight_floats) / 1e6);
     for (const std::string &f : r.files) std::printf("wrote %s\n", f.c_str());
     return 0;

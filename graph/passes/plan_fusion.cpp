@@ -37,7 +37,12 @@ struct Builder {
     void add_node(int i) {
         const Node &node = g.nodes[size_t(i)];
         std::set<int> merge;
-        if (options.fuse && !compute_intensive(node)) {
+        // A shape-only node moves no data: it stays with its producer even without
+        // fusion, or --no-fusion would add a copy kernel per reshape.
+        if (!options.fuse && is_shape_only(node) && !node.inputs.empty()) {
+            const int p = fusable_producer(node.inputs[0], i);
+            if (p >= 0) merge.insert(p);
+        } else if (options.fuse && !compute_intensive(node)) {
             // Epilogues (elementwise or shape-only) join one compute-intensive producer
             // whose output they do not broadcast up; memory-bound producers all join.
             // A memory-bound contraction joins no other: two of them in one pipeline

@@ -16,7 +16,7 @@ namespace tessera::graph {
 
 struct FusionOptions {
     double balance = 10; // FLOP per DRAM byte at which a node becomes compute-intensive
-    bool fuse = true;    // false: one partition per node (tessera compile --no-fusion)
+    bool fuse = true;    // false: one partition per node, reshapes kept with their producer (--no-fusion)
 };
 
 // The graph must be topologically sorted with every shape known.
