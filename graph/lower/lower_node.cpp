@@ -13,6 +13,12 @@ const Halide::Func &LowerContext::input(size_t k) const {
     return in[k];
 }
 
+const Shape &LowerContext::in_shape(size_t k) const {
+    static const Shape one = {1};
+    const Shape &shape = ic.shape(k);
+    return shape.empty() && k < in.size() && in[k].defined() ? one : shape;
+}
+
 std::string LowerContext::name(const std::string &suffix) const {
     return halide_name(node().name.empty() ? node().op_type : node().name) + "_" + suffix;
 }
@@ -46,6 +52,14 @@ std::vector<Halide::Func> lower_node(const Graph &g, const Node &node, const std
     }
     std::vector<Halide::Func> out = rule->second(ctx);
     if (out.size() != node.outputs.size()) ic.fail("lowering produced the wrong number of outputs (internal error)");
+    // A scalar output computed by a library op from [1] inputs is a [1] Func: back to
+    // the value's rank (0), which its consumers, the partition's output buffer and
+    // the estimates expect.
+    for (size_t k = 0; k < out.size(); k++) {
+        if (ctx.out_shape(k).empty() && out[k].defined() && out[k].dimensions() == 1) {
+            out[k] = reshape_func(out[k], {1}, {}, ctx.name("scalar_out" + std::to_string(k)));
+        }
+    }
     return out;
 }
 

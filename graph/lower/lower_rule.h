@@ -24,7 +24,9 @@ struct LowerContext {
     const InferContext &ic;           // the node, its opset and inputs' infos (resolved params)
     std::vector<Halide::Func> in;     // per input: its Func (undefined for omitted and integer inputs)
     const Node &node() const { return ic.node; }
-    const Shape &in_shape(size_t k) const { return ic.shape(k); }
+    // Input k's shape as its Func has it: a scalar fp32 input is a [1] Func (lower_node
+    // reshapes it for the op library), so its shape is {1} here, not {}.
+    const Shape &in_shape(size_t k) const;
     const Shape &out_shape(size_t k = 0) const { return g.value(node().outputs.at(k)).shape; }
     // Input k's Func; fails naming the node when it is absent or not fp32.
     const Halide::Func &input(size_t k) const;

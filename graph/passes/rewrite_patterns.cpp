@@ -105,7 +105,10 @@ int rewrite_splits(Graph &g) {
     int count = 0;
     std::vector<Node> nodes;
     for (const Node &n : g.nodes) {
-        if (n.op_type != "Split") {
+        // Only with every part's shape known (sizes given by a run-time input are not).
+        bool known = true;
+        for (const std::string &out : n.outputs) known &= g.value(out).shape_known;
+        if (n.op_type != "Split" || !known) {
             nodes.push_back(n);
             continue;
         }

@@ -109,9 +109,11 @@ TEST(GraphLowering, ResnetBlockFusesEpiloguesAndMatchesTheReference) {
         << describe_plan(g, plan);
     EXPECT_LT(plan.dram_bytes_after, plan.dram_bytes_before);
     expect_matches_reference(g, plan, 1);
-    // One kernel per node computes the same.
+    // One kernel per node (the Flatten stays with its pool: it moves no data)
+    // computes the same.
     const FusionPlan unfused = plan_fusion(g, {4.0, false});
-    EXPECT_EQ(unfused.partitions.size(), g.nodes.size());
+    EXPECT_EQ(unfused.partitions.size(), g.nodes.size() - 1);
+    EXPECT_EQ(unfused.partitions.size(), size_t(unfused.kernels_before));
     expect_matches_reference(g, unfused, 2);
 }
 
@@ -208,6 +210,31 @@ TEST(GraphLowering, AttentionLayerInExportForm) {
     EXPECT_EQ(slices, 4);
     expect_matches_reference(g, plan, 4);
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 5);
+}
+
+// Scalars enter the library's builders as [1] Funcs: the rules see them with shape [1]
+// (a Gemm's scalar C, broadcast), and a scalar result is a scalar again for its
+// consumers in the partition. A scalar partition output is refused (the scheduler
+// needs a dimension to tile), naming the value.
+TEST(GraphLowering, ScalarValuesKeepTheirRank) {
+    ModelBuilder b(13);
+    b.input("s", {}).input("a", {2, 3}).output("y");
+    b.initializer("w", weights({3, 4}, 51));
+    b.initializer("c", TensorData::floats({}, {0.25f}));
+    b.node("Relu", {"s"}, {"rs"});
+    b.node("Neg", {"rs"}, {"ns"});
+    b.node("Gemm", {"a", "w", "c"}, {"g"});
+    b.node("Mul", {"ns", "g"}, {"y"});
+    const Graph g = prepared(b);
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    EXPECT_EQ(partition_ops(g, plan), (std::vector<std::string>{"Relu+Neg+Gemm+Mul"})) << describe_plan(g, plan);
+    expect_matches_reference(g, plan, 6);
+    try {
+        JitModel model(g, plan_fusion(g, {4.0, false}), schedule_with_tessera, Halide::get_host_target());
+        FAIL() << "expected a GraphError";
+    } catch (const GraphError &e) {
+        EXPECT_NE(std::string(e.what()).find("output 'rs' is a scalar"), std::string::npos) << e.what();
+    }
 }
 
 TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {

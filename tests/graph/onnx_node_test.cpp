@@ -6,13 +6,9 @@
 // equality for integers, NaN never passes.
 #include "evaluate.h"
 #include "graph_error.h"
-#include "import_onnx.h"
-#include "model_builder.h"
-#include "onnx_tensor.h"
-#include "op_rule.h"
+#include "node_test_data.h"
 
 #include <gtest/gtest.h>
-#include <onnx/onnx_pb.h>
 
 #include <filesystem>
 #include <iostream>
@@ -21,48 +17,15 @@ namespace tessera::graph {
 namespace {
 
 namespace fs = std::filesystem;
-
-const char *node_test_root() {
-    return TESSERA_ONNX_NODE_TESTS;
-}
-
-// Op types of a model without importing it (protobuf only).
-bool all_ops_supported(const fs::path &model_path) {
-    onnx::ModelProto model;
-    if (!model.ParseFromString(read_file_bytes(model_path.string()))) return false;
-    for (const auto &n : model.graph().node())
-        if (!n.domain().empty() || !find_op_rule(n.op_type())) return false;
-    return true;
-}
-
-std::vector<std::string> in_scope_tests() {
-    std::vector<std::string> names;
-    std::error_code ec;
-    for (const auto &entry : fs::directory_iterator(node_test_root(), ec)) {
-        fs::path model = entry.path() / "model.onnx";
-        if (fs::exists(model) && all_ops_supported(model)) names.push_back(entry.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    if (names.empty()) names.push_back("testdata_absent");
-    return names;
-}
-
-enum class Outcome { Passed, Skipped, Failed };
+using testing::in_scope_tests;
+using testing::node_test_root;
+using testing::Outcome;
 
 // Runs one node test; `detail` receives the skip reason or the failure.
 Outcome run_node_test(const fs::path &dir, std::string *detail) {
     Graph g;
-    try {
-        g = import_onnx((dir / "model.onnx").string());
-    } catch (const GraphError &e) {
-        *detail = e.what();
-        bool unsupported = detail->find("not supported") != std::string::npos;
-        return unsupported ? Outcome::Skipped : Outcome::Failed;
-    }
-    fs::path data = dir / "test_data_set_0";
-    TensorMap inputs;
-    for (size_t k = 0; k < g.inputs.size(); k++)
-        inputs[g.inputs[k]] = read_tensor_file((data / ("input_" + std::to_string(k) + ".pb")).string());
+    if (Outcome o = testing::import_node_test(dir, &g, detail); o != Outcome::Passed) return o;
+    TensorMap inputs = testing::load_node_test_inputs(dir, g);
     TensorMap outputs;
     try {
         outputs = evaluate(g, inputs);
@@ -70,24 +33,13 @@ Outcome run_node_test(const fs::path &dir, std::string *detail) {
         *detail = std::string("evaluate: ") + e.what();
         return Outcome::Failed;
     }
-    for (size_t k = 0; k < g.outputs.size(); k++) {
-        TensorData expected = read_tensor_file((data / ("output_" + std::to_string(k) + ".pb")).string());
-        const TensorData &actual = outputs.at(g.outputs[k]);
-        double err = testing::relative_error(actual, expected);
-        double bound = expected.is_float() ? 1e-4 : 0.0;
-        if (!(err <= bound)) {
-            *detail = "output '" + g.outputs[k] + "': relative error " + std::to_string(err) + " (shape " +
-                      shape_string(actual.shape) + " vs expected " + shape_string(expected.shape) + ")";
-            return Outcome::Failed;
-        }
-    }
-    return Outcome::Passed;
+    return testing::compare_node_test_outputs(dir, g, outputs, detail);
 }
 
 class OnnxNodeTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(OnnxNodeTest, MatchesExpectedOutputs) {
-    if (GetParam() == "testdata_absent")
+    if (GetParam() == testing::kTestdataAbsent)
         GTEST_SKIP() << "libonnx-testdata not installed (" << node_test_root() << "); node tests skipped";
     std::string detail;
     Outcome outcome = run_node_test(fs::path(node_test_root()) / GetParam(), &detail);
@@ -102,7 +54,7 @@ INSTANTIATE_TEST_SUITE_P(Onnx, OnnxNodeTest, ::testing::ValuesIn(in_scope_tests(
 // visible in one place; also guards against everything silently turning into skips.
 TEST(OnnxNodeTests, Summary) {
     std::vector<std::string> names = in_scope_tests();
-    if (names == std::vector<std::string>{"testdata_absent"})
+    if (names == std::vector<std::string>{testing::kTestdataAbsent})
         GTEST_SKIP() << "libonnx-testdata not installed (" << node_test_root() << ")";
     int passed = 0, skipped = 0, failed = 0;
     for (const std::string &name : names) {
