@@ -541,6 +541,13 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             }
         }
 
+        if (node.func.args().empty()) {
+            // A scalar (a full reduction, a 0-D output): nothing to tile or vectorise.
+            script.compute_root(name);
+            explain << "  " << name << ": a scalar: computed at root, serially\n";
+            row_of[name] = {name, ""};
+            continue;
+        }
         std::string reason = unanalysable_reason(stages);
         if (!reason.empty()) {
             user_warning << "Tessera: stage " << name << " cannot be analysed (" << reason

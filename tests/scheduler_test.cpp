@@ -482,6 +482,31 @@ TEST(TesseraPlugin, RowStatisticsAlongAnOuterAxisAreComputedOutsideItsLoop) {
     for (const auto &[line, placement] : cases) expect_tessera_correct(line);
 }
 
+TEST(TesseraPlugin, ScalarOutputsAreComputedAtRoot) {
+    // A full reduction to a 0-D Func (a model's mean over everything): no dimension
+    // to tile or vectorise. It once crashed the scheduler (dims[0] of none).
+    ImageParam in(Float(32), 2, "in");
+    in.set_estimates({{0, 37}, {0, 5}});
+    RDom r(0, 37, 0, 5);
+    Func total("total"), mean("mean");
+    total() = 0.0f;
+    total() += in(r.x, r.y);
+    mean() = total() / 185.0f;
+    load_plugin(TESSERA_PLUGIN_PATH);
+    Pipeline p(mean);
+    p.auto_schedule("Tessera", get_host_target(), host_machine_params());
+    Buffer<float> data(37, 5);
+    double sum = 0;
+    for (int y = 0; y < 5; y++) {
+        for (int x = 0; x < 37; x++) sum += data(x, y) = float(x - 2 * y) / 7;
+    }
+    in.set(data);
+    Buffer<float> out = Buffer<float>::make_scalar();
+    out() = NAN;
+    p.realize(out, get_host_target());
+    EXPECT_NEAR(out(), sum / 185, 1e-5);
+}
+
 TEST(TesseraPlugin, ThirtyStageStencilChain) {
     // 30 chained 3-point blurs: scheduling time is printed (benchmarks, not
     // assertions, judge speed); the result is checked against plain loops.

@@ -44,12 +44,6 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
         const std::vector<Halide::Func> outs = lower_node(g, node, inputs);
         for (size_t k = 0; k < outs.size(); k++) funcs[node.outputs[k]] = outs[k];
     }
-    if (g.value(p.output).shape.empty()) {
-        // The Tessera scheduler tiles an output's innermost dimension and has none to
-        // tile in a 0-D Func (it crashes on one): refuse it here, naming the value.
-        throw GraphError(p.name + ": output '" + p.output +
-                         "' is a scalar; compiled kernels write tensors of rank 1 or more only");
-    }
     lp.output_value = p.output;
     lp.output = funcs.at(p.output);
     lp.output.set_estimates(ops::halide_region(g.value(p.output).shape));
