@@ -26,7 +26,7 @@ std::string default_name(const std::string &model) {
 int compile_command(const std::vector<std::string> &args) {
     ModelOptions o;
     std::string out, name;
-    bool explain = false;
+    bool explain = false, embed = false;
     for (size_t i = 0; i < args.size(); i++) {
         const std::string &a = args[i];
         auto value = [&]() -> std::string {
@@ -40,6 +40,7 @@ int compile_command(const std::vector<std::string> &args) {
         else if (a == "--input-shape") add_input_shape(o, value());
         else if (a == "--no-fusion") o.fuse = false;
         else if (a == "--explain") explain = true;
+        else if (a == "--embed-weights") embed = true;
         else if (!a.empty() && a[0] == '-') throw UsageError("compile: unknown option '" + a + "'");
         else if (o.model.empty()) o.model = a;
         else throw UsageError("compile: one model at a time ('" + a + "' is a second)");
@@ -63,6 +64,7 @@ int compile_command(const std::vector<std::string> &args) {
     e.target = s.target;
     e.model_path = o.model;
     e.scheduler = o.scheduler;
+    e.embed_weights = embed;
     e.halide_include_dir = TESSERA_HALIDE_INCLUDE_DIR;
     if (const char *cxx = std::getenv("CXX")) e.cxx = cxx;
     const graph::EmitReport r = graph::emit_model(s.graph, s.plan, s.schedule, e, [](const std::string &line) {

@@ -17,7 +17,7 @@ namespace {
 void usage(std::FILE *to) {
     std::fprintf(to,
                  "usage: tessera compile MODEL.onnx -o DIR [--name N] [--target host|TARGET] [--scheduler S]\n"
-                 "                       [--input-shape name=AxBxC]... [--no-fusion] [--explain]\n"
+                 "                       [--input-shape name=AxBxC]... [--no-fusion] [--explain] [--embed-weights]\n"
                  "       tessera run MODEL.onnx|DIR [--input [name=]x.npy]... [--expect [name=]y.npy]...\n"
                  "                       [--output [name=]out.npy]... [--reps N] [--threads T] [--tolerance E]\n"
                  "                       [--json F] [--reference] [--no-fusion] [--scheduler S] [--input-shape ...]\n"

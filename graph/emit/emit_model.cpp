@@ -105,7 +105,7 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::functio
 
     // The C API wrapper, compiled with the system's C++ compiler.
     const auto start = std::chrono::steady_clock::now();
-    const WrapperSource w = generate_wrapper(g, parts, functions, headers, o.name, o.model_path);
+    const WrapperSource w = generate_wrapper(g, parts, functions, headers, o.name, o.model_path, o.embed_weights);
     write_text(scratch.path / (o.name + ".h"), w.header);
     const fs::path wrapper = scratch.path / (o.name + "_wrapper.cpp"), wrapper_o = scratch.path / (o.name + "_wrapper.o");
     write_text(wrapper, w.source);
@@ -114,6 +114,17 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::functio
                 scratch.path / "cxx.log");
     objects.push_back(wrapper_o.string());
     report.wrapper_ms = ms_since(start);
+    const fs::path weights = scratch.path / (o.name + ".weights");
+    write_weights_file(g, w.weights, weights.string());
+    report.weight_floats = w.weight_floats;
+    if (o.embed_weights) {
+        // The weights file's bytes as an object: ld names its symbols after the file.
+        const std::string bin = o.name + "_weights.bin";
+        fs::copy_file(weights, scratch.path / bin);
+        run_command("cd '" + scratch.path.string() + "' && ld -r -z noexecstack -b binary -o " + o.name + "_weights.o " + bin,
+                    scratch.path / "ld.log");
+        objects.push_back((scratch.path / (o.name + "_weights.o")).string());
+    }
 
     const std::string lib = "lib" + o.name;
     Halide::create_static_library(objects, o.target, (scratch.path / (lib + ".a")).string());
@@ -122,8 +133,6 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::functio
     run_command(o.cxx + " -shared -o '" + (scratch.path / (lib + ".so")).string() + "'" + object_list +
                     " -lpthread -ldl",
                 scratch.path / "link.log");
-    write_weights_file(g, w.weights, (scratch.path / (o.name + ".weights")).string());
-    report.weight_floats = w.weight_floats;
     write_plan_json(g, plan, times, o, (scratch.path / (o.name + ".plan.json")).string());
 
     // Into place: the product files only (the partition objects live in the archive).

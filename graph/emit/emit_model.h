@@ -5,7 +5,8 @@
 // `out_dir`:
 //   lib<name>.a      the kernels, the wrapper and Halide's runtime (link with -lpthread -ldl)
 //   lib<name>.so     the same as a shared library (what `tessera run out/` loads)
-//   <name>.h         the C API: <name>_create(weights_path), <name>_run(...), <name>_destroy
+//   <name>.h         the C API: <name>_create(weights_path) (or <name>_create_embedded() with
+//                    embed_weights), <name>_run(...), <name>_destroy
 //   <name>.weights   every constant the kernels read, fp32
 //   <name>.plan.json the partitions, their nodes, class, predicted bytes and times
 // Everything is built in a scratch folder first and moved into place at the end, so a
@@ -28,6 +29,7 @@ struct EmitOptions {
     Halide::Target target;
     std::string model_path; // for the header's comment
     std::string scheduler;  // for plan.json
+    bool embed_weights = false;        // also link the weights into the library (<name>_create_embedded)
     std::string cxx = "c++";           // compiles the wrapper
     std::string halide_include_dir;    // HalideBuffer.h, HalideRuntime.h
 };

@@ -37,7 +37,7 @@ std::vector<std::string> parameter_names(const std::vector<std::string> &values,
 WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartition> &partitions,
                                const std::vector<std::string> &function_names,
                                const std::vector<std::string> &partition_headers, const std::string &name,
-                               const std::string &model_path) {
+                               const std::string &model_path, bool embedded) {
     WrapperSource w;
     std::set<std::string> taken;
     const std::vector<std::string> in_names = parameter_names(g.inputs, "in_", taken);
@@ -74,7 +74,12 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
       << "typedef struct " << name << "_model " << name << "_model;\n\n"
       << "// Reads the weights file written beside this header; NULL on failure (see\n"
       << "// " << name << "_last_error()).\n"
-      << name << "_model *" << name << "_create(const char *weights_path);\n\n"
+      << name << "_model *" << name << "_create(const char *weights_path);\n\n";
+    if (embedded) {
+        h << "// The same from the weights linked into the library (tessera compile --embed-weights).\n"
+          << name << "_model *" << name << "_create_embedded(void);\n\n";
+    }
+    h
       << "// Runs the model. Returns 0 on success, else a Halide error code (see\n"
       << "// " << name << "_last_error()). One run at a time per handle.\n";
     for (size_t k = 0; k < g.inputs.size(); k++) {
@@ -113,23 +118,36 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
       << "}  // namespace\n\n"
       << "struct " << name << "_model {\n    std::vector<float> weights;\n"
       << "    std::vector<std::vector<float>> buffers;  // intermediate values, one per partition output\n};\n\n";
-    // create
-    s << name << "_model *" << name << "_create(const char *weights_path) {\n"
-      << "    std::FILE *f = std::fopen(weights_path, \"rb\");\n"
-      << "    if (!f) {\n        last_error = std::string(weights_path) + \": cannot open\";\n        return nullptr;\n    }\n"
-      << "    char magic[8] = {};\n    uint64_t count = 0;\n"
-      << "    auto *m = new " << name << "_model;\n    m->weights.resize(kWeightFloats);\n"
-      << "    const bool ok = std::fread(magic, 1, 8, f) == 8 && std::memcmp(magic, \"TSRWGT01\", 8) == 0 &&\n"
-      << "                    std::fread(&count, sizeof count, 1, f) == 1 && count == kWeightFloats &&\n"
-      << "                    std::fread(m->weights.data(), sizeof(float), kWeightFloats, f) == kWeightFloats &&\n"
-      << "                    std::fgetc(f) == EOF;\n"
-      << "    std::fclose(f);\n"
-      << "    if (!ok) {\n        last_error = std::string(weights_path) + \": not the weights file of " << name
-      << " (\" + std::to_string(kWeightFloats) + \" floats expected)\";\n        delete m;\n        return nullptr;\n    }\n";
+    // create: the weights file's bytes (read from a file, or linked in) checked and copied.
+    s << "static " << name << "_model *load(const char *data, size_t size, const std::string &what) {\n"
+      << "    uint64_t count = 0;\n"
+      << "    if (size >= 16) std::memcpy(&count, data + 8, sizeof count);\n"
+      << "    if (size != 16 + 4 * kWeightFloats || std::memcmp(data, \"TSRWGT01\", 8) != 0 || count != kWeightFloats) {\n"
+      << "        last_error = what + \": not the weights of " << name
+      << " (\" + std::to_string(kWeightFloats) + \" floats expected)\";\n        return nullptr;\n    }\n"
+      << "    auto *m = new " << name << "_model;\n"
+      << "    m->weights.resize(kWeightFloats);\n"
+      << "    if (kWeightFloats) std::memcpy(m->weights.data(), data + 16, 4 * kWeightFloats);\n";
     for (const auto &[value, floats] : intermediates) {
         s << "    m->buffers.emplace_back(" << floats << ");  // " << value << "\n";
     }
     s << "    return m;\n}\n\n";
+    s << name << "_model *" << name << "_create(const char *weights_path) {\n"
+      << "    std::FILE *f = std::fopen(weights_path, \"rb\");\n"
+      << "    if (!f) {\n        last_error = std::string(weights_path) + \": cannot open\";\n        return nullptr;\n    }\n"
+      << "    std::vector<char> bytes;\n    char chunk[1 << 16];\n"
+      << "    for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) bytes.insert(bytes.end(), chunk, chunk + n);\n"
+      << "    std::fclose(f);\n"
+      << "    return load(bytes.data(), bytes.size(), weights_path);\n}\n\n";
+    if (embedded) {
+        // Linked in by `ld -r -b binary` from <name>_weights.bin.
+        s << "extern \"C\" const char _binary_" << name << "_weights_bin_start[], _binary_" << name
+          << "_weights_bin_end[];\n\n"
+          << name << "_model *" << name << "_create_embedded(void) {\n"
+          << "    return load(_binary_" << name << "_weights_bin_start, size_t(_binary_" << name
+          << "_weights_bin_end - _binary_" << name << "_weights_bin_start), \"the embedded weights\");\n}\n\n";
+    }
+
     // run
     s << "int " << name << "_run(" << params << ") {\n";
     for (size_t k = 0; k < partitions.size(); k++) {

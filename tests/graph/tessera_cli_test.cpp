@@ -98,6 +98,34 @@ int main(int, char **argv) {
     EXPECT_NE(r.output.find("FAILED"), std::string::npos) << r.output;
 }
 
+TEST(TesseraCli, EmbeddedWeightsNeedNoFile) {
+    const std::string model = write_mlp("mlp_embedded.onnx"), out = testing::temp_path("mlp_embedded_out");
+    std::filesystem::remove_all(out);
+    CommandResult r = tessera("compile " + model + " -o " + out + " --name mlpe --embed-weights");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ofstream(out + "/main.cpp") << R"(#include "mlpe.h"
+#include <cstdio>
+int main() {
+    mlpe_model *m = mlpe_create_embedded();
+    if (!m) { std::fprintf(stderr, "%s\n", mlpe_last_error()); return 3; }
+    float x[72], y[30];
+    for (int i = 0; i < 72; i++) x[i] = 0.01f * float(i % 13) - 0.05f;
+    if (mlpe_run(m, x, y) != 0) return 5;
+    for (float v : y) std::printf("%.9g\n", v);
+    mlpe_destroy(m);
+}
+)";
+    r = tessera::test::run_command("c++ -std=c++17 -O1 " + out + "/main.cpp -I " + out + " " + out +
+                                   "/libmlpe.a -lpthread -ldl -o " + out + "/main && " + out + "/main");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    TensorData x(DType::f32, {3, 24}), got(DType::f32, {3, 10});
+    for (size_t i = 0; i < 72; i++) x.f[i] = 0.01f * float(i % 13) - 0.05f;
+    std::istringstream lines(r.output);
+    for (float &v : got.f) lines >> v;
+    const TensorData want = evaluate(import_onnx(model), {{"features", x}}).at("probs");
+    EXPECT_LE(testing::relative_error(got, want), 1e-5) << r.output;
+}
+
 TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     const std::string model = write_mlp("mlp_bad.onnx");
     // Not ONNX, truncated.
