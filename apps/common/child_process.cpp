@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 namespace tessera {
 
 namespace {
@@ -52,19 +54,30 @@ std::string ChildOutcome::failure() const {
     return "exited with status " + std::to_string(exit_code);
 }
 
-ChildOutcome run_in_child(const std::function<std::string()> &work, int timeout_s, bool quiet) {
+namespace {
+
+// A forked child running a piece of work: its pipe and its stderr log.
+struct RunningChild {
+    pid_t pid = -1;
+    int pipe_fd = -1, log_fd = -1;
+    int timeout_s = 0;
+};
+
+RunningChild start_child(const std::function<std::string()> &work, int timeout_s, bool quiet) {
     int fds[2];
     if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     char log_path[] = "/tmp/tessera-child-XXXXXX";
-    const int log_fd = quiet ? mkstemp(log_path) : -1;
-    if (log_fd >= 0) unlink(log_path);  // stays readable through the descriptor
+    RunningChild c;
+    c.timeout_s = timeout_s;
+    c.log_fd = quiet ? mkstemp(log_path) : -1;
+    if (c.log_fd >= 0) unlink(log_path);  // stays readable through the descriptor
     std::fflush(stdout);
     std::fflush(stderr);
-    const pid_t pid = fork();
-    if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-    if (pid == 0) {
+    c.pid = fork();
+    if (c.pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+    if (c.pid == 0) {
         close(fds[0]);
-        if (log_fd >= 0) dup2(log_fd, STDERR_FILENO);
+        if (c.log_fd >= 0) dup2(c.log_fd, STDERR_FILENO);
         if (timeout_s > 0) alarm(unsigned(timeout_s));
         int code = 0;
         std::string text;
@@ -81,17 +94,22 @@ ChildOutcome run_in_child(const std::function<std::string()> &work, int timeout_
         _exit(code);
     }
     close(fds[1]);
+    c.pipe_fd = fds[0];
+    return c;
+}
+
+ChildOutcome finish_child(RunningChild &c) {
     ChildOutcome outcome;
-    outcome.text = read_all(fds[0]);
-    close(fds[0]);
+    outcome.text = read_all(c.pipe_fd);
+    close(c.pipe_fd);
     int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
     }
-    outcome.last_stderr_line = last_line(log_fd);
-    if (log_fd >= 0) close(log_fd);
+    outcome.last_stderr_line = last_line(c.log_fd);
+    if (c.log_fd >= 0) close(c.log_fd);
     if (WIFSIGNALED(status)) {
         outcome.signal = WTERMSIG(status);
-        outcome.timed_out = outcome.signal == SIGALRM && timeout_s > 0;
+        outcome.timed_out = outcome.signal == SIGALRM && c.timeout_s > 0;
     } else {
         outcome.exit_code = WEXITSTATUS(status);
         outcome.ok = outcome.exit_code == 0;
@@ -99,6 +117,31 @@ ChildOutcome run_in_child(const std::function<std::string()> &work, int timeout_
     }
     if (outcome.timed_out) outcome.text.clear();
     return outcome;
+}
+
+}  // namespace
+
+ChildOutcome run_in_child(const std::function<std::string()> &work, int timeout_s, bool quiet) {
+    RunningChild c = start_child(work, timeout_s, quiet);
+    return finish_child(c);
+}
+
+std::vector<ChildOutcome> run_in_children(const std::vector<std::function<std::string()>> &works, int parallel,
+                                          int timeout_s, bool quiet,
+                                          const std::function<void(size_t, const ChildOutcome &)> &done) {
+    std::vector<ChildOutcome> outcomes(works.size());
+    std::vector<RunningChild> running(works.size());
+    size_t started = 0;
+    for (size_t k = 0; k < works.size(); k++) {
+        // Keep up to `parallel` children going; collect them in the order they started.
+        while (started < works.size() && started < k + size_t(std::max(1, parallel))) {
+            running[started] = start_child(works[started], timeout_s, quiet);
+            started++;
+        }
+        outcomes[k] = finish_child(running[k]);
+        if (done) done(k, outcomes[k]);
+    }
+    return outcomes;
 }
 
 }  // namespace tessera

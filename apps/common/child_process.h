@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tessera {
 
@@ -27,5 +28,11 @@ struct ChildOutcome {
 // Runs `work` in a child and returns its text through a pipe. With `quiet`, the
 // child's stderr goes to a temporary file whose last line is kept. timeout_s <= 0: no limit.
 ChildOutcome run_in_child(const std::function<std::string()> &work, int timeout_s, bool quiet);
+
+// Each of `works` in a child of its own, up to `parallel` at a time; outcomes in the
+// order of `works`, `done` called for each as it is collected (in that order).
+std::vector<ChildOutcome> run_in_children(const std::vector<std::function<std::string()>> &works, int parallel,
+                                          int timeout_s, bool quiet,
+                                          const std::function<void(size_t, const ChildOutcome &)> &done = {});
 
 }  // namespace tessera

@@ -2,12 +2,14 @@
 // (graph/emit/emit_model.h), with the fusion plan and progress per partition.
 #include "commands.h"
 
+#include "child_process.h"
 #include "emit_model.h"
 #include "model_session.h"
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 namespace tessera::cli {
 
@@ -27,6 +29,7 @@ int compile_command(const std::vector<std::string> &args) {
     ModelOptions o;
     std::string out, name;
     bool explain = false, embed = false;
+    int jobs = int(std::max(1u, std::thread::hardware_concurrency()));
     for (size_t i = 0; i < args.size(); i++) {
         const std::string &a = args[i];
         auto value = [&]() -> std::string {
@@ -41,6 +44,10 @@ int compile_command(const std::vector<std::string> &args) {
         else if (a == "--no-fusion") o.fuse = false;
         else if (a == "--explain") explain = true;
         else if (a == "--embed-weights") embed = true;
+        else if (a == "-j" || a == "--jobs") {
+            jobs = std::atoi(value().c_str());
+            if (jobs < 1) throw UsageError(a + " needs a positive count");
+        }
         else if (!a.empty() && a[0] == '-') throw UsageError("compile: unknown option '" + a + "'");
         else if (o.model.empty()) o.model = a;
         else throw UsageError("compile: one model at a time ('" + a + "' is a second)");
@@ -65,6 +72,15 @@ int compile_command(const std::vector<std::string> &args) {
     e.model_path = o.model;
     e.scheduler = o.scheduler;
     e.embed_weights = embed;
+    // Partitions compile in parallel, a forked process each, one per core (-j N).
+    e.run_tasks = [jobs](const std::vector<std::function<std::string()>> &tasks,
+                         const std::function<void(size_t, const std::string &)> &done) {
+        run_in_children(tasks, jobs, 0, false, [&](size_t k, const ChildOutcome &c) {
+            if (!c.ok) throw std::runtime_error("compiling partition " + std::to_string(k + 1) + ": " +
+                                                (c.threw ? c.text : c.failure()));
+            done(k, c.text);
+        });
+    };
     e.halide_include_dir = TESSERA_HALIDE_INCLUDE_DIR;
     if (const char *cxx = std::getenv("CXX")) e.cxx = cxx;
     const graph::EmitReport r = graph::emit_model(s.graph, s.plan, s.schedule, e, [](const std::string &line) {

@@ -17,7 +17,7 @@ namespace {
 void usage(std::FILE *to) {
     std::fprintf(to,
                  "usage: tessera compile MODEL.onnx -o DIR [--name N] [--target host|TARGET] [--scheduler S]\n"
-                 "                       [--input-shape name=AxBxC]... [--no-fusion] [--explain] [--embed-weights]\n"
+                 "                       [--input-shape name=AxBxC]... [--no-fusion] [--explain] [--embed-weights] [-j N]\n"
                  "       tessera run MODEL.onnx|DIR [--input [name=]x.npy]... [--expect [name=]y.npy]...\n"
                  "                       [--output [name=]out.npy]... [--reps N] [--threads T] [--tolerance E]\n"
                  "                       [--json F] [--reference] [--no-fusion] [--scheduler S] [--input-shape ...]\n"
@@ -27,7 +27,8 @@ void usage(std::FILE *to) {
                  "              prints median/min latency and the max relative error against --expect\n"
                  "              (exit 1 above --tolerance, default 1e-3, or on NaN)\n"
                  "  --scheduler Tessera (default), none, Mullapudi2016, Adams2019, Li2018\n"
-                 "  --no-fusion one kernel per node, for comparison\n");
+                 "  --no-fusion one kernel per node, for comparison\n"
+                 "  -j N        partitions compiled at once, each in its own process (default: every core)\n");
 }
 
 }  // namespace

@@ -67,36 +67,48 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::functio
     std::vector<std::string> functions, headers, objects;
     std::vector<PartitionTimes> times;
     const Halide::Target target = o.target.with_feature(Halide::Target::NoRuntime);
+    // Lowering is cheap and done here (the wrapper needs every partition's inputs);
+    // scheduling and code generation are the tasks, run by o.run_tasks (in parallel
+    // processes from the CLI), each writing its object and header.
+    std::vector<std::function<std::string()>> tasks;
     for (size_t k = 0; k < plan.partitions.size(); k++) {
-        auto start = std::chrono::steady_clock::now();
-        LoweredPartition lp = lower_partition(g, plan.partitions[k]);
-        schedule(lp.pipeline);
-        PartitionTimes t;
-        t.schedule_ms = ms_since(start);
-        start = std::chrono::steady_clock::now();
-        const std::string fn = o.name + "_" + lp.name;
-        std::vector<Halide::Argument> args(lp.params.begin(), lp.params.end());
-        const fs::path object = scratch.path / (fn + ".o"), header = scratch.path / (fn + ".h");
-        lp.pipeline.compile_to({{Halide::OutputFileType::object, object.string()},
-                                {Halide::OutputFileType::c_header, header.string()}},
-                               args, fn, target);
-        t.codegen_ms = ms_since(start);
+        parts.push_back(lower_partition(g, plan.partitions[k]));
+        const std::string fn = o.name + "_" + parts.back().name;
+        functions.push_back(fn);
+        headers.push_back(fn + ".h");
+        objects.push_back((scratch.path / (fn + ".o")).string());
+        tasks.push_back([&, k, fn]() {
+            LoweredPartition &lp = parts[k];
+            auto start = std::chrono::steady_clock::now();
+            schedule(lp.pipeline);
+            const double schedule_ms = ms_since(start);
+            start = std::chrono::steady_clock::now();
+            std::vector<Halide::Argument> args(lp.params.begin(), lp.params.end());
+            lp.pipeline.compile_to({{Halide::OutputFileType::object, objects[k]},
+                                    {Halide::OutputFileType::c_header, (scratch.path / headers[k]).string()}},
+                                   args, fn, target);
+            return std::to_string(schedule_ms) + " " + std::to_string(ms_since(start));
+        });
+    }
+    times.resize(tasks.size());
+    auto finished = [&](size_t k, const std::string &text) {
+        PartitionTimes &t = times[k];
+        std::sscanf(text.c_str(), "%lf %lf", &t.schedule_ms, &t.codegen_ms);
         report.schedule_ms += t.schedule_ms;
         report.codegen_ms += t.codegen_ms;
-        if (progress) {
-            std::string ops;
-            for (int n : plan.partitions[k].nodes) ops += (ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
-            char line[512];
-            std::snprintf(line, sizeof line, "[%zu/%zu] %-28s %-40s schedule %7.1f ms, codegen %7.1f ms", k + 1,
-                          plan.partitions.size(), lp.name.c_str(), ops.substr(0, 40).c_str(), t.schedule_ms,
-                          t.codegen_ms);
-            progress(line);
-        }
-        functions.push_back(fn);
-        headers.push_back(header.filename().string());
-        objects.push_back(object.string());
-        times.push_back(t);
-        parts.push_back(std::move(lp));
+        if (!progress) return;
+        std::string ops;
+        for (int n : plan.partitions[k].nodes) ops += (ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
+        char line[512];
+        std::snprintf(line, sizeof line, "[%zu/%zu] %-28s %-40s schedule %7.1f ms, codegen %7.1f ms", k + 1,
+                      plan.partitions.size(), parts[k].name.c_str(), ops.substr(0, 40).c_str(), t.schedule_ms,
+                      t.codegen_ms);
+        progress(line);
+    };
+    if (o.run_tasks) {
+        o.run_tasks(tasks, finished);
+    } else {
+        for (size_t k = 0; k < tasks.size(); k++) finished(k, tasks[k]());
     }
     // Halide's runtime, once for every partition.
     const fs::path runtime = scratch.path / (o.name + "_runtime.o");

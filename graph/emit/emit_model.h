@@ -20,8 +20,15 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tessera::graph {
+
+// Runs independent tasks (each returns a short text) and calls `done(k, text)` for
+// each as it completes, in order; throws when one fails. A runner may run them in
+// parallel processes (their effects are files); without one they run here in turn.
+using TaskRunner = std::function<void(const std::vector<std::function<std::string()>> &tasks,
+                                      const std::function<void(size_t, const std::string &)> &done)>;
 
 struct EmitOptions {
     std::string name;       // the library's name: a C identifier
@@ -32,6 +39,7 @@ struct EmitOptions {
     bool embed_weights = false;        // also link the weights into the library (<name>_create_embedded)
     std::string cxx = "c++";           // compiles the wrapper
     std::string halide_include_dir;    // HalideBuffer.h, HalideRuntime.h
+    TaskRunner run_tasks;              // schedules and compiles the partitions (default: in turn, here)
 };
 
 struct EmitReport {
