@@ -10,7 +10,8 @@ namespace tessera::graph {
 std::string PrepareReport::summary() const {
     return "folded " + std::to_string(folded) + " constant node(s), " + std::to_string(batch_norms) +
            " BatchNormalization(s) into convolutions, " + std::to_string(rewrites.gelu) + " Erf-form GELU(s) into Gelu, " +
-           std::to_string(rewrites.split) + " Split(s) into Slices; removed " + std::to_string(removed) +
+           std::to_string(rewrites.split) + " Split(s) into Slices, " + std::to_string(rewrites.layer_norm) +
+           " decomposed LayerNorm(s) into LayerNormalization; removed " + std::to_string(removed) +
            " dead node(s)";
 }
 

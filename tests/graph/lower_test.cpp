@@ -232,6 +232,29 @@ TEST(GraphLowering, ScalarValuesKeepTheirRank) {
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 7);
 }
 
+// LayerNorm as exporters decompose it before opset 17 becomes one LayerNormalization.
+TEST(GraphLowering, DecomposedLayerNormBecomesOneOp) {
+    ModelBuilder b(13);
+    b.input("x", {2, 5, 12}).output("y");
+    b.initializer("two", TensorData::floats({}, {2.0f}));
+    b.initializer("eps", TensorData::floats({}, {1e-5f}));
+    b.initializer("gamma", weights({12}, 61, 1.0f));
+    b.initializer("beta", weights({12}, 62));
+    testing::set_ints(b.node("ReduceMean", {"x"}, {"mean"}), "axes", {-1});
+    b.node("Sub", {"x", "mean"}, {"d"});
+    b.node("Pow", {"d", "two"}, {"d2"});
+    testing::set_ints(b.node("ReduceMean", {"d2"}, {"var"}), "axes", {-1});
+    b.node("Add", {"var", "eps"}, {"var_eps"});
+    b.node("Sqrt", {"var_eps"}, {"std"});
+    b.node("Div", {"d", "std"}, {"n"});
+    b.node("Mul", {"n", "gamma"}, {"scaled"});
+    b.node("Add", {"scaled", "beta"}, {"y"});
+    const Graph g = prepared(b);
+    ASSERT_EQ(g.nodes.size(), 1u);
+    EXPECT_EQ(g.nodes[0].op_type, "LayerNormalization");
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 8);
+}
+
 TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {
     ModelBuilder b(13);
     b.input("x", {1, 2, 8, 8}).output("y");
