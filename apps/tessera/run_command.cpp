@@ -64,6 +64,32 @@ double relative_error(const graph::TensorData &a, const graph::TensorData &e) {
     return scale > 0 ? diff / scale : diff;
 }
 
+// Each partition's median wall time over `reps` runs, slowest first, with its ops.
+void print_partition_profile(const ModelSession &s, const graph::JitModel &jit, const graph::TensorMap &inputs,
+                             int reps) {
+    std::vector<std::vector<double>> ms(s.plan.partitions.size());
+    std::vector<double> one;
+    for (int r = 0; r < reps; r++) {
+        jit.run(inputs, &one);
+        for (size_t k = 0; k < one.size(); k++) ms[k].push_back(one[k]);
+    }
+    std::vector<std::pair<double, size_t>> order;
+    double total = 0;
+    for (size_t k = 0; k < ms.size(); k++) {
+        order.push_back({median(ms[k]), k});
+        total += order.back().first;
+    }
+    std::sort(order.rbegin(), order.rend());
+    std::printf("partitions by median time (%d runs; the sum %.3f ms):\n", reps, total);
+    for (const auto &[t, k] : order) {
+        const graph::Partition &p = s.plan.partitions[k];
+        std::string ops;
+        for (int n : p.nodes) ops += (ops.empty() ? "" : "+") + s.graph.nodes[size_t(n)].op_type;
+        std::printf("  %8.3f ms %5.1f%%  %-13s %-30s %s\n", t, 100 * t / total,
+                    p.compute_intensive ? "compute-bound" : "memory-bound", p.name.c_str(), ops.c_str());
+    }
+}
+
 struct Runner {
     std::vector<TensorSpec> inputs, outputs;
     std::function<graph::TensorMap(const graph::TensorMap &)> run;
@@ -77,7 +103,7 @@ int run_command(const std::vector<std::string> &args) {
     std::vector<std::string> input_args, expect_args, output_args;
     int reps = 10, threads = 0;
     double tolerance = 1e-3;
-    bool reference = false;
+    bool reference = false, profile = false;
     std::string json;
     for (size_t i = 0; i < args.size(); i++) {
         const std::string &a = args[i];
@@ -100,6 +126,7 @@ int run_command(const std::vector<std::string> &args) {
         else if (a == "--tolerance") tolerance = number(0);
         else if (a == "--json") json = value();
         else if (a == "--reference") reference = true;
+        else if (a == "--profile") profile = true;
         else if (a == "--no-fusion") o.fuse = false;
         else if (a == "--scheduler") o.scheduler = value();
         else if (a == "--input-shape") add_input_shape(o, value());
@@ -186,6 +213,10 @@ int run_command(const std::vector<std::string> &args) {
         times.push_back(watch.lap_ms());
     }
     const double median_ms = median(times), min_ms = *std::min_element(times.begin(), times.end());
+    if (profile) {
+        if (!jit) throw UsageError("run: --profile times the partitions of a JIT run (an .onnx, no --reference)");
+        print_partition_profile(*session, *jit, inputs, reps);
+    }
     std::printf("%s: %s, median %.3f ms, min %.3f ms over %zu runs\n", o.model.c_str(), r.mode.c_str(), median_ms,
                 min_ms, times.size());
 

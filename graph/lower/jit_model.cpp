@@ -35,7 +35,8 @@ JitModel::JitModel(const Graph &g, const FusionPlan &plan, const std::function<v
     }
 }
 
-TensorMap JitModel::run(const TensorMap &inputs) const {
+TensorMap JitModel::run(const TensorMap &inputs, std::vector<double> *partition_ms) const {
+    if (partition_ms) partition_ms->clear();
     std::map<std::string, std::shared_ptr<TensorData>> values;
     for (const std::string &name : graph_.inputs) {
         auto it = inputs.find(name);
@@ -68,7 +69,12 @@ TensorMap JitModel::run(const TensorMap &inputs) const {
         std::fill(out->f.begin(), out->f.end(), std::numeric_limits<float>::quiet_NaN());
         Halide::Buffer<float> out_buffer = halide_view(*out);
         Halide::Pipeline pipeline = lp.pipeline;  // a handle: realize is not const
+        const auto start = std::chrono::steady_clock::now();
         pipeline.realize(Halide::Realization(out_buffer), target_);
+        if (partition_ms) {
+            partition_ms->push_back(
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        }
         values[lp.output_value] = out;
     }
     TensorMap outputs;

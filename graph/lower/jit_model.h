@@ -26,8 +26,9 @@ public:
              const Halide::Target &target, const std::function<void(const std::string &)> &progress = {});
 
     // Graph inputs by name -> graph outputs by name. Throws GraphError for a missing
-    // input or one of the wrong shape or dtype.
-    TensorMap run(const TensorMap &inputs) const;
+    // input or one of the wrong shape or dtype. With `partition_ms`, each partition's
+    // wall time of this run, in plan order.
+    TensorMap run(const TensorMap &inputs, std::vector<double> *partition_ms = nullptr) const;
 
     const std::vector<LoweredPartition> &partitions() const { return partitions_; }
 
