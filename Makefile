@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test run bench clean
+.PHONY: all deps configure build test test-sanitize run run-ops models bench clean
 
 all: build
 
@@ -22,9 +22,27 @@ build: configure
 test: build
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
 
-# The main job: the default suite, JIT-compiled, checked and timed.
+# AddressSanitizer + UndefinedBehaviorSanitizer build (clang-14) in build-sanitize/,
+# the sanitizer-labelled tests and the fuzz targets (tests/sanitize/, tests/fuzz/).
+test-sanitize: deps
+	@CMAKE_FLAGS="$(CMAKE_FLAGS)" bash scripts/test-sanitize.sh
+
+# The main job: two small models generated here (a CNN and a transformer block),
+# compiled to libraries, run, checked against the reference evaluator and timed,
+# fused and with --no-fusion (scripts/run-demo.sh).
 run: build
+	@bash scripts/run-demo.sh $(BUILD_DIR)
+
+# The operator suite, JIT-compiled, checked and timed (tessera-suite).
+run-ops: build
 	@$(BUILD_DIR)/apps/tessera-suite $(ARGS)
+
+# ResNet-18/50, MobileNetV2 and a BERT-base encoder layer exported with Debian's
+# python3-torch into models/, each with an input and PyTorch's output (not needed by
+# make test; installs python3-torch and python3-torchvision first).
+models: deps
+	@bash scripts/install-deps.sh --models
+	@/usr/bin/python3 scripts/export-models.py --out models
 
 # Halide's autoschedulers (and Tessera's) against oneDNN on the default suite; the
 # device profile is measured once first (tessera-profile) if there is none.

@@ -22,7 +22,13 @@ packages=(
   libonnx-dev         # ONNX protobuf classes: model import (graph/)
   libprotobuf-dev     # protobuf headers libonnx-dev's headers include but do not depend on
   libonnx-testdata    # ONNX's node tests: the graph layer's evaluator is checked against them
+  python3-onnx        # make run: scripts/make-demo-models.py writes the demo models
+  python3-numpy
 )
+# `install-deps.sh --models`: what scripts/export-models.py needs (make models), not the build.
+if [[ "${1:-}" == "--models" ]]; then
+  packages=(python3-torch python3-torchvision python3-onnx python3-numpy)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -28,8 +28,8 @@ int64_t parse_int(const std::string &key, const std::string &text) {
     errno = 0;
     char *end = nullptr;
     long long v = std::strtoll(text.c_str(), &end, 10);
-    // end must reach the value's end: a NUL byte inside it used to cut it short
-    // ("7\0junk" read as 7; found by tests/fuzz).
+    // end must reach the value's end: a NUL byte inside it cut it short ("7\0junk"
+    // read as 7; tests/fuzz).
     if (end != text.c_str() + text.size() || errno == ERANGE) {
         throw OpError("key '" + key + "': '" + text + "' is not an integer");
     }
@@ -129,6 +129,10 @@ std::string OpConfig::to_string() const {
 }
 
 OpConfig parse_op_line(const std::string &line) {
+    // A NUL byte cut values short and then the error message (tests/fuzz).
+    if (size_t nul = line.find('\0'); nul != std::string::npos) {
+        throw OpError("NUL byte at column " + std::to_string(nul + 1) + " (not a line of text)");
+    }
     std::istringstream in(line);
     OpConfig config;
     if (!(in >> config.op)) {
@@ -164,7 +168,7 @@ std::string shape_to_string(const Shape &shape) {
 int64_t num_elements(const Shape &shape) {
     int64_t n = 1;
     for (int64_t e : shape) {
-        // A count past int64 was signed overflow (found by tests/fuzz).
+        // A count past int64 was signed overflow (tests/fuzz).
         if (__builtin_mul_overflow(n, e, &n)) {
             throw OpError("shape " + shape_to_string(shape) + " has too many elements to count in 64 bits");
         }

@@ -50,7 +50,7 @@ int parse_axis(const OpConfig &config, const std::string &key, int64_t fallback,
 int64_t window_output_extent(const std::string &what, int64_t in, int64_t kernel, int64_t stride, int64_t pad,
                              int64_t dilation) {
     int64_t span = 0, padded = 0;
-    // Checked: huge keys overflowed int64 here (found by tests/fuzz).
+    // Checked: huge keys overflowed int64 here (tests/fuzz).
     if (__builtin_mul_overflow(dilation, kernel - 1, &span) || __builtin_add_overflow(span, 1, &span) ||
         __builtin_mul_overflow(pad, 2, &padded) || __builtin_add_overflow(in, padded, &padded)) {
         throw OpError(what + ": window (kernel " + std::to_string(kernel) + ", dilation " + std::to_string(dilation) +
@@ -239,7 +239,7 @@ NormParams parse_norm(const OpConfig &config) {
     p.batch_norm = config.op == "batch_norm";
     p.shape = config.get_shape("shape");
     if (p.shape.empty()) {
-        // An empty value is a rank-0 shape: no axis to normalise (found by tests/fuzz).
+        // An empty value is a rank-0 shape: no axis to normalise (tests/fuzz).
         throw OpError(config.op + ": key 'shape' needs at least one axis, e.g. shape=8x768");
     }
     p.axis = p.batch_norm ? parse_axis(config, "axis", 1 < p.shape.size() ? 1 : 0, p.shape.size())
@@ -290,7 +290,7 @@ PadParams parse_pad(const OpConfig &config) {
         p.before.push_back(pads[i]);
         p.after.push_back(pads[rank + i]);
         int64_t extent = 0;
-        // Checked: huge pads overflowed int64 here (found by tests/fuzz).
+        // Checked: huge pads overflowed int64 here (tests/fuzz).
         if (__builtin_add_overflow(p.shape[i], pads[i], &extent) ||
             __builtin_add_overflow(extent, pads[rank + i], &extent)) {
             throw OpError("pad: axis " + std::to_string(i) + " padded by 'pads' = " + config.value("pads") +
