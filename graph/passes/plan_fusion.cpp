@@ -65,6 +65,22 @@ struct Builder {
             // A compute-intensive anchor takes the epilogue alone: a memory-bound
             // region fused in front of it would be recomputed per tile.
             if (anchor >= 0) merge = {anchor};
+        } else if (options.fuse) {
+            // A compute-intensive node takes cheap prologues: a memory-bound producer
+            // partition only it reads, made of pointwise nodes (elementwise, shape-only,
+            // Transpose), so the scheduler packs the operand straight from the
+            // producer's inputs instead of a round trip through memory.
+            for (const std::string &in : node.inputs) {
+                if (in.empty()) continue;
+                const int p = fusable_producer(in, i);
+                if (p < 0 || parts[size_t(p)].compute_intensive || contractions[size_t(p)] > 0) continue;
+                bool pointwise = true;
+                for (int n : parts[size_t(p)].nodes) {
+                    const Node &m = g.nodes[size_t(n)];
+                    pointwise &= is_elementwise(m) || is_shape_only(m) || m.op_type == "Transpose";
+                }
+                if (pointwise) merge.insert(p);
+            }
         }
         Partition merged;
         merged.compute_intensive = compute_intensive(node);

@@ -2,7 +2,8 @@
 // its arithmetic intensity against the device balance (peak FLOP/s over DRAM
 // bytes/s, from the same device profile the scheduler reads): compute-intensive
 // nodes anchor a kernel of their own and absorb the elementwise epilogues that
-// follow them (bias, residual add, relu/clip/gelu) and shape-only reshapes;
+// follow them (bias, residual add, relu/clip/gelu) and shape-only reshapes, and
+// the pointwise prologues only they read (a transpose, a scale);
 // connected memory-bound nodes (elementwise, broadcast, reductions, transposes,
 // softmax, layer_norm, pooling) become one kernel whose intermediates never
 // return to memory. A value read by several nodes, or by the caller, ends its

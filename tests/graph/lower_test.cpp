@@ -255,6 +255,22 @@ TEST(GraphLowering, DecomposedLayerNormBecomesOneOp) {
     expect_matches_reference(g, plan_fusion(g, {4.0, true}), 8);
 }
 
+// A pointwise producer only a compute-intensive node reads joins it as a prologue:
+// the sequence-first transpose PyTorch puts before an attention's projection.
+TEST(GraphLowering, PointwisePrologueJoinsItsComputeIntensiveReader) {
+    ModelBuilder b(13);
+    b.input("x", {1, 48, 64}).output("y");
+    b.initializer("w", weights({64, 96}, 71));
+    b.initializer("half", TensorData::floats({}, {0.5f}));
+    testing::set_ints(b.node("Transpose", {"x"}, {"xt"}), "perm", {1, 0, 2});
+    b.node("Mul", {"xt", "half"}, {"xs"});
+    b.node("MatMul", {"xs", "w"}, {"y"});
+    const Graph g = prepared(b);
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    EXPECT_EQ(partition_ops(g, plan), (std::vector<std::string>{"Transpose+Mul+MatMul"})) << describe_plan(g, plan);
+    expect_matches_reference(g, plan, 9);
+}
+
 TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {
     ModelBuilder b(13);
     b.input("x", {1, 2, 8, 8}).output("y");
