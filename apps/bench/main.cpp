@@ -37,7 +37,12 @@ public:
 struct Options {
     std::string op, shape, suite, suite_file, json, csv, plot;
     std::vector<std::string> schedulers;
-    std::string omp_wait = "passive";
+    // Each contender timed alone in its own process, oneDNN's OpenMP threads on
+    // libgomp's default wait policy: measured fairest (docs/results.md, "OpenMP wait
+    // policy"); --timing interleaved with --omp-wait passive is the other way.
+    std::string omp_wait = "default";
+    std::string timing = "auto";  // alone with oneDNN among the contenders, else interleaved
+    bool interleaved = false;
     bool list = false;
     bool help = false;
     int threads = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -102,7 +107,8 @@ void usage(std::FILE *to) {
     std::fprintf(to,
                  "usage: tessera-bench (--op NAME [--shape K=V,...] | --suite default|roller|chimera|memory | --suite-file F)\n"
                  "                     [--schedulers LIST] [--reps N] [--threads N] [--seed N] [--timeout S]\n"
-                 "                     [--omp-wait active|passive] [--json F] [--csv F] [--plot F.png] [--verbose]\n"
+                 "                     [--timing alone|interleaved] [--omp-wait default|active|passive]\n"
+                 "                     [--json F] [--csv F] [--plot F.png] [--verbose]\n"
                  "       tessera-bench --list\n"
                  "  --op, --shape  one op, e.g. --op matmul --shape M=512,N=1024,K=64\n"
                  "  --suite        built-in suite file (apps/suites/NAME.suite)\n"
@@ -114,8 +120,12 @@ void usage(std::FILE *to) {
                  "  --threads      threads for every contender (HL_NUM_THREADS, OMP_NUM_THREADS; default all cores)\n"
                  "  --seed         seed of the random inputs (default 1)\n"
                  "  --timeout      seconds one op may take before its running contender is marked crashed (180)\n"
-                 "  --omp-wait     OMP_WAIT_POLICY for oneDNN's OpenMP threads between calls (default passive;\n"
-                 "                 docs/results.md compares both)\n"
+                 "  --timing       alone: each contender timed in its own process, one after the other (the\n"
+                 "                 default when oneDNN takes part); interleaved: all in one process, rounds\n"
+                 "                 A B C A B C (a slow spell hits all alike, but OpenMP threads spinning after\n"
+                 "                 oneDNN take Halide's cores; the default among Halide schedulers)\n"
+                 "  --omp-wait     OMP_WAIT_POLICY of oneDNN's OpenMP threads: default (libgomp's: spin, then\n"
+                 "                 sleep), active, passive (docs/results.md compares them)\n"
                  "  --json, --csv  write every record; --plot draws speedups over oneDNN and a roofline\n"
                  "  --verbose      keep the autoschedulers' own output on stderr\n"
                  "  --list         every op with its keys\n",
@@ -156,15 +166,23 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--list") o.list = true;
         else if (arg == "--help" || arg == "-h") o.help = true;
         else if (arg == "--verbose") o.settings.quiet = false;
-        else if (arg == "--omp-wait") {
+        else if (arg == "--timing") {
+            const std::string t = next();
+            if (t != "alone" && t != "interleaved") throw UsageError("--timing takes alone or interleaved, got '" + t + "'");
+            o.timing = t;
+        } else if (arg == "--omp-wait") {
             o.omp_wait = next();
-            if (o.omp_wait != "active" && o.omp_wait != "passive") {
-                throw UsageError("--omp-wait takes active or passive, got '" + o.omp_wait + "'");
+            if (o.omp_wait != "active" && o.omp_wait != "passive" && o.omp_wait != "default") {
+                throw UsageError("--omp-wait takes default, active or passive, got '" + o.omp_wait + "'");
             }
         }
         else throw UsageError("unknown argument '" + arg + "'");
     }
     o.schedulers = schedulers.empty() ? default_contenders() : parse_schedulers(schedulers);
+    // Halide contenders among themselves share no OpenMP threads: interleaved rounds
+    // then only protect against slow spells.
+    const bool with_onednn = std::find(o.schedulers.begin(), o.schedulers.end(), kOnednn) != o.schedulers.end();
+    o.interleaved = o.timing == "interleaved" || (o.timing == "auto" && !with_onednn);
     const int sources = int(!o.op.empty()) + int(!o.suite.empty()) + int(!o.suite_file.empty());
     if (!o.list && !o.help && sources != 1) throw UsageError("give exactly one of --op, --suite, --suite-file");
     if (!o.shape.empty() && o.op.empty()) throw UsageError("--shape needs --op");
@@ -205,7 +223,8 @@ int run(const Options &o) {
     std::printf("tessera-bench: %zu ops from %s, %d threads, seed %llu, contenders:%s\n", configs.size(),
                 source.c_str(), o.threads, (unsigned long long)o.settings.seed, names.c_str());
     std::printf("%s\n", profile_line(profile).c_str());
-    std::printf("OMP_WAIT_POLICY=%s", o.omp_wait.c_str());
+    std::printf("timing: %s; OMP_WAIT_POLICY=%s", o.interleaved ? "interleaved rounds" : "each contender alone",
+                o.omp_wait == "default" ? "unset (libgomp's default)" : o.omp_wait.c_str());
     if (const char *beam = std::getenv("HL_BEAM_SIZE")) {
         std::printf("; Adams2019 searches with HL_BEAM_SIZE=%s%s", beam,
                     std::string(beam) == "1" ? " (greedy, not its default beam of 32)" : "");
@@ -217,8 +236,14 @@ int run(const Options &o) {
 
     std::vector<tessera::bench::BenchRecord> all;
     for (const tessera::ops::OpConfig &config : configs) {
-        std::vector<tessera::bench::BenchRecord> records =
-            tessera::bench::bench_op_isolated(config, o.schedulers, o.settings);
+        std::vector<tessera::bench::BenchRecord> records;
+        if (o.interleaved) {
+            records = tessera::bench::bench_op_isolated(config, o.schedulers, o.settings);
+        } else {
+            for (const std::string &s : o.schedulers) {
+                for (const auto &r : tessera::bench::bench_op_isolated(config, {s}, o.settings)) records.push_back(r);
+            }
+        }
         for (auto &r : records) tessera::bench::derive_rates(r, profile, o.threads);
         tessera::bench::derive_speedups(records);
         std::printf("%s %s\n%s", config.op.c_str(), config.attrs_string().c_str(),

@@ -72,6 +72,18 @@ bool match_gelu(const Graph &g, int e, std::set<int> &nodes, std::string &x, std
     return true;
 }
 
+// The graph without the nodes `removed` (indices) and with `added`, sorted again.
+void replace_nodes(Graph &g, const std::set<int> &removed, const std::vector<Node> &added) {
+    if (added.empty() && removed.empty()) return;
+    std::vector<Node> kept;
+    for (size_t i = 0; i < g.nodes.size(); i++) {
+        if (!removed.count(int(i))) kept.push_back(g.nodes[i]);
+    }
+    kept.insert(kept.end(), added.begin(), added.end());
+    g.nodes = kept;
+    g.sort_topologically();
+}
+
 int rewrite_gelus(Graph &g) {
     int count = 0;
     std::set<int> removed;
@@ -90,14 +102,7 @@ int rewrite_gelus(Graph &g) {
         removed.insert(nodes.begin(), nodes.end());
         count++;
     }
-    if (!count) return 0;
-    std::vector<Node> kept;
-    for (size_t i = 0; i < g.nodes.size(); i++) {
-        if (!removed.count(int(i))) kept.push_back(g.nodes[i]);
-    }
-    kept.insert(kept.end(), added.begin(), added.end());
-    g.nodes = kept;
-    g.sort_topologically();
+    replace_nodes(g, removed, added);
     return count;
 }
 
@@ -208,14 +213,7 @@ int rewrite_layer_norms(Graph &g) {
         removed.insert(nodes.begin(), nodes.end());
         count++;
     }
-    if (!count) return 0;
-    std::vector<Node> kept;
-    for (size_t i = 0; i < g.nodes.size(); i++) {
-        if (!removed.count(int(i))) kept.push_back(g.nodes[i]);
-    }
-    kept.insert(kept.end(), added.begin(), added.end());
-    g.nodes = kept;
-    g.sort_topologically();
+    replace_nodes(g, removed, added);
     return count;
 }
 
