@@ -143,6 +143,8 @@ inline const std::vector<std::string> &op_cases() {
         // in pairs with a guarded last pair; a whole 3-vector row per block row
         "transpose shape=163x40 perm=1,0",
         "transpose shape=2x7x37x24 perm=0,3,1,2",
+        // In cache with an extent-1 batch: the squares' other dims are bound to one point
+        "transpose shape=1x16x4x16 perm=0,2,3,1",
         // Input rows of a page or more are swept (1100 points: a ragged last block
         // of 16), tasks of 2 vectors of input rows (300: a guarded last pair); with a
         // dim between the vector dim and the swept one (112x3x1030), and too few

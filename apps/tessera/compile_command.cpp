@@ -4,7 +4,7 @@
 
 #include "child_process.h"
 #include "emit_model.h"
-#include "model_session.h"
+#include "opened_model.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -57,7 +57,7 @@ int compile_command(const std::vector<std::string> &args) {
     if (name.empty()) name = default_name(o.model);
     if (explain) setenv("TESSERA_EXPLAIN", "1", 1);  // the plugin's rProgram summary per stage
 
-    ModelSession s = open_model(o);
+    OpenedModel s = open_model(o);
     std::printf("tessera compile: %s (opset %d, %zu nodes after the passes), target %s, scheduler %s\n",
                 o.model.c_str(), s.graph.opset, s.graph.nodes.size(), s.target.to_string().c_str(),
                 o.scheduler.c_str());

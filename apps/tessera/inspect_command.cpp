@@ -1,7 +1,7 @@
 // tessera inspect MODEL.onnx: the graph after the passes and its fusion plan.
 #include "commands.h"
 
-#include "model_session.h"
+#include "opened_model.h"
 
 #include <cstdio>
 #include <iostream>
@@ -26,7 +26,7 @@ int inspect_command(const std::vector<std::string> &args) {
         }
     }
     if (o.model.empty()) throw UsageError("inspect: which model?");
-    ModelSession s = open_model(o);
+    OpenedModel s = open_model(o);
     std::printf("passes: %s\n", s.prepared.summary().c_str());
     s.graph.print(std::cout);
     std::cout << graph::describe_plan(s.graph, s.plan);

@@ -5,7 +5,7 @@
 // 2 a usage error or a bad model or input file (the message names the culprit).
 #include "commands.h"
 #include "graph_error.h"
-#include "model_session.h"
+#include "opened_model.h"
 
 #include <Halide.h>
 

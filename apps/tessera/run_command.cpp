@@ -7,7 +7,7 @@
 #include "evaluate.h"
 #include "graph_error.h"
 #include "jit_model.h"
-#include "model_session.h"
+#include "opened_model.h"
 #include "npy.h"
 #include "stopwatch.h"
 
@@ -65,7 +65,7 @@ double relative_error(const graph::TensorData &a, const graph::TensorData &e) {
 }
 
 // Each partition's median wall time over `reps` runs, slowest first, with its ops.
-void print_partition_profile(const ModelSession &s, const graph::JitModel &jit, const graph::TensorMap &inputs,
+void print_partition_profile(const OpenedModel &s, const graph::JitModel &jit, const graph::TensorMap &inputs,
                              int reps) {
     std::vector<std::vector<double>> ms(s.plan.partitions.size());
     std::vector<double> one;
@@ -139,7 +139,7 @@ int run_command(const std::vector<std::string> &args) {
     if (threads > 0) setenv("HL_NUM_THREADS", std::to_string(threads).c_str(), 1);
 
     Runner r;
-    std::unique_ptr<ModelSession> session;
+    std::unique_ptr<OpenedModel> opened;
     std::unique_ptr<graph::JitModel> jit;
     std::unique_ptr<CompiledLibrary> library;
     if (std::filesystem::is_directory(o.model)) {
@@ -160,16 +160,16 @@ int run_command(const std::vector<std::string> &args) {
             return m;
         };
     } else {
-        session = std::make_unique<ModelSession>(open_model(o));
-        const graph::Graph &g = session->graph;
+        opened = std::make_unique<OpenedModel>(open_model(o));
+        const graph::Graph &g = opened->graph;
         for (const std::string &n : g.inputs) r.inputs.push_back({n, g.value(n).shape});
         for (const std::string &n : g.outputs) r.outputs.push_back({n, g.value(n).shape});
         if (reference) {
             r.mode = "reference evaluator (plain C++, no Halide)";
             r.run = [&g](const graph::TensorMap &in) { return graph::evaluate(g, in); };
         } else {
-            std::printf("%s", graph::fusion_summary(session->plan).c_str());
-            jit = std::make_unique<graph::JitModel>(g, session->plan, session->schedule, session->target,
+            std::printf("%s", graph::fusion_summary(opened->plan).c_str());
+            jit = std::make_unique<graph::JitModel>(g, opened->plan, opened->schedule, opened->target,
                                                     [](const std::string &line) {
                                                         std::printf("%s\n", line.c_str());
                                                         std::fflush(stdout);
@@ -215,7 +215,7 @@ int run_command(const std::vector<std::string> &args) {
     const double median_ms = median(times), min_ms = *std::min_element(times.begin(), times.end());
     if (profile) {
         if (!jit) throw UsageError("run: --profile times the partitions of a JIT run (an .onnx, no --reference)");
-        print_partition_profile(*session, *jit, inputs, reps);
+        print_partition_profile(*opened, *jit, inputs, reps);
     }
     std::printf("%s: %s, median %.3f ms, min %.3f ms over %zu runs\n", o.model.c_str(), r.mode.c_str(), median_ms,
                 min_ms, times.size());

@@ -216,6 +216,14 @@ void stage_transposed_squares(ScheduleScript &script, const TensorExpr &t, const
     script.store_in_registers(square);
     const std::vector<Halide::Var> args = script.func(square).args();
     const int rows_dim = square_rows_storage_dim(m, size_t(tb.dim));
+    // Inside the attach loop only the vector and the block's rows vary: every other
+    // dim of the square is one point. Said outright, because when the output's outer
+    // dims are fused into tasks (an extent-1 batch, 1x16x4x16 perm 0,2,3,1) Halide's
+    // bounds through the fused loop's div/mod are not constant, and a register
+    // buffer needs constant extents (it failed to compile).
+    for (size_t i = 1; i < args.size(); i++) {
+        if (int(i) != rows_dim) script.bound_extent(square, args[i].name(), 1);
+    }
     StageScript s = script.stage(square);
     s.vectorize(args[0].name());
     s.unroll(args[size_t(rows_dim)].name());

@@ -1,4 +1,4 @@
-#include "model_session.h"
+#include "opened_model.h"
 
 #include "device_profile.h"
 #include "import_onnx.h"
@@ -27,8 +27,8 @@ void add_input_shape(ModelOptions &options, const std::string &arg) {
     options.input_shapes[arg.substr(0, eq)] = dims;
 }
 
-ModelSession open_model(const ModelOptions &o) {
-    ModelSession s;
+OpenedModel open_model(const ModelOptions &o) {
+    OpenedModel s;
     std::string scheduler;
     try {
         scheduler = canonical_scheduler(o.scheduler);

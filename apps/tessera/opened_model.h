@@ -33,7 +33,7 @@ struct ModelOptions {
 // Parses "name=1x3x224x224" into options.input_shapes; throws UsageError.
 void add_input_shape(ModelOptions &options, const std::string &arg);
 
-struct ModelSession {
+struct OpenedModel {
     graph::Graph graph;
     graph::PrepareReport prepared;
     graph::FusionPlan plan;
@@ -42,6 +42,6 @@ struct ModelSession {
 };
 
 // Throws graph::GraphError (the model), UsageError (an unknown scheduler or target).
-ModelSession open_model(const ModelOptions &options);
+OpenedModel open_model(const ModelOptions &options);
 
 }  // namespace tessera::cli
