@@ -527,9 +527,23 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         // Where a non-output producer attaches: its consumers' row loop, or root
         // when they run in different loops (1-D softmax: the output's rows and its
         // sum at root both read the exponentials).
+        // An inlined consumer reads it wherever that consumer's own readers run:
+        // look through it (x - mean, inlined into a variance computed at root and
+        // read by the output's rows, once got the output's row loop: invalid).
+        std::vector<std::string> readers;
+        std::vector<std::string> pending = node.consumers;
+        std::set<std::string> seen;
+        while (!pending.empty()) {
+            const std::string c = pending.back();
+            pending.pop_back();
+            if (!seen.insert(c).second) continue;
+            const analysis::FunctionNode *cn = plan.inlined.count(c) ? dag.find(c) : nullptr;
+            if (cn) pending.insert(pending.end(), cn->consumers.begin(), cn->consumers.end());
+            else readers.push_back(c);
+        }
         apply::Attachment at;
         bool attached = false;
-        for (const std::string &c : node.consumers) {
+        for (const std::string &c : readers) {
             auto r = row_of.find(c);
             if (r == row_of.end()) continue;
             if (!attached) {

@@ -34,6 +34,42 @@ struct Builder {
         return part.output == value ? part_of[size_t(p)] : -1;
     }
 
+    // Fan-out inside a memory-bound region: a memory-bound partition whose output
+    // several nodes read joins once every reader is in a partition joining node i
+    // (a normalisation: d = x - mean read by its square and by the division). No
+    // partition outside then reads a joining one, so the merge makes no cycle, and
+    // the value becomes internal.
+    void join_fan_out(int i, std::set<int> &merge, int &contracting) const {
+        for (bool grown = true; grown;) {
+            grown = false;
+            std::vector<std::string> values = g.nodes[size_t(i)].inputs;
+            for (int p : merge) {
+                for (int n : parts[size_t(p)].nodes) {
+                    const std::vector<std::string> &in = g.nodes[size_t(n)].inputs;
+                    values.insert(values.end(), in.begin(), in.end());
+                }
+            }
+            for (const std::string &v : values) {
+                const int producer = v.empty() ? -1 : g.producer(v);
+                if (producer < 0 || g.is_output(v)) continue;
+                const int p = part_of[size_t(producer)];
+                const Partition &part = parts[size_t(p)];
+                if (merge.count(p) || part.output != v || part.compute_intensive ||
+                    contracting + contractions[size_t(p)] > 1) {
+                    continue;
+                }
+                bool inside = true;
+                for (int c : g.consumers(v)) {
+                    inside &= c == i || (part_of[size_t(c)] >= 0 && merge.count(part_of[size_t(c)]));
+                }
+                if (!inside) continue;
+                contracting += contractions[size_t(p)];
+                merge.insert(p);
+                grown = true;
+            }
+        }
+    }
+
     void add_node(int i) {
         const Node &node = g.nodes[size_t(i)];
         std::set<int> merge;
@@ -65,6 +101,7 @@ struct Builder {
             // A compute-intensive anchor takes the epilogue alone: a memory-bound
             // region fused in front of it would be recomputed per tile.
             if (anchor >= 0) merge = {anchor};
+            else join_fan_out(i, merge, contracting);
         } else if (options.fuse) {
             // A compute-intensive node takes cheap prologues: a memory-bound producer
             // partition only it reads, made of pointwise nodes (elementwise, shape-only,

@@ -271,6 +271,26 @@ TEST(GraphLowering, PointwisePrologueJoinsItsComputeIntensiveReader) {
     expect_matches_reference(g, plan, 9);
 }
 
+// A memory-bound region whose inner values fan out is one kernel: d is read by the
+// square and by the division, both inside (a normalisation without sqrt, which the
+// LayerNorm rewrite leaves alone).
+TEST(GraphLowering, FanOutInsideAMemoryBoundRegionIsOneKernel) {
+    ModelBuilder b(13);
+    b.input("x", {6, 40}).output("y");
+    b.initializer("eps", TensorData::floats({}, {0.5f}));
+    testing::set_ints(b.node("ReduceMean", {"x"}, {"m"}), "axes", {-1});
+    b.node("Sub", {"x", "m"}, {"d"});
+    b.node("Mul", {"d", "d"}, {"d2"});
+    testing::set_ints(b.node("ReduceMean", {"d2"}, {"v"}), "axes", {-1});
+    b.node("Add", {"v", "eps"}, {"ve"});
+    b.node("Div", {"d", "ve"}, {"y"});
+    const Graph g = prepared(b);
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    EXPECT_EQ(partition_ops(g, plan), (std::vector<std::string>{"ReduceMean+Sub+Mul+ReduceMean+Add+Div"}))
+        << describe_plan(g, plan);
+    expect_matches_reference(g, plan, 10);
+}
+
 TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {
     ModelBuilder b(13);
     b.input("x", {1, 2, 8, 8}).output("y");
