@@ -3,6 +3,7 @@
 // --reference), times it, and compares its outputs with --expect files.
 #include "commands.h"
 
+#include "compare.h"
 #include "compiled_library.h"
 #include "evaluate.h"
 #include "graph_error.h"
@@ -51,17 +52,6 @@ std::map<std::string, std::string> bind_files(const std::vector<std::string> &ar
         out[name] = path;
     }
     return out;
-}
-
-// max|a - e| / max|e| (norm-wise, as every check in Tessera); infinity on NaN.
-double relative_error(const graph::TensorData &a, const graph::TensorData &e) {
-    double diff = 0, scale = 0;
-    for (size_t k = 0; k < a.f.size(); k++) {
-        if (!std::isfinite(a.f[k])) return INFINITY;
-        diff = std::max(diff, std::fabs(double(a.f[k]) - e.f[k]));
-        scale = std::max(scale, std::fabs(double(e.f[k])));
-    }
-    return scale > 0 ? diff / scale : diff;
 }
 
 // Each partition's median wall time over `reps` runs, slowest first, with its ops.
@@ -238,7 +228,7 @@ int run_command(const std::vector<std::string> &args) {
                                         graph::shape_string(out.shape) + "], the file holds " +
                                         graph::dtype_name(want.dtype) + "[" + graph::shape_string(want.shape) + "]");
             }
-            const double err = relative_error(out, want);
+            const double err = graph::relative_error(out, want);
             worst = std::max(worst, err);
             errors[t.name] = std::isfinite(err) ? nlohmann::json(err) : nlohmann::json(nullptr);
             std::printf("output '%s': max relative error %.3g against %s (tolerance %.1g)%s\n", t.name.c_str(), err,

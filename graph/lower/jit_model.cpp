@@ -38,16 +38,8 @@ JitModel::JitModel(const Graph &g, const FusionPlan &plan, const std::function<v
 TensorMap JitModel::run(const TensorMap &inputs, std::vector<double> *partition_ms) const {
     if (partition_ms) partition_ms->clear();
     std::map<std::string, std::shared_ptr<TensorData>> values;
-    for (const std::string &name : graph_.inputs) {
-        auto it = inputs.find(name);
-        if (it == inputs.end()) throw GraphError("run: graph input '" + name + "' is not given");
-        const TensorInfo &want = graph_.value(name);
-        if (it->second.dtype != want.dtype || it->second.shape != want.shape) {
-            throw GraphError("run: input '" + name + "' is " + dtype_name(it->second.dtype) + "[" +
-                             shape_string(it->second.shape) + "], the model takes " + want.type_string());
-        }
-        values[name] = std::make_shared<TensorData>(it->second);
-    }
+    check_graph_inputs(graph_, inputs, "run");
+    for (const std::string &name : graph_.inputs) values[name] = std::make_shared<TensorData>(inputs.at(name));
     auto value_of = [&](const std::string &name) -> TensorData & {
         auto it = values.find(name);
         if (it != values.end()) return *it->second;

@@ -50,20 +50,24 @@ std::vector<TensorData> evaluate_node(const Node &node, int opset, const std::ve
     return outputs;
 }
 
+void check_graph_inputs(const Graph &graph, const TensorMap &inputs, const std::string &who) {
+    for (const std::string &name : graph.inputs) {
+        auto it = inputs.find(name);
+        if (it == inputs.end()) throw GraphError(who + ": graph input '" + name + "' is not given");
+        const TensorInfo &want = graph.value(name);
+        const TensorData &got = it->second;
+        if (got.dtype != want.dtype || got.shape != want.shape)
+            throw GraphError(who + ": input '" + name + "' is " + dtype_name(got.dtype) + "[" +
+                             shape_string(got.shape) + "], the graph expects " + want.type_string());
+    }
+}
+
 TensorMap evaluate(const Graph &graph, const TensorMap &inputs) {
     std::map<std::string, std::shared_ptr<const TensorData>> values;
     for (const auto &[name, info] : graph.values)
         if (info.is_constant()) values[name] = info.data;
-    for (const std::string &name : graph.inputs) {
-        auto it = inputs.find(name);
-        if (it == inputs.end()) throw GraphError("evaluate: graph input '" + name + "' is not given");
-        const TensorInfo &want = graph.value(name);
-        const TensorData &got = it->second;
-        if (got.dtype != want.dtype || got.shape != want.shape)
-            throw GraphError("evaluate: input '" + name + "' is " + dtype_name(got.dtype) + "[" +
-                             shape_string(got.shape) + "], the graph expects " + want.type_string());
-        values[name] = std::make_shared<const TensorData>(got);
-    }
+    check_graph_inputs(graph, inputs, "evaluate");
+    for (const std::string &name : graph.inputs) values[name] = std::make_shared<const TensorData>(inputs.at(name));
     for (const Node &node : graph.nodes) {
         std::vector<const TensorData *> args;
         for (const std::string &in : node.inputs) {

@@ -2,6 +2,7 @@
 // need no Python and no files from elsewhere.
 #pragma once
 
+#include "compare.h"
 #include "tensor_data.h"
 
 #include <onnx/onnx_pb.h>
@@ -43,9 +44,8 @@ onnx::TensorProto to_proto(const std::string &name, const TensorData &t);
 // Uniform random floats in [lo, hi), seeded.
 TensorData random_floats(const Shape &shape, uint64_t seed, float lo = -1.0f, float hi = 1.0f);
 
-// Norm-wise relative error max|a - e| / max|e|; +infinity on a shape or dtype mismatch
-// or any non-finite element of `actual`.
-double relative_error(const TensorData &actual, const TensorData &expected);
+// The graph layer's comparison (graph/run/compare.h).
+using graph::relative_error;
 
 std::string temp_path(const std::string &file_name);
 
