@@ -18,7 +18,7 @@ struct PinnedMachine {
     int lanes;            // fp32 lanes of the target's vectors
 };
 
-inline const char *const kAvx2Target = "x86-64-linux-avx2-fma-f16c-sse41";
+inline const char *const kAvx2Target = "x86-64-linux-avx-avx2-fma-f16c-sse41";
 inline const char *const kAvx512Target = "x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake";
 
 inline std::string test_profile(const std::string &file) {

@@ -37,7 +37,10 @@ DeviceSpec make_device_spec(const Halide::Target &target, int parallelism, const
                         target.has_feature(Halide::Target::AVX512_Cannonlake) ||
                         target.has_feature(Halide::Target::AVX512_SapphireRapids) ||
                         target.has_feature(Halide::Target::AVX512);
-    d.vector_lanes = avx512 ? 16 : target.has_feature(Halide::Target::AVX) ? 8 : 4;
+    // A target string may name avx2 without avx (Halide's parser implies nothing);
+    // every AVX2 machine has AVX's 256-bit vectors.
+    const bool avx = target.has_feature(Halide::Target::AVX) || target.has_feature(Halide::Target::AVX2);
+    d.vector_lanes = avx512 ? 16 : avx ? 8 : 4;
     d.vector_registers = avx512 ? 32 : 16;
     d.fma_broadcasts_from_memory = avx512;
     d.gathered_per_cycle = avx512 ? std::numeric_limits<double>::infinity() : 1.0;
