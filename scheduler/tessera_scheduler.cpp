@@ -7,7 +7,8 @@
 #include "device_spec.h"
 #include "function_dag.h"
 #include "loops.h"
-#include "schedule_script.h"
+#include "emit_schedule.h"
+#include "schedule_builder.h"
 #include "stage_schedules.h"
 #include "tensor_expr.h"
 
@@ -265,7 +266,7 @@ const analysis::FunctionNode *read_reduction(const analysis::AccessMap &m, const
 
 // Input buffers the pure output `out` reads at the point it writes that a
 // reduction it reads also reads (layer_norm's x, under its mean and variance):
-// see apply::schedule_pure_output.
+// see rules::schedule_pure_output.
 std::vector<std::string> reread_inputs(const TensorExpr &out, const analysis::FunctionDag &dag, const Plan &plan) {
     std::set<std::string> reduced;
     for (const analysis::AccessMap &m : out.reads) {
@@ -288,7 +289,7 @@ std::vector<std::string> reread_inputs(const TensorExpr &out, const analysis::Fu
 
 // Whether the pure output `out` reads, at the point it writes, a pure producer
 // that reads an input again (softmax's exponentials read x after its maximum
-// streamed it; see apply::schedule_pure_output).
+// streamed it; see rules::schedule_pure_output).
 bool producers_reread(const TensorExpr &out, const analysis::FunctionDag &dag, const Plan &plan) {
     for (const analysis::AccessMap &m : out.reads) {
         if (m.is_input || plan.inlined.count(m.tensor) || !identity_read(m, out)) continue;
@@ -304,7 +305,7 @@ bool producers_reread(const TensorExpr &out, const analysis::FunctionDag &dag, c
 // Whether the pure output `out` reads, at the point it writes, a reduction whose
 // pure dims all have one point but the rows', and which reads an input that does
 // not move along the rows (a matrix-vector product's vector; see
-// apply::Attachment::register_rows).
+// rules::Attachment::register_rows).
 bool reads_matrix_vector(const TensorExpr &out, const analysis::FunctionDag &dag, const Plan &plan) {
     for (const analysis::AccessMap &m : out.reads) {
         if (!identity_read(m, out) || !read_reduction(m, dag, plan)) continue;
@@ -349,7 +350,7 @@ bool reads_only_at_point(const TensorExpr &t, const std::string &name) {
 // every read runs along a reduction dim in its innermost storage dim (NCHW
 // global_avg_pool: each channel's sum reads its plane's contiguous points). Its
 // row is cut into blocks, the reduction computed per block (see
-// apply::kRowBlockVectors). A reduction reading along a pure dim (NHWC, a sum
+// rules::kRowBlockVectors). A reduction reading along a pure dim (NHWC, a sum
 // across rows) would read a short piece of every input row per block; it keeps
 // its own parallel blocks.
 bool reads_row_reduction(const TensorExpr &out, const analysis::FunctionDag &dag, const Plan &plan) {
@@ -422,12 +423,12 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
 
     std::vector<Function> order;
     for (const analysis::FunctionNode &n : dag.nodes()) order.push_back(n.func);
-    apply::ScheduleScript script(order);
+    schedule::ScheduleBuilder script(order);
     std::ostringstream explain;
     explain << "Tessera: " << device.describe();
 
     // Consumers before producers: a producer attaches to its consumer's loops.
-    std::map<std::string, apply::Attachment> row_of;  // each output's row loop
+    std::map<std::string, rules::Attachment> row_of;  // each output's row loop
     std::set<std::string> handled;                    // producers scheduled with their consumer
 
     // A compute-intensive stage with one update: construct its rPrograms, apply the
@@ -445,7 +446,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         const size_t pick = std::min(size_t(options.candidate), built.programs.size() - 1);
         const rtile::RProgram &best = built.programs[pick];
         const TensorExpr best_expr = rtile::program_expr(compute, best);  // its tiles' dims
-        std::vector<apply::TileOperand> packs;
+        std::vector<rules::TileOperand> packs;
         std::string root_notes;
         for (const analysis::FunctionNode &producer : dag.nodes()) {
             bool consumed = std::find(producer.consumers.begin(), producer.consumers.end(), name) !=
@@ -462,7 +463,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             }
             if (recompute >= kRecomputedAtRoot) {
                 script.compute_root(pname);
-                apply::schedule_pure_output(script, plan.stages.at(pname)[0], device);
+                rules::schedule_pure_output(script, plan.stages.at(pname)[0], device);
                 handled.insert(pname);
                 std::ostringstream note;
                 note << "    " << pname << " computed at root: per L2 tile it would be computed " << std::fixed
@@ -483,10 +484,10 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         // A shifted program has two or more L2 tiles along a shifted dim.
         internal_assert(fuse || best.shifted.empty()) << "shifted program for " << name << " not fused\n";
         if (!fuse && !node.is_output) script.compute_root(name);
-        apply::Attachment row = apply::schedule_compute_output(script, plan.stages.at(name), best, device, packs,
+        rules::Attachment row = rules::schedule_compute_output(script, plan.stages.at(name), best, device, packs,
                                                                fuse ? epilogue : nullptr);
-        if (epilogue && !fuse) row = apply::schedule_pure_output(script, *epilogue, device);
-        for (const apply::TileOperand &o : packs) handled.insert(o.func);
+        if (epilogue && !fuse) row = rules::schedule_pure_output(script, *epilogue, device);
+        for (const rules::TileOperand &o : packs) handled.insert(o.func);
         handled.insert(name);
         explain << "  " << name << ": " << to_string(compute.cls) << ", " << compute.points() << " points, "
                 << built.programs.size() << " candidate rPrograms";
@@ -498,7 +499,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         if (epilogue) {
             explain << "    epilogue " << epilogue->func << " fused: "
                     << (fuse ? name + " computed per " +
-                                   (apply::register_epilogue_applies(plan.stages.at(name)[1], best, device)
+                                   (rules::register_epilogue_applies(plan.stages.at(name)[1], best, device)
                                         ? "register"
                                         : "L2") +
                                    " tile of it (loop " + row.var + ")"
@@ -541,7 +542,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             if (cn) pending.insert(pending.end(), cn->consumers.begin(), cn->consumers.end());
             else readers.push_back(c);
         }
-        apply::Attachment at;
+        rules::Attachment at;
         bool attached = false;
         for (const std::string &c : readers) {
             auto r = row_of.find(c);
@@ -550,7 +551,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                 at = r->second;
                 attached = true;
             } else if (r->second.consumer != at.consumer || r->second.var != at.var) {
-                at = apply::Attachment{};
+                at = rules::Attachment{};
                 break;
             }
         }
@@ -566,7 +567,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         if (!reason.empty()) {
             user_warning << "Tessera: stage " << name << " cannot be analysed (" << reason
                          << "); it gets a safe schedule: computed at root, outer loop parallel\n";
-            apply::schedule_safe(script, node.func, node.region.empty() ? 0 : node.region[0].extent, device);
+            rules::schedule_safe(script, node.func, node.region.empty() ? 0 : node.region[0].extent, device);
             explain << "  " << name << ": unanalysable (" << reason << "): safe schedule\n";
             row_of[name] = {name, ""};
             continue;
@@ -585,13 +586,13 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                                                 &stages[0]);
                 continue;
             }
-            apply::RowNeeds needs;
+            rules::RowNeeds needs;
             needs.row_blocks = reads_row_reduction(stages[0], dag, plan);
             needs.reread_inputs = reread_inputs(stages[0], dag, plan);
             needs.producers_reread = producers_reread(stages[0], dag, plan);
             needs.matrix_vector = reads_matrix_vector(stages[0], dag, plan);
             std::vector<std::string> prefetched;
-            row_of[name] = apply::schedule_pure_output(script, stages[0], device, needs, &prefetched);
+            row_of[name] = rules::schedule_pure_output(script, stages[0], device, needs, &prefetched);
             explain << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"
                     << (row_of[name].var.empty() ? "" : " (row loop " + row_of[name].var + ")") << "\n";
             for (const std::string &input : prefetched) {
@@ -602,7 +603,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                 explain << "    one row, cut into blocks of " << row_of[name].row_width
                         << " points: the reduction it reads is computed per block\n";
             }
-            const apply::TransposeBlock tb = apply::transpose_block(stages[0], device);
+            const rules::TransposeBlock tb = rules::transpose_block(stages[0], device);
             if (tb.dim >= 0) {
                 explain << "    transposed read: blocks of " << tb.rows << " rows along "
                         << stages[0].dims[size_t(tb.dim)].name << " x " << tb.vectors << " vector"
@@ -623,28 +624,28 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             // own (8192x4096 axes=0: 28 -> 5.8 ms side by side). Computed per such
             // row it also had to size its vectors to the row, not to its own dim
             // (reduce_mean 300x5 axes=1 once read input row 303 of 300).
-            if (at.row_width > 0 && at.row_width <= device.vector_lanes) at = apply::Attachment{};
-            apply::Attachment row = apply::schedule_reduction(script, stages, device, node.is_output, at);
+            if (at.row_width > 0 && at.row_width <= device.vector_lanes) at = rules::Attachment{};
+            rules::Attachment row = rules::schedule_reduction(script, stages, device, node.is_output, at);
             // Computed inside a consumer that reads it only at its own point: its
             // buffer takes the constant extents of one iteration there when the
             // consumer's loops fix them (blocks of a row bound their own dim in
             // schedule_reduction). Side by side in a Halide harness, NHWC avg_pool2d
             // 256x28x28 (window sums per output point) 0.098 -> 0.080 ms, 256x56x56
             // 0.404 -> 0.337; the NHWC depthwise sums kept their accumulators in
-            // memory without it (see apply::schedule_reduction).
+            // memory without it (see rules::schedule_reduction).
             const auto consumer = plan.stages.find(row.consumer);
             if (!node.is_output && !at.var.empty() && at.row_width == 0 && consumer != plan.stages.end() &&
                 reads_only_at_point(consumer->second[0], name)) {
-                apply::bound_attached_region(script, name, row.consumer, row.var, apply::pure_dims(stages[0]));
+                rules::bound_attached_region(script, name, row.consumer, row.var, rules::pure_dims(stages[0]));
             }
             explain << "  " << name << ": " << to_string(compute ? StageClass::ComputeIntensive : StageClass::Reduction)
                     << (node.is_output ? " output" : at.var.empty() ? ", at root" : ", at " + row.consumer + "." + row.var)
                     << "\n";
-            row_of[name] = node.is_output || !at.var.empty() ? row : apply::Attachment{name, ""};
+            row_of[name] = node.is_output || !at.var.empty() ? row : rules::Attachment{name, ""};
             continue;
         }
         // A pure producer kept out of line: computed at its consumer's row (or root).
-        apply::compute_at_row(script, name, at);
+        rules::compute_at_row(script, name, at);
         const bool slides = !at.storage_var.empty() && window_slides_along(node, at.var, plan);
         if (slides) {
             // Stored outside the row loop, each row computes only the rows of the
@@ -657,13 +658,13 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         }
         std::vector<std::string> prefetched_by_producer;
         {
-            apply::StageScript s = script.stage(name);
+            schedule::StageBuilder s = script.stage(name);
             const std::string a0 = node.func.args()[0];
             if (node.region[0].extent >= device.vector_lanes) {
                 // Computed per block of its consumer's rows, it prefetches the next
                 // block's rows of the inputs it reads again, one prefetch per
                 // vector, while its vector loop computes (see
-                // apply::schedule_pure_output). Unguarded: the bounds test per
+                // rules::schedule_pure_output). Unguarded: the bounds test per
                 // vector cost softmax 32768x1024 1.5 ms of 16 (a Halide harness).
                 // Its vector split then shifts inwards: guarded, Halide derived the
                 // prefetch's box through the guard (a loop of prefetches with a
@@ -693,11 +694,12 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
             explain << "    " << input << " is read again after the row's reductions: computed per block of "
                     << at.prefetch_block_rows << " rows, it prefetches the next block's rows\n";
         }
-        row_of[name] = at.var.empty() ? apply::Attachment{name, ""} : at;
+        row_of[name] = at.var.empty() ? rules::Attachment{name, ""} : at;
     }
 
     ScheduleOutcome outcome;
-    outcome.source = script.source();
+    outcome.schedule = script.finish();
+    outcome.source = apply::emit_schedule(outcome.schedule, order);
     outcome.explanation = explain.str();
     return outcome;
 }

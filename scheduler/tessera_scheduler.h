@@ -4,6 +4,8 @@
 // the equivalent schedule source. plugin.cpp adapts this to Halide 14.
 #pragma once
 
+#include "pipeline_schedule.h"
+
 #include <Halide.h>
 
 #include <string>
@@ -22,6 +24,7 @@ struct SchedulerOptions {
 };
 
 struct ScheduleOutcome {
+    schedule::PipelineSchedule schedule;  // the decisions, as data
     std::string source;       // C++ equivalent of the applied schedule (for .schedule.h)
     std::string explanation;  // what TESSERA_EXPLAIN prints
 };

@@ -5,7 +5,7 @@
 #include "construction.h"
 #include "stage_schedules.h"
 
-namespace tessera::apply {
+namespace tessera::rules {
 
 // A producer computed per tile of a compute-intensive stage: a pure Func it reads
 // (a boundary condition), or the hidden wrapper Func of an input it packs.
@@ -37,9 +37,9 @@ bool register_epilogue_applies(const analysis::TensorExpr &t, const rtile::RProg
 // each (or inside each register tile, see register_epilogue_applies), so its
 // result is consumed from L2 or registers instead of making a round trip through
 // memory. Returns the loop producers of the outermost stage attach to.
-Attachment schedule_compute_output(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
+Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std::vector<analysis::TensorExpr> &stages,
                                    const rtile::RProgram &p, const hal::DeviceSpec &d,
                                    const std::vector<TileOperand> &operands,
                                    const analysis::TensorExpr *epilogue = nullptr);
 
-}  // namespace tessera::apply
+}  // namespace tessera::rules

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace tessera::apply {
+namespace tessera::rules {
 
 using analysis::TensorExpr;
 using Halide::TailStrategy;
@@ -46,7 +46,7 @@ int reduction_accumulators(const TensorExpr &u, size_t r0, int width, const hal:
 // Vectorises a reduction along its innermost reduction dim r0 (read contiguously):
 // r0 splits into vectors of `width` lanes, an rfactor intermediate keeps one
 // partial result per lane, and the update adds the lanes up.
-void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update, size_t r0, int width, int accumulators,
+void vectorize_reduction(schedule::ScheduleBuilder &script, const TensorExpr &u, int update, size_t r0, int width, int accumulators,
                          const hal::DeviceSpec &d, bool own_loops, const std::vector<std::pair<std::string, int64_t>> &dims, Attachment &row,
                          const Attachment &consumer) {
     const std::string r = u.dims[r0].name, ro = r + "_vo", ri = r + "_vi", lane = "lane";
@@ -54,7 +54,7 @@ void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update
     script.stage(u.func, update).split(r, ro, ri, width * accumulators);
     script.rfactor(u.func, update, ri, lane, partial);
     {
-        StageScript s = script.stage(u.func, update);
+        schedule::StageBuilder s = script.stage(u.func, update);
         std::vector<std::string> order = {ri};
         for (const auto &dim : dims) order.push_back(dim.first);
         s.reorder(order);
@@ -95,7 +95,7 @@ void vectorize_reduction(ScheduleScript &script, const TensorExpr &u, int update
     // or per parallel task when the output's loops were fused into tasks.
     script.compute_at(partial, u.func, own_loops && !row.var.empty() ? row.var : dims[0].first);
     script.stage(partial).vectorize(lane);
-    StageScript s = script.stage(partial, 0);
+    schedule::StageBuilder s = script.stage(partial, 0);
     std::vector<std::string> order = {lane, ro};
     for (size_t j : u.reduction_dims()) {
         if (j != r0) order.push_back(u.dims[j].name);
@@ -201,7 +201,7 @@ namespace {
 // Zen 3 (the output's loops as here, 2 vectors per block row): 512x1024 with 2
 // threads 0.44 -> 0.27 ms, 256x1024 with 1 thread 0.32 -> 0.14 ms. Stages nothing
 // (the block's rows then gather) when no Function wraps the input buffer.
-void stage_transposed_squares(ScheduleScript &script, const TensorExpr &t, const TransposeBlock &tb,
+void stage_transposed_squares(schedule::ScheduleBuilder &script, const TensorExpr &t, const TransposeBlock &tb,
                               const std::string &at) {
     const analysis::AccessMap &m = t.reads[size_t(tb.read)];
     std::string source = m.tensor;
@@ -224,17 +224,17 @@ void stage_transposed_squares(ScheduleScript &script, const TensorExpr &t, const
     for (size_t i = 1; i < args.size(); i++) {
         if (int(i) != rows_dim) script.bound_extent(square, args[i].name(), 1);
     }
-    StageScript s = script.stage(square);
+    schedule::StageBuilder s = script.stage(square);
     s.vectorize(args[0].name());
     s.unroll(args[size_t(rows_dim)].name());
 }
 
 }  // namespace
 
-Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, const hal::DeviceSpec &d,
+Attachment schedule_pure_output(schedule::ScheduleBuilder &script, const TensorExpr &t, const hal::DeviceSpec &d,
                                 const RowNeeds &needs, std::vector<std::string> *prefetched) {
     auto dims = pure_dims(t);
-    StageScript s = script.stage(t.func);
+    schedule::StageBuilder s = script.stage(t.func);
     bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);
     std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
     int64_t row_points = dims[0].second;
@@ -433,7 +433,7 @@ Attachment schedule_pure_output(ScheduleScript &script, const TensorExpr &t, con
             rows_prefetched, block_rows, row_dim, register_rows};
 }
 
-void compute_at_row(ScheduleScript &script, const std::string &f, const Attachment &at) {
+void compute_at_row(schedule::ScheduleBuilder &script, const std::string &f, const Attachment &at) {
     if (at.var.empty()) {
         script.compute_root(f);
         return;
@@ -462,7 +462,7 @@ int64_t reuse_tile_columns(const std::vector<TensorExpr> &stages, const hal::Dev
 
 }  // namespace
 
-Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d,
+Attachment schedule_reduction(schedule::ScheduleBuilder &script, const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d,
                               bool is_output, const Attachment &at) {
     Attachment row{stages[0].func, ""};
     const TensorExpr &init = stages[0];
@@ -485,7 +485,7 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
         script.bound_extent(init.func, dims[0].first, int(dims[0].second));
     }
     {
-        StageScript s = script.stage(init.func);
+        schedule::StageBuilder s = script.stage(init.func);
         vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, false);
         if (own_loops) {
             std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
@@ -549,7 +549,7 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
             vectorize_reduction(script, u, int(k) - 1, r0, width, accumulators, d, own_loops, dims, row, at);
             continue;
         }
-        StageScript s = script.stage(u.func, int(k) - 1);
+        schedule::StageBuilder s = script.stage(u.func, int(k) - 1);
         std::vector<std::string> order;
         std::string chunk_loop;
         int64_t chunks = 1, vw_block = 1, block_vectors = 1;  // blocks of vectors and points per block
@@ -682,7 +682,7 @@ Attachment schedule_reduction(ScheduleScript &script, const std::vector<TensorEx
     return row;
 }
 
-void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, int64_t innermost_extent,
+void schedule_safe(schedule::ScheduleBuilder &script, const Halide::Internal::Function &f, int64_t innermost_extent,
                    const hal::DeviceSpec &d) {
     script.compute_root(f.name());
     const std::vector<std::string> &args = f.args();
@@ -695,11 +695,11 @@ void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, 
     const int64_t lanes = d.vector_lanes;
     const bool vectorize = innermost_extent >= lanes && (innermost_extent % lanes == 0 || innermost_extent >= 8 * lanes);
     const std::string vi = suffixed(args[0], "vi");
-    auto split_vector = [&](StageScript &s) {
+    auto split_vector = [&](schedule::StageBuilder &s) {
         s.split(args[0], suffixed(args[0], "vo"), vi, int(lanes), TailStrategy::GuardWithIf).vectorize(vi);
     };
     {
-        StageScript s = script.stage(f.name());
+        schedule::StageBuilder s = script.stage(f.name());
         if (vectorize) split_vector(s);
         if (args.size() > 1) s.parallel(args.back());
     }
@@ -707,7 +707,7 @@ void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, 
     // update's own output directly (no two iterations write the same place); a
     // scatter runs serially, as written.
     for (size_t k = 0; k < f.updates().size(); k++) {
-        StageScript s = script.stage(f.name(), int(k));
+        schedule::StageBuilder s = script.stage(f.name(), int(k));
         const std::vector<Halide::Expr> &uargs = f.updates()[k].args();
         const Halide::Internal::Variable *v = uargs.back().as<Halide::Internal::Variable>();
         const Halide::Internal::Variable *v0 = uargs[0].as<Halide::Internal::Variable>();
@@ -716,7 +716,9 @@ void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, 
             // The vector innermost, inside the reduction loops.
             split_vector(s);
             std::vector<std::string> order = {vi};
-            for (const Halide::Internal::Dim &dim : f.updates()[k].schedule().dims()) {
+            // The loops after the split: the builder's copy of f has them.
+            const Halide::Internal::Function split_f = script.func(f.name()).function();
+            for (const Halide::Internal::Dim &dim : split_f.updates()[k].schedule().dims()) {
                 const std::string name = dim.var.substr(dim.var.rfind('.') + 1);
                 if (name != vi && name != Halide::Var::outermost().name()) order.push_back(name);
             }
@@ -730,4 +732,4 @@ void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, 
     }
 }
 
-}  // namespace tessera::apply
+}  // namespace tessera::rules

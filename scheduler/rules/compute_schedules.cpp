@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-namespace tessera::apply {
+namespace tessera::rules {
 
 using analysis::TensorExpr;
 using Halide::TailStrategy;
@@ -24,7 +24,7 @@ struct EpilogueL2Split {
 // Dims in `always` are split even when the tile is the whole extent: the stage
 // inside then sees a compile-time extent along them (the output's is a run-time
 // value).
-EpilogueL2Split split_epilogue_l2(StageScript &s, const TensorExpr &e, const std::vector<int64_t> &tile,
+EpilogueL2Split split_epilogue_l2(schedule::StageBuilder &s, const TensorExpr &e, const std::vector<int64_t> &tile,
                                   const std::vector<bool> &always = {}) {
     EpilogueL2Split out;
     for (size_t j : e.spatial_dims()) {
@@ -45,7 +45,7 @@ EpilogueL2Split split_epilogue_l2(StageScript &s, const TensorExpr &e, const std
 // v_vo x v_vi (the tail guarded when vw does not divide them) when there are more,
 // v_vi vectorised. Returns the loops innermost first, {v_vi, v_vo} or {v}; the
 // caller unrolls v_vo once it has ordered its loops.
-std::vector<std::string> vectorize_points(StageScript &s, const std::string &v, int64_t points, int vw) {
+std::vector<std::string> vectorize_points(schedule::StageBuilder &s, const std::string &v, int64_t points, int vw) {
     if (points <= vw) {
         s.vectorize(v);
         return {v};
@@ -57,9 +57,9 @@ std::vector<std::string> vectorize_points(StageScript &s, const std::string &v, 
 
 // The epilogue of a compute-intensive stage cut into the stage's L2 tiles, the
 // tiles fused into the parallel task loop, each tile vectorised along dim 0.
-Attachment epilogue_tiles(ScheduleScript &script, const TensorExpr &e, const std::vector<int64_t> &tile,
+Attachment epilogue_tiles(schedule::ScheduleBuilder &script, const TensorExpr &e, const std::vector<int64_t> &tile,
                           const hal::DeviceSpec &d, const std::vector<bool> &always = {}) {
-    StageScript s = script.stage(e.func);
+    schedule::StageBuilder s = script.stage(e.func);
     const EpilogueL2Split l2 = split_epilogue_l2(s, e, tile, always);
     const std::string first = l2.inner[0].first;
     std::vector<std::string> order;
@@ -90,7 +90,7 @@ int dense_output_point(const TensorExpr &t, const rtile::RTile &reg, const hal::
 // producers) computed at `at_func`.`at_var`, vectorised; an input is copied
 // through a wrapper Func read by `consumer`.
 // An input copy goes to `panel_var` instead when that is given (see panel_packing).
-void place_operands(ScheduleScript &script, const rtile::RProgram &p, const hal::DeviceSpec &d,
+void place_operands(schedule::ScheduleBuilder &script, const rtile::RProgram &p, const hal::DeviceSpec &d,
                     const std::vector<TileOperand> &operands, const std::string &consumer,
                     const std::string &at_func, const std::string &at_var, const std::string &panel_var = "") {
     for (const TileOperand &operand : operands) {
@@ -117,7 +117,7 @@ void place_operands(ScheduleScript &script, const rtile::RProgram &p, const hal:
             // Rows a multiple of 4 KiB apart would share cache sets: pad each row.
             script.align_storage(packed, a0, int(p.packed_row + p.padding_floats));
         }
-        StageScript s = script.stage(packed);
+        schedule::StageBuilder s = script.stage(packed);
         // Guarded: a rounded-up tile would read past the end of the input.
         s.split(a0, a0 + "_vo", a0 + "_vi", d.vector_lanes, TailStrategy::GuardWithIf);
         s.vectorize(a0 + "_vi");
@@ -146,7 +146,7 @@ struct TileLoops {
     std::vector<size_t> l1_dims;                          // the dim of each l1s loop
     std::string vector_point;                             // the vector dim's points ("": one point)
 };
-TileLoops split_tile_loops(StageScript &s, const TensorExpr &t, const rtile::RProgram &p, bool split_l2) {
+TileLoops split_tile_loops(schedule::StageBuilder &s, const TensorExpr &t, const rtile::RProgram &p, bool split_l2) {
     const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l1 = p.tiles[rtile::kL1Tile],
                        &l2 = p.tiles[rtile::kL2Tile];
     auto tail = [](int64_t outer, int64_t inner) {
@@ -234,7 +234,7 @@ namespace {
 // tiles, the tile's points (vectorised and unrolled); tails of both shift inwards,
 // so every tile is whole. The stage: computed at the innermost register-tile loop,
 // the reduction loops outside its points.
-Attachment schedule_register_epilogue(ScheduleScript &script, const std::vector<TensorExpr> &stages,
+Attachment schedule_register_epilogue(schedule::ScheduleBuilder &script, const std::vector<TensorExpr> &stages,
                                       const rtile::RProgram &p, const hal::DeviceSpec &d,
                                       const std::vector<TileOperand> &operands, const TensorExpr &e) {
     const TensorExpr &t = stages[1];
@@ -243,7 +243,7 @@ Attachment schedule_register_epilogue(ScheduleScript &script, const std::vector<
     const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
 
     // The epilogue: its points, register-tile loops and L2 tiles, innermost first.
-    StageScript s = script.stage(e.func);
+    schedule::StageBuilder s = script.stage(e.func);
     const EpilogueL2Split l2 = split_epilogue_l2(s, e, p.tiles[rtile::kL2Tile].shape);
     std::vector<std::string> points, regs;
     for (size_t j : e.spatial_dims()) {
@@ -276,7 +276,7 @@ Attachment schedule_register_epilogue(ScheduleScript &script, const std::vector<
     // the reduction loops outside the tile's points.
     const std::string vname = t.dims[p.vector_dim].name;
     for (int stage = -1; stage < 1; stage++) {
-        StageScript k = stage < 0 ? script.stage(f) : script.stage(f, stage);
+        schedule::StageBuilder k = stage < 0 ? script.stage(f) : script.stage(f, stage);
         std::vector<std::string> korder = vectorize_points(k, vname, reg.shape[p.vector_dim], vw);
         std::vector<std::string> kunrolled(korder.begin() + 1, korder.end());
         for (size_t j : t.spatial_dims()) {
@@ -307,7 +307,7 @@ Attachment schedule_register_epilogue(ScheduleScript &script, const std::vector<
 // 1x1 256->1024 channels, 2 threads): a 16 x 16 plane 0.90 ms (149 GFLOP/s), the
 // same kernel on 14 x 14 with a guarded 4-point tail tile 1.19 ms: masked
 // accumulators stay in memory, hence whole rows and shifted L2 tiles instead.
-Attachment schedule_fused_compute(ScheduleScript &script, const std::vector<TensorExpr> &stages,
+Attachment schedule_fused_compute(schedule::ScheduleBuilder &script, const std::vector<TensorExpr> &stages,
                                   const rtile::RProgram &p, const hal::DeviceSpec &d,
                                   const std::vector<TileOperand> &operands, const TensorExpr &e) {
     const analysis::AxisFusion &fusion = *p.fusion;
@@ -332,7 +332,7 @@ Attachment schedule_fused_compute(ScheduleScript &script, const std::vector<Tens
 
     const int64_t fused_points = l2.shape[a];
     {
-        StageScript s = script.stage(f);
+        schedule::StageBuilder s = script.stage(f);
         s.fuse(fusion.inner_name, fusion.outer_name, fused);
         vector_split(s, fused, fused_points, d.vector_lanes, false);
     }
@@ -342,7 +342,7 @@ Attachment schedule_fused_compute(ScheduleScript &script, const std::vector<Tens
     const std::string kvar = t.dims[p.split_reduction].name;
     const int64_t kc = l1.shape[p.split_reduction];
     const std::string ko = kvar + "_o", ki = kvar + "_i";
-    StageScript s = script.stage(f, 0);
+    schedule::StageBuilder s = script.stage(f, 0);
     s.fuse(fusion.inner_name, fusion.outer_name, fused);
     s.split(kvar, ko, ki, int(kc));
     const TileLoops loops = split_tile_loops(s, t, p, false);
@@ -382,7 +382,7 @@ Attachment schedule_fused_compute(ScheduleScript &script, const std::vector<Tens
 
 }  // namespace
 
-Attachment schedule_compute_output(ScheduleScript &script, const std::vector<TensorExpr> &stages,
+Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std::vector<TensorExpr> &stages,
                                    const rtile::RProgram &p, const hal::DeviceSpec &d,
                                    const std::vector<TileOperand> &operands, const TensorExpr *epilogue) {
     const TensorExpr &t = stages[1];  // the reduction update
@@ -410,7 +410,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
     // Initial value: vectorised; at root also parallel over rows.
     {
         auto dims = pure_dims(stages[0]);
-        StageScript s = script.stage(f);
+        schedule::StageBuilder s = script.stage(f);
         vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, false);
         std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
         if (!fused) parallel_rows(s, outer, dims[0].second, d.cores, f + "_init");
@@ -430,7 +430,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
     std::string panel_var;
     TileLoops loops;
     {
-        StageScript s = script.stage(f, 0);
+        schedule::StageBuilder s = script.stage(f, 0);
         loops = split_tile_loops(s, t, p, !fused);
         panel_var = panel_packing(t, p, operands, loops.l1s, loops.l1_dims);
         const std::string &vector_point = loops.vector_point;
@@ -482,7 +482,7 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
     // Vector width: one that divides the register tile, else full vectors with a guarded tail.
     const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
     const std::string second = p.second_dim >= 0 && reg.shape[p.second_dim] > 1 ? t.dims[p.second_dim].name : "";
-    auto micro_kernel = [&](StageScript &s, bool update) {
+    auto micro_kernel = [&](schedule::StageBuilder &s, bool update) {
         std::vector<std::string> order = vectorize_points(s, vname, reg.shape[p.vector_dim], vw);
         const bool split_vectors = order.size() > 1;
         if (!second.empty()) order.push_back(second);
@@ -521,15 +521,15 @@ Attachment schedule_compute_output(ScheduleScript &script, const std::vector<Ten
         if (!unrolled.empty()) s.unroll(unrolled);
     };
     {
-        StageScript s = script.stage(intm);
+        schedule::StageBuilder s = script.stage(intm);
         micro_kernel(s, false);
     }
     {
-        StageScript s = script.stage(intm, 0);
+        schedule::StageBuilder s = script.stage(intm, 0);
         micro_kernel(s, true);
     }
     place_operands(script, p, d, operands, intm, f, ko, panel_var);
     return row;
 }
 
-}  // namespace tessera::apply
+}  // namespace tessera::rules

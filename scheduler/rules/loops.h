@@ -2,14 +2,14 @@
 // tiles, and the names of the loops they create.
 #pragma once
 
-#include "schedule_script.h"
+#include "schedule_builder.h"
 #include "tensor_expr.h"
 
 #include <string>
 #include <utility>
 #include <vector>
 
-namespace tessera::apply {
+namespace tessera::rules {
 
 // `v` with a suffix: the name of a loop split from `v` ("x" + "vo" -> "x_vo").
 std::string suffixed(const std::string &v, const std::string &s);
@@ -37,7 +37,7 @@ int64_t task_rows(int64_t rows, int64_t slice_points, int cores);
 // `attach_outside` (an index into outer_vars, -1 for none): producers are constant
 // along that dim (a softmax's row maximum along its axis), so the returned loop
 // lies outside it, or is empty (root) when that dim is part of the task loop.
-std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
+std::string parallel_rows(schedule::StageBuilder &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
                           int64_t points_per_row, int cores, const std::string &prefix,
                           std::string *whole_rows = nullptr, std::string *outer_of_row = nullptr,
                           Halide::TailStrategy task_tail = Halide::TailStrategy::GuardWithIf,
@@ -45,13 +45,13 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
 
 // Fuses the tile loops `tiles` (innermost first) into one loop named
 // `prefix`<i> and runs it in parallel; returns that loop.
-std::string parallel_tiles(StageScript &s, const std::vector<std::string> &tiles, const std::string &prefix);
+std::string parallel_tiles(schedule::StageBuilder &s, const std::vector<std::string> &tiles, const std::string &prefix);
 
 // `args` with `first` moved to the front: a storage or loop order, innermost first.
 std::vector<std::string> with_innermost(const std::vector<Halide::Var> &args, const std::string &first);
 
 // Splits dim `v` of extent `e` into a vector of `lanes` (when it has that many
 // points); a pure output takes half or quarter vectors of a narrower row.
-bool vector_split(StageScript &s, const std::string &v, int64_t e, int lanes, bool pure_output);
+bool vector_split(schedule::StageBuilder &s, const std::string &v, int64_t e, int lanes, bool pure_output);
 
-}  // namespace tessera::apply
+}  // namespace tessera::rules

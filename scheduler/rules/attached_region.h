@@ -5,7 +5,7 @@
 // it (a load and a store per update) and pays for the allocation per iteration.
 #pragma once
 
-#include "schedule_script.h"
+#include "schedule_builder.h"
 
 #include <Halide.h>
 
@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace tessera::apply {
+namespace tessera::rules {
 
 // For a producer the consumer reads only at its own point (the caller checks that:
 // producer(x, y, ...) with the consumer's pure vars in order), the extent per
@@ -28,7 +28,7 @@ std::vector<int64_t> per_iteration_extents(const Halide::Internal::Function &con
 // Gives `producer` (computed at the consumer's loop `var`, read there only at the
 // consumer's own point) the constant extents of per_iteration_extents when they
 // are known and its own splits do not round up past them; returns whether it did.
-bool bound_attached_region(ScheduleScript &script, const std::string &producer, const std::string &consumer,
+bool bound_attached_region(schedule::ScheduleBuilder &script, const std::string &producer, const std::string &consumer,
                            const std::string &var, const std::vector<std::pair<std::string, int64_t>> &dims);
 
-}  // namespace tessera::apply
+}  // namespace tessera::rules

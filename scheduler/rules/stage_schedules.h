@@ -3,13 +3,13 @@
 #pragma once
 
 #include "device_spec.h"
-#include "schedule_script.h"
+#include "schedule_builder.h"
 #include "tensor_expr.h"
 
 #include <string>
 #include <vector>
 
-namespace tessera::apply {
+namespace tessera::rules {
 
 // Where a producer is computed inside its consumer: the consumer's Func and loop.
 struct Attachment {
@@ -119,7 +119,7 @@ struct RowNeeds {
 // read: its blocks, see transpose_block) as rows split into parallel tasks, shaped
 // by `needs`. `prefetched` gets the inputs it prefetches (RowNeeds::reread_inputs).
 // Returns the row loop that producers attach to.
-Attachment schedule_pure_output(ScheduleScript &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d,
+Attachment schedule_pure_output(schedule::ScheduleBuilder &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d,
                                 const RowNeeds &needs = {}, std::vector<std::string> *prefetched = nullptr);
 
 // Vectors per block of a single row cut into blocks (schedule_pure_output). Side
@@ -138,7 +138,7 @@ constexpr int64_t kRowBlockVectors = 4;
 // size above 16 KiB to the heap). Side by side: max_pool2d NCHW 112x112 0.76 ->
 // 0.56 ms, avg_pool2d NHWC 28x28 0.096 -> 0.058 ms, softmax 12x128x128 0.165 ->
 // 0.125 ms.
-void compute_at_row(ScheduleScript &script, const std::string &f, const Attachment &at);
+void compute_at_row(schedule::ScheduleBuilder &script, const std::string &f, const Attachment &at);
 
 // A reduction without reuse (sum, max, pooling window, depthwise): vectorised along
 // its innermost pure dimension, a block of vectors accumulating in registers with
@@ -146,13 +146,13 @@ void compute_at_row(ScheduleScript &script, const std::string &f, const Attachme
 // loop inside one task is returned (for its producers); otherwise it is computed
 // at `at` (or around the consumer's whole rows, when it tiles them) and returns
 // where it is computed.
-Attachment schedule_reduction(ScheduleScript &script, const std::vector<analysis::TensorExpr> &stages,
+Attachment schedule_reduction(schedule::ScheduleBuilder &script, const std::vector<analysis::TensorExpr> &stages,
                         const hal::DeviceSpec &d, bool is_output, const Attachment &at);
 
 // A stage the constructor cannot analyse: computed at root, outer loop parallel,
 // innermost pure var vectorised (guarded) when it has `innermost_extent` >= a
 // vector, also in updates that write along it -- valid for any definition.
-void schedule_safe(ScheduleScript &script, const Halide::Internal::Function &f, int64_t innermost_extent,
+void schedule_safe(schedule::ScheduleBuilder &script, const Halide::Internal::Function &f, int64_t innermost_extent,
                    const hal::DeviceSpec &d);
 
-}  // namespace tessera::apply
+}  // namespace tessera::rules

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace tessera::apply {
+namespace tessera::rules {
 
 using analysis::TensorExpr;
 using Halide::TailStrategy;
@@ -51,7 +51,7 @@ int64_t task_rows(int64_t rows, int64_t slice_points, int cores) {
     return rows_per_task;
 }
 
-std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
+std::string parallel_rows(schedule::StageBuilder &s, const std::vector<std::pair<std::string, int64_t>> &outer_vars,
                           int64_t points_per_row, int cores, const std::string &prefix, std::string *whole_rows,
                           std::string *outer_of_row, TailStrategy task_tail, int attach_outside) {
     if (outer_vars.empty()) return "";
@@ -99,7 +99,7 @@ std::string parallel_rows(StageScript &s, const std::vector<std::pair<std::strin
     return outer_vars[idx].first;
 }
 
-std::string parallel_tiles(StageScript &s, const std::vector<std::string> &tiles, const std::string &prefix) {
+std::string parallel_tiles(schedule::StageBuilder &s, const std::vector<std::string> &tiles, const std::string &prefix) {
     std::string task = tiles[0];
     for (size_t i = 1; i < tiles.size(); i++) {
         s.fuse(task, tiles[i], prefix + std::to_string(i));
@@ -117,7 +117,7 @@ std::vector<std::string> with_innermost(const std::vector<Halide::Var> &args, co
     return order;
 }
 
-bool vector_split(StageScript &s, const std::string &v, int64_t e, int lanes, bool pure_output) {
+bool vector_split(schedule::StageBuilder &s, const std::string &v, int64_t e, int lanes, bool pure_output) {
     // Rows narrower than a vector (NCHW 14x14 or 7x7 maps) take half or quarter
     // vectors rather than none: relu on 1x256x14x14 ran 4x slower than oneDNN scalar.
     while (pure_output && e < lanes && lanes > 4) lanes /= 2;
@@ -130,4 +130,4 @@ bool vector_split(StageScript &s, const std::string &v, int64_t e, int lanes, bo
     return true;
 }
 
-}  // namespace tessera::apply
+}  // namespace tessera::rules

@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-namespace tessera::apply {
+namespace tessera::rules {
 
 using namespace Halide::Internal;
 
@@ -82,7 +82,7 @@ std::vector<int64_t> per_iteration_extents(const Function &consumer, const std::
     return result;
 }
 
-bool bound_attached_region(ScheduleScript &script, const std::string &producer, const std::string &consumer,
+bool bound_attached_region(schedule::ScheduleBuilder &script, const std::string &producer, const std::string &consumer,
                            const std::string &var, const std::vector<std::pair<std::string, int64_t>> &dims) {
     const Function p = script.func(producer).function();
     std::vector<int64_t> full;
@@ -101,4 +101,4 @@ bool bound_attached_region(ScheduleScript &script, const std::string &producer, 
     return true;
 }
 
-}  // namespace tessera::apply
+}  // namespace tessera::rules
