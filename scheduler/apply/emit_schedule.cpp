@@ -12,12 +12,8 @@ using namespace tessera::schedule;
 
 namespace {
 
-template <class... Fs>
-struct Overloaded : Fs... {
-    using Fs::operator()...;
-};
-template <class... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
+template <class... Fs> struct Overloaded : Fs... { using Fs::operator()...; };
+template <class... Fs> Overloaded(Fs...) -> Overloaded<Fs...>;
 
 void emit_directive(StageScript &s, const LoopDirective &directive) {
     std::visit(Overloaded{
@@ -38,7 +34,7 @@ void emit_directive(StageScript &s, const LoopDirective &directive) {
                directive);
 }
 
-}  // namespace
+} // namespace
 
 std::string emit_schedule(const PipelineSchedule &schedule, const std::vector<Halide::Internal::Function> &order) {
     ScheduleScript script(order);
@@ -54,8 +50,10 @@ std::string emit_schedule(const PipelineSchedule &schedule, const std::vector<Ha
                        [&](const BoundExtent &s) { script.bound_extent(s.func, s.var, s.extent); },
                        [&](const AlignStorage &s) { script.align_storage(s.func, s.var, s.align); },
                        [&](const StoreIn &s) {
-                           if (s.memory == Halide::MemoryType::Register) script.store_in_registers(s.func);
-                           else script.store_on_stack(s.func);
+                           if (s.memory == Halide::MemoryType::Register)
+                               script.store_in_registers(s.func);
+                           else
+                               script.store_on_stack(s.func);
                        },
                        [&](const ReorderStorage &s) { script.reorder_storage(s.func, s.inner_first); },
                        [&](const OpenStage &s) {
@@ -70,4 +68,4 @@ std::string emit_schedule(const PipelineSchedule &schedule, const std::vector<Ha
     return script.source();
 }
 
-}  // namespace tessera::apply
+} // namespace tessera::apply

@@ -384,8 +384,12 @@ Attachment schedule_fused_compute(schedule::ScheduleBuilder &script, const std::
 
 Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std::vector<TensorExpr> &stages,
                                    const rtile::RProgram &p, const hal::DeviceSpec &d,
-                                   const std::vector<TileOperand> &operands, const TensorExpr *epilogue) {
+                                   const std::vector<TileOperand> &operands, const TensorExpr *epilogue,
+                                   EpilogueTiles *tiles) {
     const TensorExpr &t = stages[1];  // the reduction update
+    EpilogueTiles scratch;
+    EpilogueTiles &chosen = tiles ? *tiles : scratch;
+    chosen = epilogue ? EpilogueTiles::L2 : EpilogueTiles::None;
     const std::string f = t.func;
     const rtile::RTile &reg = p.tiles[rtile::kRegisterTile], &l1 = p.tiles[rtile::kL1Tile],
                        &l2 = p.tiles[rtile::kL2Tile];
@@ -397,6 +401,7 @@ Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std:
         return schedule_fused_compute(script, stages, p, d, operands, *epilogue);
     }
     if (epilogue && register_epilogue_applies(t, p, d)) {
+        chosen = EpilogueTiles::Register;
         return schedule_register_epilogue(script, stages, p, d, operands, *epilogue);
     }
     // Fused under the epilogue: the epilogue's tiles are the L2 tiles.

@@ -37,9 +37,11 @@ bool register_epilogue_applies(const analysis::TensorExpr &t, const rtile::RProg
 // each (or inside each register tile, see register_epilogue_applies), so its
 // result is consumed from L2 or registers instead of making a round trip through
 // memory. Returns the loop producers of the outermost stage attach to.
+// `tiles` (when given) gets which tiles the epilogue's loops are.
+enum class EpilogueTiles { None, L2, Register };
 Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std::vector<analysis::TensorExpr> &stages,
                                    const rtile::RProgram &p, const hal::DeviceSpec &d,
                                    const std::vector<TileOperand> &operands,
-                                   const analysis::TensorExpr *epilogue = nullptr);
+                                   const analysis::TensorExpr *epilogue = nullptr, EpilogueTiles *tiles = nullptr);
 
 }  // namespace tessera::rules

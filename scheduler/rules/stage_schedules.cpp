@@ -232,7 +232,7 @@ void stage_transposed_squares(schedule::ScheduleBuilder &script, const TensorExp
 }  // namespace
 
 Attachment schedule_pure_output(schedule::ScheduleBuilder &script, const TensorExpr &t, const hal::DeviceSpec &d,
-                                const RowNeeds &needs, std::vector<std::string> *prefetched) {
+                                const RowNeeds &needs, RowDecisions *decisions) {
     auto dims = pure_dims(t);
     schedule::StageBuilder s = script.stage(t.func);
     bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);
@@ -254,6 +254,7 @@ Attachment schedule_pure_output(schedule::ScheduleBuilder &script, const TensorE
         return {t.func, row, true, block_points, ""};
     }
     const TransposeBlock tb = vec ? transpose_block(t, d) : TransposeBlock{};
+    if (decisions) decisions->transpose = tb;
     const int tj = tb.dim;
     if (tj > 0) {
         // A transposed read: row by row, every vector gathers one float from each
@@ -359,7 +360,7 @@ Attachment schedule_pure_output(schedule::ScheduleBuilder &script, const TensorE
         for (const std::string &input : needs.reread_inputs) {
             if (!s.prefetch_input(input, suffixed(dims[0].first, "vo"), row, 1)) continue;
             rows_prefetched = true;
-            if (prefetched) prefetched->push_back(input);
+            if (decisions) decisions->prefetched.push_back(input);
         }
     }
     // The row loop's iterations per task (0 when it is not one dim's loop), its
@@ -461,6 +462,43 @@ int64_t reuse_tile_columns(const std::vector<TensorExpr> &stages, const hal::Dev
 }
 
 }  // namespace
+
+std::vector<std::string> schedule_shared_producer(schedule::ScheduleBuilder &script, const std::string &f,
+                                                  const std::vector<std::string> &args, int64_t extent0,
+                                                  const Attachment &at, bool slides,
+                                                  const std::vector<std::string> &reread, const hal::DeviceSpec &d) {
+    compute_at_row(script, f, at);
+    if (slides) {
+        // Stored outside the row loop, each row computes only the rows of the
+        // window the previous one did not (Halide's sliding window, with the
+        // storage folded to the window's rows). Side by side (tessera-bench,
+        // a temporary switch back), NCHW 8x64x224x224 3x3: avg_pool2d stride 1
+        // 8.2-8.5 -> 6.7-7.3 ms; max_pool2d stride 2 3.75 -> 3.47 ms in one run,
+        // equal in two later ones (3.5-4.0 ms; a Halide harness: 3.5 -> 3.1).
+        script.store_at(f, at.consumer, at.storage_var);
+    }
+    std::vector<std::string> prefetched;
+    schedule::StageBuilder s = script.stage(f);
+    if (extent0 < d.vector_lanes) return prefetched;
+    // Computed per block of its consumer's rows, it prefetches the next block's
+    // rows of the inputs it reads again, one prefetch per vector, while its vector
+    // loop computes (see schedule_pure_output). Unguarded: the bounds test per
+    // vector cost softmax 32768x1024 1.5 ms of 16 (a Halide harness). Its vector
+    // split then shifts inwards: guarded, Halide derived the prefetch's box through
+    // the guard (a loop of prefetches with a computed count per vector), and with a
+    // row count the tasks do not divide (32767x1024) the guarded last task ran the
+    // whole softmax slower than without blocks (21.5 against 18.5 ms; shifted: 15.9).
+    const std::string &a0 = args[0];
+    s.split(a0, a0 + "_vo", a0 + "_vi", d.vector_lanes,
+            reread.empty() ? TailStrategy::GuardWithIf : TailStrategy::ShiftInwards);
+    s.vectorize(a0 + "_vi");
+    for (const std::string &input : reread) {
+        if (s.prefetch_input(input, a0 + "_vo", args[size_t(at.row_dim)], int(at.prefetch_block_rows), false)) {
+            prefetched.push_back(input);
+        }
+    }
+    return prefetched;
+}
 
 Attachment schedule_reduction(schedule::ScheduleBuilder &script, const std::vector<TensorExpr> &stages, const hal::DeviceSpec &d,
                               bool is_output, const Attachment &at) {

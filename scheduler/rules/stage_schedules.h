@@ -117,10 +117,14 @@ struct RowNeeds {
 // A pure output (elementwise, broadcast, transpose, pad, or the epilogue of a
 // reduction): vectorised along dimension 0, the outer dimensions (with a transposed
 // read: its blocks, see transpose_block) as rows split into parallel tasks, shaped
-// by `needs`. `prefetched` gets the inputs it prefetches (RowNeeds::reread_inputs).
+// by `needs`. `decisions` (when given) gets what it chose beyond the loops.
 // Returns the row loop that producers attach to.
+struct RowDecisions {
+    std::vector<std::string> prefetched;  // inputs each row prefetches (RowNeeds::reread_inputs)
+    TransposeBlock transpose;             // its blocks, when it reads transposed (dim >= 0)
+};
 Attachment schedule_pure_output(schedule::ScheduleBuilder &script, const analysis::TensorExpr &t, const hal::DeviceSpec &d,
-                                const RowNeeds &needs = {}, std::vector<std::string> *prefetched = nullptr);
+                                const RowNeeds &needs = {}, RowDecisions *decisions = nullptr);
 
 // Vectors per block of a single row cut into blocks (schedule_pure_output). Side
 // by side on Zen 5 (a Halide harness, 2 threads), global_avg_pool NCHW 2048x7x7
@@ -139,6 +143,18 @@ constexpr int64_t kRowBlockVectors = 4;
 // 0.56 ms, avg_pool2d NHWC 28x28 0.096 -> 0.058 ms, softmax 12x128x128 0.165 ->
 // 0.125 ms.
 void compute_at_row(schedule::ScheduleBuilder &script, const std::string &f, const Attachment &at);
+
+// A pure producer kept out of line (read by several consumers, or a boundary
+// condition under a sliding window): computed at its consumer's row (or root, see
+// compute_at_row), stored at the serial loop outside the row when `slides` (a
+// sliding window), vectorised along its dim 0 (`args`, `extent0` points) when that
+// has a vector's worth. Computed per block of the consumer's rows
+// (Attachment::prefetch_block_rows) it prefetches the next block's rows of the
+// `reread` inputs. Returns the inputs it prefetches.
+std::vector<std::string> schedule_shared_producer(schedule::ScheduleBuilder &script, const std::string &f,
+                                                  const std::vector<std::string> &args, int64_t extent0,
+                                                  const Attachment &at, bool slides,
+                                                  const std::vector<std::string> &reread, const hal::DeviceSpec &d);
 
 // A reduction without reuse (sum, max, pooling window, depthwise): vectorised along
 // its innermost pure dimension, a block of vectors accumulating in registers with

@@ -88,7 +88,7 @@ const char *memory_name(Halide::MemoryType m) {
     default: return "";
     }
 }
-}  // namespace
+} // namespace
 
 std::string PipelineSchedule::describe() const {
     std::ostringstream s;
@@ -97,14 +97,17 @@ std::string PipelineSchedule::describe() const {
         s << "    " << f.name;
         if (f.origin == FuncSchedule::Origin::Wrapper) s << " (" << f.of << " copied for " << f.consumer << ")";
         if (f.origin == FuncSchedule::Origin::Rfactor) s << " (rfactor of " << f.of << ")";
-        s << ": computed " << (f.compute.kind == Placement::Kind::At ? "at " : "") << f.compute.to_string();
+        s << ": computed " << (f.compute.kind == Placement::Kind::Inline ? "" : "at ") << f.compute.to_string();
         if (f.store.kind != Placement::Kind::Inline) s << ", stored at " << f.store.to_string();
         if (memory_name(f.memory)[0]) s << ", in " << memory_name(f.memory);
-        for (const auto &[var, extent] : f.bound_extents) s << ", " << var << " bound to " << extent;
-        for (const auto &[var, align] : f.storage_alignment) s << ", " << var << " aligned to " << align;
+        for (const auto &[var, extent] : f.bound_extents)
+            s << ", " << var << " bound to " << extent;
+        for (const auto &[var, align] : f.storage_alignment)
+            s << ", " << var << " aligned to " << align;
         if (!f.storage_order.empty()) {
             s << ", storage";
-            for (const std::string &v : f.storage_order) s << " " << v;
+            for (const std::string &v : f.storage_order)
+                s << " " << v;
         }
         s << "\n";
         for (const StageSchedule &st : f.stages) {
@@ -120,4 +123,4 @@ std::string PipelineSchedule::describe() const {
     return s.str();
 }
 
-}  // namespace tessera::schedule
+} // namespace tessera::schedule

@@ -11,11 +11,16 @@ using Halide::Internal::Function;
 
 std::vector<Function> sandbox_copy(const std::vector<Function> &order) {
     std::map<std::string, Function> env;
-    for (const Function &f : order) env[f.name()] = f;
+    for (const Function &f : order)
+        env[f.name()] = f;
     return Internal::deep_copy(order, env).first;
 }
 
-ScheduleBuilder::ScheduleBuilder(const std::vector<Function> &order) : sandbox_(sandbox_copy(order)) {}
+ScheduleBuilder::ScheduleBuilder(const std::vector<Function> &order, const std::vector<std::string> &outputs)
+    : sandbox_(sandbox_copy(order)) {
+    for (const std::string &o : outputs)
+        func_schedule(o).compute = {Placement::Kind::Root, "", ""};
+}
 
 void ScheduleBuilder::record(Step step, const std::vector<std::string> &names) {
     schedule_.steps_.push_back(std::move(step));
@@ -32,7 +37,8 @@ StageSchedule &ScheduleBuilder::stage_schedule(const std::string &f, int update)
     s.update = update;
     // Pure definition first, then updates in order.
     auto at = fs.stages.begin();
-    while (at != fs.stages.end() && at->update < update) ++at;
+    while (at != fs.stages.end() && at->update < update)
+        ++at;
     return *fs.stages.insert(at, s);
 }
 
@@ -124,7 +130,7 @@ PipelineSchedule ScheduleBuilder::finish() {
             for (const Internal::Dim &dim : d.schedule().dims()) {
                 if (dim.var == Var::outermost().name()) continue;
                 Loop l;
-                l.name = dim.var.substr(dim.var.rfind('.') + 1);  // without the lineage ("k$x.k$x_o")
+                l.name = dim.var.substr(dim.var.rfind('.') + 1); // without the lineage ("k$x.k$x_o")
                 l.rvar = dim.is_rvar();
                 l.kind = dim.for_type == Internal::ForType::Vectorized ? LoopKind::Vectorized
                          : dim.for_type == Internal::ForType::Unrolled ? LoopKind::Unrolled
@@ -186,8 +192,8 @@ StageBuilder &StageBuilder::parallel(const std::string &var) {
     return record(MarkLoop{var, LoopKind::Parallel});
 }
 
-bool StageBuilder::prefetch_input(const std::string &input, const std::string &at, const std::string &from,
-                                  int offset, bool guarded) {
+bool StageBuilder::prefetch_input(const std::string &input, const std::string &at, const std::string &from, int offset,
+                                  bool guarded) {
     Internal::Parameter param;
     const std::string wrapper = builder_.sandbox_.input_wrapper(input, param);
     if (wrapper.empty()) return false;
@@ -203,4 +209,4 @@ StageBuilder &StageBuilder::unscheduled() {
     return record(LeaveUnscheduled{});
 }
 
-}  // namespace tessera::schedule
+} // namespace tessera::schedule

@@ -56,8 +56,9 @@ private:
 
 class ScheduleBuilder {
 public:
-    // `order`: the pipeline's Functions in Halide's topological order (Pipeline::get_func).
-    explicit ScheduleBuilder(const std::vector<Halide::Internal::Function> &order);
+    // `order`: the pipeline's Functions in Halide's topological order
+    // (Pipeline::get_func); `outputs`: the names of its outputs (computed at root).
+    ScheduleBuilder(const std::vector<Halide::Internal::Function> &order, const std::vector<std::string> &outputs);
 
     // The sandbox's handle on a Function: for queries (args, schedules so far).
     Halide::Func func(const std::string &name);
@@ -102,11 +103,11 @@ private:
 
     PipelineSchedule schedule_;
     apply::ScheduleScript sandbox_;
-    std::set<std::string> named_;  // Funcs some step names (the emitter has declared them)
+    std::set<std::string> named_; // Funcs some step names (the emitter has declared them)
     int blocks_ = 0;
 };
 
 // The pipeline's Functions deep-copied (the sandbox a builder works on), in the same order.
 std::vector<Halide::Internal::Function> sandbox_copy(const std::vector<Halide::Internal::Function> &order);
 
-}  // namespace tessera::schedule
+} // namespace tessera::schedule

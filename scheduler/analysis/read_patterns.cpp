@@ -1,0 +1,174 @@
+#include "read_patterns.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tessera::analysis {
+
+const TensorExpr *compute_stage(const std::vector<TensorExpr> &stages) {
+    for (const TensorExpr &t : stages) {
+        if (t.cls == StageClass::ComputeIntensive) return &t;
+    }
+    return nullptr;
+}
+
+std::string unanalysable_reason(const std::vector<TensorExpr> &stages) {
+    for (const TensorExpr &t : stages) {
+        if (t.cls == StageClass::Unanalysable) return t.reason;
+    }
+    return "";
+}
+
+bool window_slides_along(const FunctionNode &producer, const std::string &var, const StagePlan &plan) {
+    for (const std::string &consumer : producer.consumers) {
+        if (!plan.stages.count(consumer)) continue;
+        for (const TensorExpr &t : plan.stages.at(consumer)) {
+            const int j = t.find_dim(var);
+            if (j < 0) continue;
+            for (const AccessMap &m : t.reads) {
+                if (m.tensor != producer.func.name()) continue;
+                for (const std::vector<int64_t> &coef : m.coef) {
+                    if (coef[size_t(j)] == 0) continue;
+                    for (size_t r : t.reduction_dims()) {
+                        if (coef[r] != 0) return true;
+                    }
+                }
+            }
+        }
+    }
+    return false;
+}
+
+bool identity_read(const AccessMap &m, const TensorExpr &out) {
+    if (m.coef.size() != out.dims.size()) return false;
+    for (size_t d = 0; d < m.coef.size(); d++) {
+        if (m.offset[d] != 0) return false;
+        for (size_t j = 0; j < m.coef[d].size(); j++) {
+            if (m.coef[d][j] != (d == j ? 1 : 0)) return false;
+        }
+    }
+    return true;
+}
+
+const FunctionNode *epilogue_producer(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan) {
+    for (const AccessMap &m : out.reads) {
+        if (m.is_input || plan.inlined.count(m.tensor)) continue;
+        const FunctionNode *producer = dag.find(m.tensor);
+        if (!producer || producer->consumers.size() != 1 || producer->func.updates().size() != 1) continue;
+        if (!compute_stage(plan.stages.at(m.tensor))) continue;
+        if (identity_read(m, out)) return producer;
+    }
+    return nullptr;
+}
+
+const FunctionNode *read_reduction(const AccessMap &m, const FunctionDag &dag, const StagePlan &plan) {
+    if (m.is_input || plan.inlined.count(m.tensor)) return nullptr;
+    const FunctionNode *producer = dag.find(m.tensor);
+    return producer && !producer->func.updates().empty() ? producer : nullptr;
+}
+
+std::vector<std::string> reread_inputs(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan) {
+    std::set<std::string> reduced;
+    for (const AccessMap &m : out.reads) {
+        if (!read_reduction(m, dag, plan)) continue;
+        for (const TensorExpr &stage : plan.stages.at(m.tensor)) {
+            for (const AccessMap &r : stage.reads) {
+                if (r.is_input) reduced.insert(r.tensor);
+            }
+        }
+    }
+    std::vector<std::string> inputs;
+    for (const AccessMap &m : out.reads) {
+        if (m.is_input && identity_read(m, out) && reduced.count(m.tensor) &&
+            std::find(inputs.begin(), inputs.end(), m.tensor) == inputs.end()) {
+            inputs.push_back(m.tensor);
+        }
+    }
+    return inputs;
+}
+
+bool producers_reread(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan) {
+    for (const AccessMap &m : out.reads) {
+        if (m.is_input || plan.inlined.count(m.tensor) || !identity_read(m, out)) continue;
+        const FunctionNode *producer = dag.find(m.tensor);
+        if (producer && producer->func.updates().empty() &&
+            !reread_inputs(plan.stages.at(m.tensor)[0], dag, plan).empty()) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool reads_matrix_vector(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan) {
+    for (const AccessMap &m : out.reads) {
+        if (!identity_read(m, out) || !read_reduction(m, dag, plan)) continue;
+        const std::vector<TensorExpr> &stages = plan.stages.at(m.tensor);
+        if (stages.size() != 2) continue;
+        const TensorExpr &u = stages[1];
+        int rows = -1, wide = 0;
+        for (size_t j : u.spatial_dims()) {
+            if (u.dims[j].extent == 1) continue;
+            rows = int(j);
+            wide++;
+        }
+        if (wide != 1) continue;
+        for (const AccessMap &r : u.reads) {
+            if (r.is_input && !r.depends_on(size_t(rows))) return true;
+        }
+    }
+    return false;
+}
+
+bool reads_at_point(const TensorExpr &t, const std::string &name) {
+    for (const AccessMap &m : t.reads) {
+        if (m.tensor == name && identity_read(m, t)) return true;
+    }
+    return false;
+}
+
+bool reads_only_at_point(const TensorExpr &t, const std::string &name) {
+    bool any = false;
+    for (const AccessMap &m : t.reads) {
+        if (m.tensor != name) continue;
+        if (!identity_read(m, t)) return false;
+        any = true;
+    }
+    return any;
+}
+
+bool reads_row_reduction(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan) {
+    for (const AccessMap &m : out.reads) {
+        if (!identity_read(m, out) || !read_reduction(m, dag, plan)) continue;
+        bool runs = true;
+        const std::vector<TensorExpr> &stages = plan.stages.at(m.tensor);
+        for (size_t k = 1; k < stages.size(); k++) {
+            for (const AccessMap &r : stages[k].reads) {
+                bool along_reduction = false;
+                for (size_t j : stages[k].reduction_dims())
+                    along_reduction |= !r.coef.empty() && r.coef[0][j] != 0;
+                runs &= along_reduction;
+            }
+        }
+        if (runs) return true;
+    }
+    return false;
+}
+
+std::vector<std::string> readers_of(const FunctionNode &node, const FunctionDag &dag, const StagePlan &plan) {
+    std::vector<std::string> readers;
+    std::vector<std::string> pending = node.consumers;
+    std::set<std::string> seen;
+    while (!pending.empty()) {
+        const std::string c = pending.back();
+        pending.pop_back();
+        if (!seen.insert(c).second) continue;
+        const FunctionNode *cn = plan.inlined.count(c) ? dag.find(c) : nullptr;
+        if (cn)
+            pending.insert(pending.end(), cn->consumers.begin(), cn->consumers.end());
+        else
+            readers.push_back(c);
+    }
+    return readers;
+}
+
+} // namespace tessera::analysis

@@ -1,0 +1,148 @@
+#include "stage_plan.h"
+
+#include <algorithm>
+
+namespace tessera::analysis {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+bool is_input_wrapper(const Function &f) {
+    // ImageParams reach definitions through a hidden pure Func "<name>_im".
+    if (!f.updates().empty() || f.definition().values().size() != 1) return false;
+    const Call *c = f.definition().values()[0].as<Call>();
+    return c && c->call_type == Call::Image;
+}
+
+StagePlan plan_stages(const FunctionDag &dag) {
+    StagePlan plan;
+    for (const FunctionNode &n : dag.nodes()) {
+        plan.env[n.func.name()] = n.func;
+        if (is_input_wrapper(n.func)) {
+            plan.input_wrappers[n.func.definition().values()[0].as<Call>()->name] = n.func.name();
+        }
+    }
+    auto pure_candidate = [&](const FunctionNode &n) { return !n.is_output && n.func.updates().empty(); };
+    for (const FunctionNode &n : dag.nodes()) {
+        if (pure_candidate(n)) plan.inlined.insert(n.func.name());
+    }
+    auto inlined = [&](const std::string &name) { return plan.inlined.count(name) > 0; };
+    // First look: only input wrappers folded (folding a whole stencil chain would
+    // multiply out its expression), enough to find the compute-intensive stages.
+    auto wrapper = [&](const std::string &name) { return is_input_wrapper(plan.env.at(name)); };
+    std::map<std::string, std::vector<TensorExpr>> first;
+    for (const FunctionNode &n : dag.nodes())
+        first[n.func.name()] = build_tensor_exprs(n, wrapper, plan.env);
+
+    // Call sites of each Function in its consumers' own definitions: inlining a
+    // producer read at several points (a stencil) multiplies its work.
+    std::map<std::string, int> call_sites;
+    for (const FunctionNode &n : dag.nodes()) {
+        struct Count : public IRVisitor {
+            std::map<std::string, int> &sites;
+            explicit Count(std::map<std::string, int> &s) : sites(s) {}
+            using IRVisitor::visit;
+            void visit(const Call *c) override {
+                if (c->call_type == Call::Halide) sites[c->name]++;
+                IRVisitor::visit(c);
+            }
+        } count(call_sites);
+        n.func.accept(&count);
+    }
+    // Boundary conditions: pure Functions that read an input at clamped indices,
+    // or read such a Function (constant_exterior over repeat_edge).
+    std::set<std::string> boundary;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (const FunctionNode &n : dag.nodes()) {
+            if (!pure_candidate(n) || boundary.count(n.func.name())) continue;
+            for (const AccessMap &m : first[n.func.name()][0].reads) {
+                bool clamped = std::any_of(m.clamped.begin(), m.clamped.end(), [](bool c) { return c; });
+                if ((m.is_input && clamped) || boundary.count(m.tensor)) {
+                    boundary.insert(n.func.name());
+                    grew = true;
+                    break;
+                }
+            }
+        }
+    }
+    // Read by a window reduction that slides along the innermost storage dim (x + r.x).
+    auto under_sliding_window = [&](const FunctionNode &n) {
+        for (const std::string &c : n.consumers) {
+            for (const TensorExpr &t : first[c]) {
+                if (t.cls != StageClass::Reduction) continue;
+                for (const AccessMap &m : t.reads) {
+                    if (m.tensor != n.func.name() || m.coef.empty()) continue;
+                    for (size_t r : t.reduction_dims()) {
+                        if (m.coef[0][r] != 0) return true;
+                    }
+                }
+            }
+        }
+        return false;
+    };
+    for (const FunctionNode &n : dag.nodes()) {
+        if (!pure_candidate(n) || is_input_wrapper(n.func)) continue;
+        if (call_sites[n.func.name()] > 1) {
+            plan.inlined.erase(n.func.name());
+            continue;
+        }
+        // (A producer of a reduction output, e.g. a padded input under a pooling
+        // window, is likewise computed per row: no select in the window loop.)
+        bool feeds_compute = false;
+        for (const std::string &c : n.consumers) {
+            const bool output = dag.find(c)->is_output;
+            for (const TensorExpr &t : first[c]) {
+                feeds_compute |= t.cls == StageClass::ComputeIntensive || (output && t.cls == StageClass::Reduction);
+            }
+        }
+        // A boundary condition under a window reduction that slides along the
+        // innermost storage dim (NCHW avg_pool2d's window_sum, x + r.x): inlined,
+        // every vector of the window becomes a gather of clamped indices;
+        // materialised per row it is read densely. (A window across other dims,
+        // NHWC, clamps one scalar index per vector: left inlined.)
+        feeds_compute |= boundary.count(n.func.name()) && under_sliding_window(n);
+        bool shared_expensive = n.consumers.size() > 1 && first[n.func.name()][0].ops_per_point >= 8;
+        if (feeds_compute || shared_expensive) plan.inlined.erase(n.func.name());
+    }
+    for (const FunctionNode &n : dag.nodes()) {
+        plan.stages[n.func.name()] = build_tensor_exprs(n, inlined, plan.env);
+    }
+
+    // Along which of its arguments each pure Function can be evaluated at any
+    // coordinate (boundary conditions): every index that moves with the argument is
+    // clamped input, or such an argument of another Function. Producers come first.
+    std::map<std::string, std::vector<bool>> safe;
+    auto reads_safe_along = [&](const AccessMap &m, size_t j) {
+        for (size_t d = 0; d < m.coef.size(); d++) {
+            if (m.coef[d][j] == 0) continue;
+            bool ok = m.is_input ? bool(m.clamped[d]) : safe.count(m.tensor) && safe[m.tensor][d];
+            if (!ok) return false;
+        }
+        return true;
+    };
+    for (const FunctionNode &n : dag.nodes()) {
+        if (!n.func.updates().empty()) continue;
+        const TensorExpr &t = plan.stages[n.func.name()][0];
+        std::vector<bool> along(t.dims.size(), true);
+        for (size_t j = 0; j < t.dims.size(); j++) {
+            for (const AccessMap &m : t.reads)
+                along[j] = along[j] && reads_safe_along(m, j);
+        }
+        safe[n.func.name()] = along;
+    }
+    for (auto &kv : plan.stages) {
+        for (TensorExpr &t : kv.second) {
+            t.overrun_ok.assign(t.dims.size(), false);
+            for (size_t j : t.spatial_dims()) {
+                bool ok = true;
+                for (const AccessMap &m : t.reads)
+                    ok = ok && (!m.depends_on(j) || (!m.is_input && reads_safe_along(m, j)));
+                t.overrun_ok[j] = ok;
+            }
+        }
+    }
+    return plan;
+}
+
+} // namespace tessera::analysis

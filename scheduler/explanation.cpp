@@ -1,0 +1,72 @@
+#include "explanation.h"
+
+#include <iomanip>
+
+namespace tessera {
+
+using analysis::TensorExpr;
+
+void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgram &p, const char *label) {
+    out << "    " << label << ": predicted " << std::fixed << std::setprecision(3) << p.predicted_ms
+        << " ms, bottleneck " << p.bottleneck << ", " << p.parallel_tasks << " parallel tasks\n";
+    static const char *levels[] = {"registers", "L1", "L2"};
+    for (int l = 0; l < rtile::kTileLevels; l++) {
+        out << "      " << levels[l] << " tile: " << p.tiles[l].to_string(t) << "\n";
+    }
+    if (p.fusion) {
+        const analysis::AxisFusion &f = *p.fusion;
+        out << "      axes " << f.inner_name << " and " << f.outer_name << " fused into " << f.fused_name() << " ("
+            << f.inner_extent * f.outer_extent << " points); its L2 tiles are whole " << f.inner_name << " rows\n";
+    }
+    std::string shifted;
+    for (size_t j = 0; j < t.dims.size(); j++) {
+        if (p.shifts(j)) shifted += " " + t.dims[j].name;
+    }
+    if (!shifted.empty())
+        out << "      L2 tiles shift inwards along" << shifted << ": the last recomputes an overlap\n";
+    if (p.packed_read >= 0 && p.transposed) {
+        out << "      transposed: vectorised along " << t.dims[p.vector_dim].name << "; packed operand "
+            << t.reads[p.packed_read].tensor << " stored with it innermost; outputs written by scatter per chunk\n";
+        if (p.chunk_innermost) {
+            out << "      strided window: the reduction chunk " << t.dims[p.split_reduction].name
+                << " runs innermost in the micro-kernel\n";
+        }
+    } else if (p.packed_read >= 0) {
+        out << "      packed operand: " << t.reads[p.packed_read].tensor << " (row padding " << p.padding_floats
+            << " floats)\n";
+    }
+    if (p.swept_panels > 0) {
+        out << "      L2 tile outgrows the L2: "
+            << t.reads[size_t(rtile::packed_read_of(t, p, p.tiles[rtile::kL2Tile]))].tensor << " swept in panels ("
+            << p.swept_panels << " per tile), the other reads streamed once per panel\n";
+    }
+}
+
+void explain_memory_output(std::ostream &out, const std::string &name, const rules::Attachment &row,
+                           const rules::RowDecisions &decisions, const TensorExpr &t, int vector_lanes) {
+    out << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"
+        << (row.var.empty() ? "" : " (row loop " + row.var + ")") << "\n";
+    for (const std::string &input : decisions.prefetched) {
+        out << "    " << input << " is read again after the row's reductions: each row prefetches its next row\n";
+    }
+    if (row.row_width > vector_lanes) {
+        out << "    one row, cut into blocks of " << row.row_width
+            << " points: the reduction it reads is computed per block\n";
+    }
+    const rules::TransposeBlock &tb = decisions.transpose;
+    if (tb.dim > 0) {
+        out << "    transposed read: blocks of " << tb.rows << " rows along " << t.dims[size_t(tb.dim)].name << " x "
+            << tb.vectors << " vector" << (tb.vectors == 1 ? "" : "s")
+            << (tb.sweep ? ", swept along the input rows, tasks of input rows" : ", tasks of blocks")
+            << (tb.staged ? "; in cache: each " + std::to_string(tb.rows) + "x" + std::to_string(tb.rows) +
+                                " square loaded into registers and transposed there"
+                          : "")
+            << "\n";
+    }
+}
+
+void explain_schedule(std::ostream &out, const schedule::PipelineSchedule &s) {
+    out << "  schedule (loops outermost first):\n" << s.describe();
+}
+
+} // namespace tessera

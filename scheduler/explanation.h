@@ -1,0 +1,25 @@
+// TESSERA_EXPLAIN: the scheduler's decisions in words, from what the steps chose
+// (rPrograms and the rules' decisions) and the finished PipelineSchedule.
+#pragma once
+
+#include "construction.h"
+#include "pipeline_schedule.h"
+#include "stage_schedules.h"
+#include "tensor_expr.h"
+
+#include <ostream>
+#include <string>
+
+namespace tessera {
+
+// One rProgram: predicted time, bottleneck, tiles per level, packing and panels.
+void explain_program(std::ostream &out, const analysis::TensorExpr &t, const rtile::RProgram &p, const char *label);
+
+// A memory-intensive output: its row loop, prefetches, row blocks and transposed blocks.
+void explain_memory_output(std::ostream &out, const std::string &name, const rules::Attachment &row,
+                           const rules::RowDecisions &decisions, const analysis::TensorExpr &t, int vector_lanes);
+
+// The finished schedule's loop nests, under a heading.
+void explain_schedule(std::ostream &out, const schedule::PipelineSchedule &s);
+
+}  // namespace tessera

@@ -1,0 +1,214 @@
+#include "stage_steps.h"
+
+#include "attached_region.h"
+#include "diagnostics.h"
+#include "explanation.h"
+#include "loops.h"
+#include "stage_schedules.h"
+
+#include <algorithm>
+#include <iomanip>
+
+namespace tessera {
+
+using namespace Halide;
+using analysis::FunctionNode;
+using analysis::StageClass;
+using analysis::TensorExpr;
+
+namespace {
+
+// A padded input computed this many times over by per-tile placement goes to root
+// (see schedule_compute_stage). Side by side, root against per tile (NCHW rows pad
+// with scalar tails, NHWC rows are whole vectors): NCHW 3x3 7x7x512 (16x over) 5.2
+// -> 2.9 ms, NCHW 14x14x256 (4x) 2.0-2.4 -> 1.7-1.9 ms; NHWC 7x7x512 (9x) and
+// 14x14x256 (10x) neutral; at 56x56 (2-3x) root was 5-12% slower.
+constexpr double kRecomputedAtRoot = 4;
+
+} // namespace
+
+rules::Attachment shared_row_of(SchedulingContext &c, const FunctionNode &node) {
+    rules::Attachment at;
+    bool attached = false;
+    for (const std::string &reader : analysis::readers_of(node, c.dag, c.plan)) {
+        auto r = c.row_of.find(reader);
+        if (r == c.row_of.end()) continue;
+        if (!attached) {
+            at = r->second;
+            attached = true;
+        } else if (r->second.consumer != at.consumer || r->second.var != at.var) {
+            return rules::Attachment{};
+        }
+    }
+    return at;
+}
+
+rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNode &node, const TensorExpr &compute,
+                                         const TensorExpr *epilogue) {
+    const std::string &name = node.func.name();
+    std::vector<bool> packable;
+    for (const analysis::AccessMap &m : compute.reads) {
+        packable.push_back(m.is_input && c.plan.input_wrappers.count(m.tensor)); // has a wrapper to pack
+    }
+    rtile::ConstructionResult built = rtile::construct_programs(
+        compute, c.device, std::max({2, c.options.top_k, c.options.candidate + 1}), packable, epilogue != nullptr);
+    const size_t pick = std::min(size_t(c.options.candidate), built.programs.size() - 1);
+    const rtile::RProgram &best = built.programs[pick];
+    const TensorExpr best_expr = rtile::program_expr(compute, best); // its tiles' dims
+    std::vector<rules::TileOperand> packs;
+    std::ostringstream root_notes;
+    for (const FunctionNode &producer : c.dag.nodes()) {
+        bool consumed =
+            std::find(producer.consumers.begin(), producer.consumers.end(), name) != producer.consumers.end();
+        if (!consumed || c.plan.inlined.count(producer.func.name())) continue;
+        // A non-inlined pure producer (a padded input): computed per chunk of
+        // each L2 tile, in cache when read, unless the tasks would compute it
+        // kRecomputedAtRoot times over or more (tiles splitting only the output
+        // channels each pad the whole input); then once, at root, in parallel.
+        const std::string &pname = producer.func.name();
+        double recompute = 0;
+        for (const analysis::AccessMap &m : best_expr.reads) {
+            if (m.tensor == pname)
+                recompute = std::max(recompute, rtile::per_tile_recompute_factor(best_expr, best, m));
+        }
+        if (recompute >= kRecomputedAtRoot) {
+            c.builder.compute_root(pname);
+            rules::schedule_pure_output(c.builder, c.plan.stages.at(pname)[0], c.device);
+            c.handled.insert(pname);
+            root_notes << "    " << pname << " computed at root: per L2 tile it would be computed " << std::fixed
+                       << std::setprecision(1) << recompute << "x over\n";
+            continue;
+        }
+        packs.push_back({pname, false});
+    }
+    if (best.packed_read >= 0) {
+        const std::string &input = compute.reads[best.packed_read].tensor;
+        auto wrapper = c.plan.input_wrappers.find(input);
+        if (wrapper != c.plan.input_wrappers.end()) packs.push_back({wrapper->second, true});
+    }
+    // With a single L2 tile there is nothing to fuse into: the stage goes to
+    // root and the epilogue gets plain rows.
+    const bool fuse = epilogue && best.parallel_tasks > 1;
+    // A shifted program has two or more L2 tiles along a shifted dim.
+    internal_assert(fuse || best.shifted.empty()) << "shifted program for " << name << " not fused\n";
+    if (!fuse && !node.is_output) c.builder.compute_root(name);
+    rules::EpilogueTiles tiles = rules::EpilogueTiles::None;
+    rules::Attachment row = rules::schedule_compute_output(c.builder, c.plan.stages.at(name), best, c.device, packs,
+                                                           fuse ? epilogue : nullptr, &tiles);
+    if (epilogue && !fuse) row = rules::schedule_pure_output(c.builder, *epilogue, c.device);
+    for (const rules::TileOperand &o : packs)
+        c.handled.insert(o.func);
+    c.handled.insert(name);
+
+    std::ostream &out = c.explain;
+    out << "  " << name << ": " << to_string(compute.cls) << ", " << compute.points() << " points, "
+        << built.programs.size() << " candidate rPrograms";
+    std::string overrun;
+    for (size_t j = 0; j < compute.dims.size(); j++) {
+        if (compute.overrun_ok[j]) overrun += " " + compute.dims[j].name;
+    }
+    out << (overrun.empty() ? "" : "; tiles may overrun along" + overrun) << "\n" << root_notes.str();
+    if (epilogue) {
+        out << "    epilogue " << epilogue->func << " fused: "
+            << (fuse ? name + " computed per " + (tiles == rules::EpilogueTiles::Register ? "register" : "L2") +
+                           " tile of it (loop " + row.var + ")"
+                     : "not split into L2 tiles, so computed after " + name + " at root")
+            << "\n";
+    }
+    for (const analysis::AccessMap &m : compute.reads) {
+        out << "    reads " << m.text << (m.is_input ? " (input)" : " (computed)") << "\n";
+    }
+    explain_program(out, best_expr, best, pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
+    for (size_t i = 0; i < built.programs.size(); i++) {
+        if (i != pick) {
+            explain_program(out, rtile::program_expr(compute, built.programs[i]), built.programs[i],
+                            i == 0 ? "best predicted" : "runner-up");
+        }
+    }
+    return row;
+}
+
+void schedule_scalar(SchedulingContext &c, const FunctionNode &node) {
+    const std::string &name = node.func.name();
+    c.builder.compute_root(name);
+    c.explain << "  " << name << ": a scalar: computed at root, serially\n";
+    c.row_of[name] = {name, ""};
+}
+
+void schedule_unanalysable(SchedulingContext &c, const FunctionNode &node, const std::string &reason) {
+    const std::string &name = node.func.name();
+    user_warning << "Tessera: stage " << name << " cannot be analysed (" << reason
+                 << "); it gets a safe schedule: computed at root, outer loop parallel\n";
+    rules::schedule_safe(c.builder, node.func, node.region.empty() ? 0 : node.region[0].extent, c.device);
+    c.explain << "  " << name << ": unanalysable (" << reason << "): safe schedule\n";
+    c.row_of[name] = {name, ""};
+}
+
+void schedule_memory_output(SchedulingContext &c, const FunctionNode &node) {
+    const std::string &name = node.func.name();
+    const TensorExpr &out = c.plan.stages.at(name)[0];
+    rules::RowNeeds needs;
+    needs.row_blocks = analysis::reads_row_reduction(out, c.dag, c.plan);
+    needs.reread_inputs = analysis::reread_inputs(out, c.dag, c.plan);
+    needs.producers_reread = analysis::producers_reread(out, c.dag, c.plan);
+    needs.matrix_vector = analysis::reads_matrix_vector(out, c.dag, c.plan);
+    rules::RowDecisions decisions;
+    c.row_of[name] = rules::schedule_pure_output(c.builder, out, c.device, needs, &decisions);
+    explain_memory_output(c.explain, name, c.row_of[name], decisions, out, c.device.vector_lanes);
+}
+
+void schedule_reduction_stage(SchedulingContext &c, const FunctionNode &node, rules::Attachment at) {
+    const std::string &name = node.func.name();
+    const std::vector<TensorExpr> &stages = c.plan.stages.at(name);
+    // A consumer whose rows are single vectors (a 1-D output: reduce_mean
+    // axes=0 divides each sum) would have the reduction read one vector of
+    // every input row per row; the reduction goes to root with loops of its
+    // own (8192x4096 axes=0: 28 -> 5.8 ms side by side). Computed per such
+    // row it also had to size its vectors to the row, not to its own dim
+    // (reduce_mean 300x5 axes=1 once read input row 303 of 300).
+    if (at.row_width > 0 && at.row_width <= c.device.vector_lanes) at = rules::Attachment{};
+    rules::Attachment row = rules::schedule_reduction(c.builder, stages, c.device, node.is_output, at);
+    // Computed inside a consumer that reads it only at its own point: its
+    // buffer takes the constant extents of one iteration there when the
+    // consumer's loops fix them (blocks of a row bound their own dim in
+    // schedule_reduction). Side by side in a Halide harness, NHWC avg_pool2d
+    // 256x28x28 (window sums per output point) 0.098 -> 0.080 ms, 256x56x56
+    // 0.404 -> 0.337; the NHWC depthwise sums kept their accumulators in
+    // memory without it (see rules::schedule_reduction).
+    const auto consumer = c.plan.stages.find(row.consumer);
+    if (!node.is_output && !at.var.empty() && at.row_width == 0 && consumer != c.plan.stages.end() &&
+        analysis::reads_only_at_point(consumer->second[0], name)) {
+        rules::bound_attached_region(c.builder, name, row.consumer, row.var, rules::pure_dims(stages[0]));
+    }
+    const bool compute = analysis::compute_stage(stages) != nullptr;
+    c.explain << "  " << name << ": " << to_string(compute ? StageClass::ComputeIntensive : StageClass::Reduction)
+              << (node.is_output   ? " output"
+                  : at.var.empty() ? ", at root"
+                                   : ", at " + row.consumer + "." + row.var)
+              << "\n";
+    c.row_of[name] = node.is_output || !at.var.empty() ? row : rules::Attachment{name, ""};
+}
+
+void schedule_shared_producer_stage(SchedulingContext &c, const FunctionNode &node, const rules::Attachment &at) {
+    const std::string &name = node.func.name();
+    const bool slides = !at.storage_var.empty() && analysis::window_slides_along(node, at.var, c.plan);
+    const std::vector<std::string> &args = node.func.args();
+    // Prefetching needs the consumer's rows in blocks along a dim the producer has.
+    const bool in_blocks = at.prefetch_block_rows > 0 && at.row_dim > 0 && at.row_dim < int(args.size()) &&
+                           analysis::reads_at_point(c.plan.stages.at(at.consumer)[0], name);
+    const std::vector<std::string> reread = in_blocks && node.region[0].extent >= c.device.vector_lanes
+                                                ? analysis::reread_inputs(c.plan.stages.at(name)[0], c.dag, c.plan)
+                                                : std::vector<std::string>{};
+    const std::vector<std::string> prefetched =
+        rules::schedule_shared_producer(c.builder, name, args, node.region[0].extent, at, slides, reread, c.device);
+    c.explain << "  " << name << ": shared producer, "
+              << (at.var.empty() ? "at root" : "at " + at.consumer + "." + at.var)
+              << (slides ? ", stored at " + at.consumer + "." + at.storage_var + " (a sliding window)" : "") << "\n";
+    for (const std::string &input : prefetched) {
+        c.explain << "    " << input << " is read again after the row's reductions: computed per block of "
+                  << at.prefetch_block_rows << " rows, it prefetches the next block's rows\n";
+    }
+    c.row_of[name] = at.var.empty() ? rules::Attachment{name, ""} : at;
+}
+
+} // namespace tessera
