@@ -110,7 +110,8 @@ FunctionDag::FunctionDag(const std::vector<Function> &outputs) {
         }
     }
 
-    for (auto &kv : input_boxes) input_regions_[kv.first] = to_extents(kv.second, "input " + kv.first);
+    // Every input region must be bounded too (a user error names the input).
+    for (auto &kv : input_boxes) to_extents(kv.second, "input " + kv.first);
     for (const std::string &name : order) {
         FunctionNode node;
         node.func = env.at(name);

@@ -30,12 +30,9 @@ public:
 
     const std::vector<FunctionNode> &nodes() const { return nodes_; }  // producers first
     const FunctionNode *find(const std::string &name) const;
-    // Input (ImageParam) regions the pipeline reads, by parameter name.
-    const std::map<std::string, std::vector<Extent>> &input_regions() const { return input_regions_; }
 
 private:
     std::vector<FunctionNode> nodes_;
-    std::map<std::string, std::vector<Extent>> input_regions_;
 };
 
 }  // namespace tessera::analysis

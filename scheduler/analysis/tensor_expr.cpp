@@ -106,7 +106,6 @@ const char *to_string(StageClass c) {
     case StageClass::ComputeIntensive: return "compute-intensive";
     case StageClass::Reduction: return "reduction";
     case StageClass::Elementwise: return "memory-intensive";
-    case StageClass::Inlined: return "inlined";
     case StageClass::Unanalysable: return "unanalysable";
     }
     return "?";
@@ -261,7 +260,7 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
         } else if (s == 0 && !f.updates().empty()) {
             t.cls = StageClass::Elementwise;  // the initial value of a reduction
         } else if (t.reduction_dims().empty()) {
-            t.cls = (!node.is_output && inlined(f.name())) ? StageClass::Inlined : StageClass::Elementwise;
+            t.cls = StageClass::Elementwise;
         } else {
             // Roller's test: reuse grows with the tile when some operand ignores a
             // spatial dimension that has more than one point.

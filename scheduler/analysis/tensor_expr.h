@@ -55,8 +55,7 @@ constexpr int64_t kMinComputeReductionPoints = 32;
 enum class StageClass {
     ComputeIntensive,  // a reduction whose operands are reused across output points: reuse grows with the tile
     Reduction,         // a reduction without such reuse (sum, max, pooling window, depthwise)
-    Elementwise,       // pure, affine: elementwise, broadcast, transpose, pad
-    Inlined,           // pure, called by others, cheap: folded into its consumers
+    Elementwise,       // pure, affine: elementwise, broadcast, transpose, pad (or folded into consumers)
     Unanalysable,      // non-affine or data-dependent access, extern: safe schedule only
 };
 
