@@ -32,8 +32,8 @@ void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgr
                 << " runs innermost in the micro-kernel\n";
         }
     } else if (p.packed_read >= 0) {
-        out << "      packed operand: " << t.reads[p.packed_read].tensor << " (row padding " << p.padding_floats
-            << " floats)\n";
+        out << "      packed operand: " << t.reads[p.packed_read].tensor << " (row padding " << p.padding_elements
+            << " elements)\n";
     }
     if (p.swept_panels > 0) {
         out << "      L2 tile outgrows the L2: "

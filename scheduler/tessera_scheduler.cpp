@@ -36,7 +36,10 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                      << " has a GPU feature, but Tessera builds CPU schedules only so far: every stage of "
                      << outputs.front().name() << "'s pipeline is scheduled for the host CPU and runs there\n";
     }
-    const hal::DeviceSpec device = hal::make_device_spec(target, options.parallelism, hal::host_profile());
+    // Vectors hold the pipeline's values: lanes of its (first) output's type.
+    const int element_bytes = outputs.front().output_types().front().bytes();
+    const hal::DeviceSpec device =
+        hal::make_device_spec(target, options.parallelism, hal::profile_for_target(target), element_bytes);
     const analysis::StagePlan plan = analysis::plan_stages(dag);
 
     std::vector<Function> order;

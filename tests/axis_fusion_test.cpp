@@ -68,7 +68,7 @@ TEST(AxisFusion, ConstructionTilesTheFusedDimInWholeVectorsAndWholeRows) {
     EXPECT_EQ(l2 % 14, 0);    // whole x rows
     EXPECT_EQ(l2 % reg, 0);   // whole register tiles
     EXPECT_EQ(fused->packed_read, 0);       // the input, copied per L2 tile
-    EXPECT_EQ(fused->padding_floats, 0);    // rows exactly 14 floats apart
+    EXPECT_EQ(fused->padding_elements, 0);    // rows exactly 14 floats apart
     EXPECT_GE(fused->parallel_tasks, 2);
     // Without a pure epilogue to cut into whole rows, nothing is fused.
     for (const rtile::RProgram &p : rtile::construct_programs(t, d, 8, {}, false).programs) {

@@ -227,7 +227,7 @@ TEST(TesseraExplain, OneByOneConvolutionFusesItsPixels) {
     EXPECT_EQ(reg % 16, 0) << r.output;  // whole AVX-512 vectors
     EXPECT_EQ(l2 % 56, 0) << r.output;   // whole rows
     EXPECT_EQ(l2 % reg, 0) << r.output;  // whole register tiles
-    EXPECT_NE(chosen.find("packed operand: input (row padding 0 floats)"), std::string::npos) << r.output;
+    EXPECT_NE(chosen.find("packed operand: input (row padding 0 elements)"), std::string::npos) << r.output;
 }
 
 // A stride-2 3x3 layer with 7x7 outputs and 512 channels: L2 tiles of all 7 output

@@ -571,6 +571,23 @@ TEST(TesseraPlugin, RowStatisticsAlongAnOuterAxisAreComputedOutsideItsLoop) {
     for (const auto &[line, placement] : cases) expect_tessera_correct(line);
 }
 
+TEST(TesseraPlugin, OtherCacheHierarchiesScheduleCorrectly) {
+    // The HAL takes memory layers in any number (hal/device_spec.h): three private
+    // caches and a shared one, or a single cache. Programs built for either are
+    // correct on the host, and their L2 tiles are sized to the layer they map to.
+    load_plugin(TESSERA_PLUGIN_PATH);
+    const std::vector<std::string> lines = {"matmul M=96 N=80 K=72 bias=1",
+                                            "conv2d n=1 c=16 h=15 w=15 oc=24 kh=3 kw=3 pad=1 layout=nchw",
+                                            "layer_norm shape=33x100", "softmax shape=9x70 axis=-1"};
+    for (const char *file : {"five_layer_caches.json", "one_cache.json"}) {
+        const ScopedEnvironment env({{"TESSERA_DEVICE_PROFILE", test::test_profile(file)}});
+        for (const std::string &line : lines) expect_tessera_correct(line);
+        const PinnedSchedule s = tessera_schedule("matmul M=512 N=512 K=512", pinned_machines().front(),
+                                                  test::test_profile(file));
+        EXPECT_NE(func_named(s.schedule, "matmul_sum"), nullptr) << file << ":\n" << s.source;
+    }
+}
+
 TEST(TesseraPlugin, ScalarOutputsAreComputedAtRoot) {
     // A full reduction to a 0-D Func (a model's mean over everything): no dimension
     // to tile or vectorise. It once crashed the scheduler (dims[0] of none).

@@ -1,5 +1,6 @@
 #include "plan_fusion.h"
 
+#include "device_profile.h"
 #include "graph_error.h"
 #include "node_cost.h"
 
@@ -20,7 +21,9 @@ struct Builder {
     std::vector<int> contractions; // per partition: Conv, MatMul and Gemm nodes in it
 
     bool compute_intensive(const Node &n) const {
-        return !is_shape_only(n) && node_cost(g, n).intensity() >= options.balance;
+        if (is_shape_only(n)) return false;
+        const NodeCost cost = node_cost(g, n);
+        return hal::compute_bound(cost.flops, cost.bytes, options.balance);
     }
 
     // The partition whose output is `value` and which only `node` reads, or -1.

@@ -232,6 +232,7 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
             }
         }
         t.write = make_access(f.name(), false, def.args(), t.dims);
+        t.element_bytes = f.output_types().front().bytes();
 
         CallCollector calls;
         std::vector<Expr> folded;  // keeps the IR alive while `calls` points into it

@@ -68,6 +68,7 @@ struct TensorExpr {
     std::vector<AccessMap> reads;
     AccessMap write;
     int64_t ops_per_point = 0;
+    int element_bytes = 4;        // of the values the stage writes (its Function's type)
     StageClass cls = StageClass::Elementwise;
     std::string reason;           // why it is Unanalysable
     // Per loop dim: tiles may overrun the extent (tails need not divide) because

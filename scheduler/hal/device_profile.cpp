@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -122,13 +123,31 @@ std::optional<DeviceProfile> load_profile(const std::string &path, std::string *
         if (p.cores <= 0 || p.fma_gflops_per_core <= 0 || p.layers.empty()) {
             throw std::runtime_error("cores, fma_gflops_per_core and layers must be positive / non-empty");
         }
-        // The scheduler finds the layers by name and by position (rtile.h's TileLevel,
-        // the perf model): without all four it stopped on an internal error or read
-        // past them (tests/fuzz).
+        for (const char *key : {"fma_pipes", "fma_latency", "vector_registers", "row_address_registers"}) {
+            const int v = j.contains(key) ? integer_field<int>(j, key) : 0;
+            if (v < 0 || v > 1024) throw std::runtime_error(std::string("'") + key + "' must be 0 to 1024");
+        }
+        p.fma_pipes = j.contains("fma_pipes") ? integer_field<int>(j, "fma_pipes") : 0;
+        p.fma_latency = j.contains("fma_latency") ? integer_field<int>(j, "fma_latency") : 0;
+        p.vector_registers = j.contains("vector_registers") ? integer_field<int>(j, "vector_registers") : 0;
+        p.row_address_registers =
+            j.contains("row_address_registers") ? integer_field<int>(j, "row_address_registers") : 0;
+        // The HAL reads the layers by role (hal/device_spec.h): caches innermost
+        // first, a shared "LLC" last among them, "DRAM" last of all. Anything else
+        // once stopped the scheduler on an internal error or read past the layers
+        // (tests/fuzz).
         std::string names;
         for (const MemoryLayerProfile &l : p.layers) names += (names.empty() ? "" : ", ") + l.name;
-        if (names != "L1, L2, LLC, DRAM") {
-            throw std::runtime_error("layers must be L1, L2, LLC, DRAM in this order, got " + names);
+        auto count = [&](const std::string &name) {
+            return std::count_if(p.layers.begin(), p.layers.end(),
+                                 [&](const MemoryLayerProfile &l) { return l.name == name; });
+        };
+        const bool llc_last_cache = count("LLC") == 0 || p.layers[p.layers.size() - 2].name == "LLC";
+        bool named = true;
+        for (const MemoryLayerProfile &l : p.layers) named = named && !l.name.empty() && count(l.name) == 1;
+        if (p.layers.size() < 2 || p.layers.back().name != "DRAM" || !llc_last_cache || !named) {
+            throw std::runtime_error("layers must be one or more caches with distinct names, innermost first (a "
+                                     "shared one named LLC last among them), then DRAM; got " + names);
         }
         return p;
     } catch (const std::exception &e) {
@@ -147,6 +166,10 @@ void save_profile(const DeviceProfile &p, const std::string &path) {
     j["fma_gflops_per_core"] = p.fma_gflops_per_core;
     j["dram_copy_gbs"] = p.dram_copy_gbs;
     if (p.dram_transpose_gbs > 0) j["dram_transpose_gbs"] = p.dram_transpose_gbs;
+    if (p.fma_pipes > 0) j["fma_pipes"] = p.fma_pipes;
+    if (p.fma_latency > 0) j["fma_latency"] = p.fma_latency;
+    if (p.vector_registers > 0) j["vector_registers"] = p.vector_registers;
+    if (p.row_address_registers > 0) j["row_address_registers"] = p.row_address_registers;
     j["layers"] = nlohmann::json::array();
     for (const MemoryLayerProfile &l : p.layers) {
         j["layers"].push_back({{"name", l.name},
@@ -169,6 +192,10 @@ DeviceProfile host_profile() {
 
 double balance_flops_per_byte(const DeviceProfile &p) {
     return p.dram_copy_gbs > 0 ? p.fma_gflops_per_core * p.cores / p.dram_copy_gbs : 0;
+}
+
+bool compute_bound(double flops, double bytes, double balance) {
+    return (bytes > 0 ? flops / bytes : 0) >= balance;
 }
 
 }  // namespace tessera::hal

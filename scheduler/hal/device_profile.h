@@ -25,12 +25,21 @@ struct DeviceProfile {
     int cores = 1;
     int vector_lanes_fp32 = 8;          // 16 with AVX-512, 8 with AVX2
     double fma_gflops_per_core = 0;     // measured fp32 peak, an FMA counted as 2 flops
-    std::vector<MemoryLayerProfile> layers;  // registers excluded; L1 first, DRAM last
+    // Registers excluded; caches innermost first ("L1", "L2", ...; a shared last
+    // level named "LLC"), "DRAM" last. Any number of caches.
+    std::vector<MemoryLayerProfile> layers;
     double dram_copy_gbs = 0;           // all cores copying: bytes read + bytes written per second
     // All cores transposing matrices past the LLC with a hand-written blocked kernel,
     // bytes read + written per second: what a 2-D transpose can reach here. 0 when
     // not measured (built-in figures, profiles written before it was measured).
     double dram_transpose_gbs = 0;
+    // Core figures that override the architecture's table in the HAL (hal/x86_device.cpp)
+    // when set (0: not set): a core with more FMA pipes, another latency, a
+    // larger register file.
+    int fma_pipes = 0;
+    int fma_latency = 0;
+    int vector_registers = 0;
+    int row_address_registers = 0;
 
     const MemoryLayerProfile *layer(const std::string &name) const;
 };
@@ -55,5 +64,9 @@ DeviceProfile host_profile();
 // per byte. A kernel whose arithmetic intensity is below it waits on memory; the
 // graph layer's fusion plan classifies nodes against it.
 double balance_flops_per_byte(const DeviceProfile &profile);
+
+// Whether a kernel of `flops` arithmetic operations over `bytes` of compulsory DRAM
+// traffic is compute-bound on a device of this balance (its intensity reaches it).
+bool compute_bound(double flops, double bytes, double balance_flops_per_byte);
 
 }  // namespace tessera::hal

@@ -150,9 +150,9 @@ bool register_tile_fits(const analysis::TensorExpr &t, const RTile &tile, const 
            register_tile_row_streams(t, tile, p) <= d.row_address_registers;
 }
 
-int64_t storage_padding(int64_t row_floats) {
-    const int64_t page_floats = 4096 / 4, line_floats = 64 / 4;
-    return row_floats % page_floats == 0 ? line_floats : 0;
+int64_t storage_padding(int64_t row_elements, int element_bytes, int64_t line_bytes) {
+    const int64_t page_elements = 4096 / element_bytes, line_elements = line_bytes / element_bytes;
+    return row_elements % page_elements == 0 ? line_elements : 0;
 }
 
 }  // namespace tessera::rtile

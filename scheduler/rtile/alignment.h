@@ -76,8 +76,9 @@ int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile
 // The register tile fits the register file: vector registers and address registers.
 bool register_tile_fits(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
 
-// Padding (in floats) for rows of `row_floats` floats so that consecutive rows do
-// not map to the same cache sets.
-int64_t storage_padding(int64_t row_floats);
+// Padding (in elements of `element_bytes` bytes) for rows of `row_elements`
+// elements so that consecutive rows do not map to the same cache sets: a line
+// (`line_bytes`) when the row stride is a multiple of a 4 KiB page.
+int64_t storage_padding(int64_t row_elements, int element_bytes, int64_t line_bytes);
 
 }  // namespace tessera::rtile

@@ -77,7 +77,7 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
         const TailRule rule = tail_rule(t, j);
         int64_t granule = level == kL2Tile ? tile_granule(t, j, inner.shape[j]) : inner.shape[j];
         if (level == kRegisterTile && j == p.vector_dim) {
-            granule = rule != TailRule::Divide ? lanes : vector_granule(t.dims[j].extent, lanes);
+            granule = rule != TailRule::Divide ? lanes : model.alignment().vector_granule(t.dims[j].extent);
             if (granule == 0) continue;  // no aligned size: the start tile is the whole extent
         }
         std::vector<int64_t> sizes = next_aligned_sizes(tile.shape[j], t.dims[j].extent, granule, rule);
@@ -98,7 +98,7 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
         if (level == kRegisterTile && j != p.vector_dim) trial.second_dim = int(j);
         int64_t f2 = model.mem_footprint(bigger, level, trial);
         if (f2 > model.capacity(level, trial)) continue;
-        if (level == kRegisterTile && !register_tile_fits(t, bigger, trial, model.device())) continue;
+        if (level == kRegisterTile && !model.alignment().register_tile_fits(t, bigger, trial)) continue;
         if (level == kL2Tile) {
             // The L2 tiles are the parallel tasks: keep two per core, spread within
             // kMinParallelEfficiency (or no worse than now).
@@ -202,12 +202,12 @@ void scale_out(const TensorExpr &t, const PerfModel &model, RProgram &p, int cor
 }
 
 // Pack the operand packed_read_of names: it becomes a dense tile.
-void choose_packing(const TensorExpr &t, RProgram &p) {
+void choose_packing(const TensorExpr &t, RProgram &p, const AlignmentPolicy &alignment) {
     const int i = packed_read_of(t, p, p.tiles[kL2Tile]);
     if (i < 0) return;
     p.packed_read = i;
     p.packed_row = t.reads[size_t(i)].tile_extent(0, p.tiles[kL2Tile].shape);
-    p.padding_floats = storage_padding(p.packed_row);
+    p.padding_elements = alignment.storage_padding(p.packed_row, t.element_bytes);
 }
 
 // The programs of one choice of vector dim (base.vector_dim), appended to `result`.
@@ -220,7 +220,7 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
     const size_t v = base.vector_dim;
     const int64_t vext = t.dims[v].extent;
     const TailRule v_rule = tail_rule(t, v);
-    const int64_t v_granule = v_rule != TailRule::Divide ? d.vector_lanes : vector_granule(vext, d.vector_lanes);
+    const int64_t v_granule = v_rule != TailRule::Divide ? d.vector_lanes : model.alignment().vector_granule(vext);
     start.shape[v] = vext <= d.vector_lanes ? vext : v_granule ? v_granule : vext;
 
     // Register tiles: Roller's growth by reuse score (its best and second-best first
@@ -264,7 +264,7 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
                 if (second >= 0) tile.shape[second] = ss;
                 RProgram p = base;
                 p.second_dim = second;
-                if (!register_tile_fits(t, tile, p, d)) break;  // larger ss only grows
+                if (!model.alignment().register_tile_fits(t, tile, p)) break;  // larger ss only grows
                 add_register_tile(tile, second);
             }
         }
@@ -279,7 +279,7 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
         auto accumulators = [&](const std::pair<RTile, int> &r) {
             RProgram p = base;
             p.second_dim = r.second;
-            return register_tile_accumulators(r.first, p, d);
+            return model.alignment().register_tile_accumulators(r.first, p);
         };
         const bool enough = std::any_of(registers.begin(), registers.end(),
                                         [&](const auto &r) { return accumulators(r) >= d.min_accumulators(); });
@@ -322,7 +322,7 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
                 l2 = streamed_rows(t, p, l1, l2);
                 p.tiles[kL2Tile] = l2;
                 scale_out(t, model, p, d.cores);
-                if (!p.transposed) choose_packing(t, p);
+                if (!p.transposed) choose_packing(t, p, model.alignment());
                 model.predict(p);
                 bool duplicate = std::any_of(result.programs.begin(), result.programs.end(), [&](const RProgram &q) {
                     if (q.vector_dim != p.vector_dim) return false;
@@ -476,7 +476,7 @@ void construct_fused_programs(const TensorExpr &t, const hal::DeviceSpec &d, con
         if (p.parallel_tasks < 2) continue;  // nothing to cut the epilogue into
         p.packed_read = read;
         p.packed_row = m.tile_extent(0, p.tiles[kL2Tile].shape);
-        p.padding_floats = 0;
+        p.padding_elements = 0;
         model.predict(p);
         result.programs.push_back(p);
     }
@@ -511,7 +511,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
             int most = 0;
             for (const RProgram &q : result.programs) {
                 if (q.transposed && q.vector_dim == tb.vector_dim) {
-                    most = std::max(most, register_tile_accumulators(q.tiles[kRegisterTile], q, d));
+                    most = std::max(most, model.alignment().register_tile_accumulators(q.tiles[kRegisterTile], q));
                 }
             }
             RProgram chunk = tb;
@@ -519,7 +519,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
             ConstructionResult more;
             construct_for_vector_dim(exact, d, exact_model, chunk, more);
             for (const RProgram &q : more.programs) {
-                if (register_tile_accumulators(q.tiles[kRegisterTile], q, d) > most) result.programs.push_back(q);
+                if (model.alignment().register_tile_accumulators(q.tiles[kRegisterTile], q) > most) result.programs.push_back(q);
             }
         }
     }
@@ -576,7 +576,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     // K=4032: 1.0 ms with 1 accumulator, 0.73 ms with 5; oneDNN 0.75 ms).
     if (!result.programs.empty()) {
         auto accumulators = [&](const RProgram &p) {
-            return register_tile_accumulators(p.tiles[kRegisterTile], p, d);
+            return model.alignment().register_tile_accumulators(p.tiles[kRegisterTile], p);
         };
         const RProgram &first = result.programs.front();
         size_t best = 0;

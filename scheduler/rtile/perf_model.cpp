@@ -48,7 +48,7 @@ double PerfModel::ghz() const {
 int64_t PerfModel::capacity(TileLevel level, const RProgram &p) const {
     if (level == kRegisterTile) return int64_t(d_.vector_registers);
     if (level == kL1Tile && p.transposed) level = kL2Tile;
-    const int64_t bytes = d_.layers[level].capacity_bytes;
+    const int64_t bytes = d_.tile_layer(level).capacity_bytes;
     if (level == kL1Tile) return int64_t(bytes * kUsableFractionL1);
     const int64_t usable = int64_t(bytes * kUsableFraction);
     if (level != kL2Tile) return usable;
@@ -76,7 +76,7 @@ std::optional<PerfModel::PanelSweep> PerfModel::panel_sweep(const RTile &tile, c
                                                             int64_t resident) const {
     const int packed_read = packed_read_of(t_, p, tile);
     if (packed_read < 0 || size_t(packed_read) >= t_.reads.size()) return std::nullopt;
-    if (resident * 4 <= capacity(kL2Tile, p)) return std::nullopt;
+    if (resident * t_.element_bytes <= capacity(kL2Tile, p)) return std::nullopt;
     const analysis::AccessMap &packed = t_.reads[size_t(packed_read)];
     const RTile &l1 = p.tiles[kL1Tile];
     PanelSweep sweep{packed_read, tile, 1};
@@ -92,17 +92,17 @@ std::optional<PerfModel::PanelSweep> PerfModel::panel_sweep(const RTile &tile, c
 }
 
 int64_t PerfModel::mem_footprint(const RTile &tile, TileLevel level, const RProgram &p) const {
-    if (level == kRegisterTile) return register_tile_registers(tile, p, d_);
+    if (level == kRegisterTile) return alignment_->register_tile_registers(tile, p);
     const int64_t resident = resident_elements(t_, tile);
     // The L1 tile's output is the register tile's accumulators: not in L1.
-    if (level == kL1Tile) return (resident - tile.write_tile(t_)) * 4;
+    if (level == kL1Tile) return (resident - tile.write_tile(t_)) * t_.element_bytes;
     if (const std::optional<PanelSweep> sweep = panel_sweep(tile, p, resident)) {
         // Per panel the L2 holds the panel, one L1 tile's piece of the other
         // reads and the tile's outputs.
         const RTile &piece = sweep->piece;
-        return (resident_elements(t_, piece) - piece.write_tile(t_) + tile.write_tile(t_)) * 4;
+        return (resident_elements(t_, piece) - piece.write_tile(t_) + tile.write_tile(t_)) * t_.element_bytes;
     }
-    return resident * 4;
+    return resident * t_.element_bytes;
 }
 
 double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram &p) const {
@@ -127,7 +127,7 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
             // Power-of-two widths load whole vectors and shuffle them.
             const int64_t stride = m.coef.empty() ? 1 : std::abs(m.coef[0][p.vector_dim]);
             const int64_t v = tile.shape[p.vector_dim];
-            const int w = vector_width(v, d_.vector_lanes);
+            const int w = alignment_->vector_width(v);
             if (stride >= 2 && (w & (w - 1)) != 0) {
                 const double rows = elems / double(m.tile_extent(0, tile.shape));
                 loads += rows * double((v + w - 1) / w) * 2.0 * w;
@@ -153,19 +153,19 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
         const bool again = sweep && int(i) != sweep->packed_read;
         elems += double(reads[i]) * double(again ? sweep->panels : 1);
     }
-    return tiles * elems * 4;
+    return tiles * elems * t_.element_bytes;
 }
 
 double PerfModel::mem_time_ms(const RTile &tile, TileLevel level, const RProgram &p) const {
     double traffic = mem_traffic(tile, level, p);
     if (level == kRegisterTile) return traffic / (kLoadsPerCycle * ghz() * 1e9 * d_.cores) * 1e3;
-    // Tiles of level L are filled from layer L+1; an L2 tile comes from the LLC
-    // share when the stage's data fits there, otherwise from DRAM.
-    size_t source = size_t(level) + 1;
+    // Tiles of a level are filled from the layer outside theirs; an L2 tile comes
+    // from the LLC share when the stage's data fits there, otherwise from DRAM.
+    size_t source = d_.tile_layers.at(level) + 1;
     if (level == kL2Tile) {
         double data = 0;
         const std::vector<int64_t> full = t_.extents();
-        for (const analysis::AccessMap &m : t_.reads) data += double(m.tile_elements(full)) * 4;
+        for (const analysis::AccessMap &m : t_.reads) data += double(m.tile_elements(full)) * t_.element_bytes;
         if (d_.beyond_llc(data)) source = d_.layers.size() - 1;
     }
     return traffic / (d_.layers[source].gbs_per_core * 1e9 * d_.cores) * 1e3;
@@ -177,7 +177,7 @@ double PerfModel::compute_time_ms(const RProgram &p) const {
     double vector_fmas = double(t_.points()) / d_.vector_lanes;
     // A register tile vectorised narrower than the hardware leaves lanes idle.
     const int64_t extent = register_tile.shape[p.vector_dim];
-    const int w = vector_width(extent, d_.vector_lanes);
+    const int w = alignment_->vector_width(extent);
     // Points past the last whole vector are a guarded partial vector, which Halide
     // predicates and LLVM executes point by point: each costs a vector operation
     // (an NCHW 1x1 convolution 14 wide with 8 lanes ran 9.9 ms so, 1.3 transposed).
@@ -190,7 +190,7 @@ double PerfModel::compute_time_ms(const RProgram &p) const {
         const double r = double(shifts(j) ? p.tiles[kL2Tile].shape[j] : register_tile.shape[j]);
         lanes_used *= e / (std::ceil(e / r) * r);
     }
-    int acc = register_tile_accumulators(register_tile, p, d_);
+    int acc = alignment_->register_tile_accumulators(register_tile, p);
     double latency_bound = std::max(1.0, double(d_.min_accumulators()) / std::max(1, acc));
     return vector_fmas / lanes_used * latency_bound / (d_.fma_pipes * ghz() * 1e9 * d_.cores) * 1e3;
 }

@@ -5,17 +5,21 @@
 // when the register tile has too few accumulators to hide the FMA latency.
 #pragma once
 
+#include "alignment_policy.h"
 #include "device_spec.h"
 #include "rtile.h"
 
+#include <memory>
 #include <optional>
 
 namespace tessera::rtile {
 
 class PerfModel {
 public:
-    PerfModel(const analysis::TensorExpr &t, const hal::DeviceSpec &d) : t_(t), d_(d) {}
+    PerfModel(const analysis::TensorExpr &t, const hal::DeviceSpec &d)
+        : t_(t), d_(d), alignment_(alignment_policy(d)) {}
     const hal::DeviceSpec &device() const { return d_; }
+    const AlignmentPolicy &alignment() const { return *alignment_; }
 
     // Bytes a tile of this level occupies (registers: the register file bytes it needs).
     int64_t mem_footprint(const RTile &tile, TileLevel level, const RProgram &p) const;
@@ -65,6 +69,7 @@ private:
 
     const analysis::TensorExpr &t_;
     const hal::DeviceSpec &d_;
+    std::unique_ptr<AlignmentPolicy> alignment_;
 };
 
 }  // namespace tessera::rtile

@@ -32,8 +32,8 @@ struct RProgram {
     size_t split_reduction = 0;    // reduction dim chunked at the L1/L2 levels
     int64_t parallel_tasks = 1;    // L2 tiles spread over the cores
     int packed_read = -1;          // read packed into a contiguous L2 tile (-1: none)
-    int64_t packed_row = 0;        // floats in a row of the packed tile
-    int64_t padding_floats = 0;    // storage padding of the packed tile's rows
+    int64_t packed_row = 0;        // elements in a row of the packed tile
+    int64_t padding_elements = 0;    // storage padding of the packed tile's rows
     // The vector dim is not the output's contiguous dim (an NCHW convolution
     // vectorised along its output channels): the packed read is stored with the
     // vector dim innermost, the accumulators likewise, and the output is written

@@ -113,9 +113,9 @@ void place_operands(schedule::ScheduleBuilder &script, const rtile::RProgram &p,
             script.stage(packed).reorder(order);
             gather_order = order;
         }
-        if (input_copy && p.padding_floats > 0) {
+        if (input_copy && p.padding_elements > 0) {
             // Rows a multiple of 4 KiB apart would share cache sets: pad each row.
-            script.align_storage(packed, a0, int(p.packed_row + p.padding_floats));
+            script.align_storage(packed, a0, int(p.packed_row + p.padding_elements));
         }
         schedule::StageBuilder s = script.stage(packed);
         // Guarded: a rounded-up tile would read past the end of the input.

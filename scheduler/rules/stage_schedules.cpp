@@ -128,9 +128,9 @@ std::pair<int, int> transposed_read(const TensorExpr &t, const hal::DeviceSpec &
     return {-1, -1};
 }
 
-// Floats in a cache line: 16, one AVX-512 vector, two with AVX2.
-int64_t line_floats(const hal::DeviceSpec &d) {
-    return d.layer("L1").line_bytes / 4;
+// Elements of `t` in a cache line (fp32: 16, one AVX-512 vector, two with AVX2).
+int64_t line_elements(const hal::DeviceSpec &d, const TensorExpr &t) {
+    return d.innermost_cache().line_bytes / t.element_bytes;
 }
 
 // Vectors per row of a transposing block (see schedule_pure_output): the whole row
@@ -141,7 +141,7 @@ int64_t transpose_block_vectors(const TensorExpr &t, const analysis::AccessMap &
     const std::vector<int64_t> full = t.extents();
     int64_t stride = 1;  // elements between the input rows of one vector's lanes
     for (size_t s = 0; s < m.coef.size() && m.coef[s][0] == 0; s++) stride *= m.tile_extent(s, full);
-    const bool same_sets = stride * 4 % 4096 == 0;
+    const bool same_sets = stride * t.element_bytes % 4096 == 0;
     return vectors <= 8 && !same_sets ? vectors : std::min(vectors, kTransposeVectors);
 }
 
@@ -173,11 +173,11 @@ TransposeBlock transpose_block(const TensorExpr &t, const hal::DeviceSpec &d) {
     // enough of them to keep every core busy.
     int64_t tasks = (vectors + kTransposeVectors - 1) / kTransposeVectors;
     for (size_t i = size_t(dim) + 1; i < dims.size(); i++) tasks *= dims[i].second;
-    if (e * 4 >= kTransposeSweepBytes && tasks >= 2 * d.cores) {
+    if (e * t.element_bytes >= kTransposeSweepBytes && tasks >= 2 * d.cores) {
         // One line's floats of each input row per block, used whole while in L1:
         // with 8 lanes, blocks of one vector's 8 used half lines (Zen 3, 4096x8192:
         // 39.7 -> 24.5 ms side by side).
-        const int64_t rows = std::max<int64_t>(d.vector_lanes, line_floats(d));
+        const int64_t rows = std::max<int64_t>(d.vector_lanes, line_elements(d, t));
         tb.rows = std::min(rows, e);
         tb.vectors = std::min(vectors, kTransposeVectors);
         tb.sweep = true;
@@ -285,7 +285,7 @@ Attachment schedule_pure_output(schedule::ScheduleBuilder &script, const TensorE
         // (AVX2), each row of the block writes its vectors, its lines whole (Zen 3,
         // 4096x8192, three side-by-side runs: 25.1-28.9 -> 22.6-25.9 ms).
         // Staged, a square's rows are the block's rows, inside each vector.
-        const bool vector_per_line = d.vector_lanes >= line_floats(d);
+        const bool vector_per_line = d.vector_lanes >= line_elements(d, t);
         std::vector<std::string> order = {suffixed(v, "vi")};
         for (const std::string &inner : (tb.sweep && vector_per_line) || tb.staged
                                             ? std::vector<std::string>{y_in, block_vectors}
@@ -326,7 +326,7 @@ Attachment schedule_pure_output(schedule::ScheduleBuilder &script, const TensorE
     std::string whole_rows, storage;
     // Rows that stay in the LLC come back from it without help (layer_norm 128x768
     // ran 0.033-0.036 ms without prefetches, 0.036-0.041 with them).
-    double bytes = 4;
+    double bytes = t.element_bytes;
     for (const auto &dim : dims) bytes *= double(dim.second);
     const bool prefetch =
         vec && tj <= 0 && (!needs.reread_inputs.empty() || needs.producers_reread) && d.beyond_llc(bytes);
@@ -415,7 +415,7 @@ Attachment schedule_pure_output(schedule::ScheduleBuilder &script, const TensorE
         int dim = -1;
         int64_t slice_points = 0;
         row_loop(dim, slice_points);
-        const int64_t rows_in_half_l1 = d.layer("L1").capacity_bytes / 2 / std::max<int64_t>(1, slice_points * 4);
+        const int64_t rows_in_half_l1 = d.innermost_cache().capacity_bytes / 2 / std::max<int64_t>(1, slice_points * t.element_bytes);
         const int64_t size = std::clamp<int64_t>(rows_in_half_l1, 2, kPrefetchBlockRows);
         if (split_rows_into_blocks(size, TailStrategy::GuardWithIf)) block_rows = size;
     }

@@ -52,13 +52,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         for (const char *target : {"x86-64-linux-avx2-fma", "x86-64-linux-avx512_skylake"}) {
             hal::DeviceSpec spec = hal::make_device_spec(Halide::Target(target), 0, *profile);
             spec.describe();
-            spec.layer("L1");
-            spec.beyond_llc(1.0);  // looks up "LLC"
-            // The perf model indexes the layers: registers, then rtile.h's TileLevels
-            // (L1, L2), the LLC share above them and DRAM last.
+            spec.innermost_cache();
+            spec.beyond_llc(1.0);
+            // The perf model reads the layers by position: registers first, DRAM
+            // last, a cache between, and rtile.h's three tile levels in increasing
+            // layers below DRAM.
             std::string names;
             for (const hal::MemoryLayer &l : spec.layers) names += " " + l.name;
-            if (names != " registers L1 L2 LLC DRAM") {
+            const auto &tl = spec.tile_layers;
+            const bool roles = spec.layers.size() >= 3 && spec.layers.front().role == hal::MemoryRole::Registers &&
+                               spec.layers.back().role == hal::MemoryRole::Memory &&
+                               spec.layers[1].role != hal::MemoryRole::Memory;
+            const bool tiles = tl.size() == 3 && tl[0] == 0 && tl[0] < tl[1] && tl[1] <= tl[2] &&
+                               tl[2] + 1 < spec.layers.size();
+            if (!roles || !tiles) {
                 fuzz::finding("load_profile accepted a profile whose device spec has the layers" + names);
             }
         }
