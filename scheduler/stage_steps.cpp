@@ -50,8 +50,10 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
     for (const analysis::AccessMap &m : compute.reads) {
         packable.push_back(m.is_input && c.plan.input_wrappers.count(m.tensor)); // has a wrapper to pack
     }
-    rtile::ConstructionResult built = rtile::construct_programs(
-        compute, c.device, std::max({2, c.options.top_k, c.options.candidate + 1}), packable, epilogue != nullptr);
+    const rtile::TilingContext tiling{c.plan.evaluable_anywhere.at(name).at(size_t(compute.stage)), {}};
+    rtile::ConstructionResult built =
+        rtile::construct_programs(compute, c.device, std::max({2, c.options.top_k, c.options.candidate + 1}),
+                                  packable, epilogue != nullptr, tiling);
     const size_t pick = std::min(size_t(c.options.candidate), built.programs.size() - 1);
     const rtile::RProgram &best = built.programs[pick];
     const TensorExpr best_expr = rtile::program_expr(compute, best); // its tiles' dims
@@ -105,7 +107,7 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         << built.programs.size() << " candidate rPrograms";
     std::string overrun;
     for (size_t j = 0; j < compute.dims.size(); j++) {
-        if (compute.overrun_ok[j]) overrun += " " + compute.dims[j].name;
+        if (tiling.overruns(j)) overrun += " " + compute.dims[j].name;
     }
     out << (overrun.empty() ? "" : "; tiles may overrun along" + overrun) << "\n" << root_notes.str();
     if (epilogue) {

@@ -19,7 +19,7 @@ hal::DeviceSpec avx2() {
 
 TEST(AxisFusion, OneByOneConvolutionFusesItsRowsAndColumns) {
     const analysis::TensorExpr t = nchw_conv(1, 1);
-    const std::optional<analysis::AxisFusion> f = analysis::find_axis_fusion(t, 0);
+    const std::optional<analysis::AxisFusion> f = analysis::find_axis_fusion(t, {}, 0);
     ASSERT_TRUE(f.has_value());
     EXPECT_EQ(f->fused_name(), "x_y");
     EXPECT_EQ(f->inner_extent, 14);
@@ -31,7 +31,10 @@ TEST(AxisFusion, OneByOneConvolutionFusesItsRowsAndColumns) {
     EXPECT_EQ(fused.dims[0].extent, 196);
     EXPECT_EQ(fused.dims[0].fused_row, 14);
     EXPECT_EQ(fused.dims[1].name, "c");
-    EXPECT_TRUE(fused.shift_ok[0]);
+    // Its tiles shift inwards along the fused dim; the others keep their rules.
+    const rtile::TilingContext tiling = rtile::fuse_tiling({}, *f, fused.dims.size());
+    EXPECT_TRUE(tiling.shifts(0));
+    EXPECT_FALSE(tiling.shifts(1));
     // The input's two storage dims became one, indexed by the fused dim; the
     // weights, which use neither dim, only lost the column.
     const analysis::AccessMap &in = fused.reads[0];
@@ -47,11 +50,11 @@ TEST(AxisFusion, OneByOneConvolutionFusesItsRowsAndColumns) {
 
 TEST(AxisFusion, SlidingWindowsAndLoneDimsDoNotFuse) {
     // A 3x3 window reads x + r.x: the input's rows are not the output's.
-    EXPECT_FALSE(analysis::find_axis_fusion(nchw_conv(3, 3), 0).has_value());
+    EXPECT_FALSE(analysis::find_axis_fusion(nchw_conv(3, 3), {}, 0).has_value());
     // y and c: the input does not index c (its channels are r.z), the output does.
-    EXPECT_FALSE(analysis::find_axis_fusion(nchw_conv(1, 1), 1).has_value());
+    EXPECT_FALSE(analysis::find_axis_fusion(nchw_conv(1, 1), {}, 1).has_value());
     // c is followed by a reduction dim.
-    EXPECT_FALSE(analysis::find_axis_fusion(nchw_conv(1, 1), 2).has_value());
+    EXPECT_FALSE(analysis::find_axis_fusion(nchw_conv(1, 1), {}, 2).has_value());
 }
 
 TEST(AxisFusion, ConstructionTilesTheFusedDimInWholeVectorsAndWholeRows) {

@@ -57,12 +57,12 @@ AccessMap fused_access(const AccessMap &m, const AxisFusion &f) {
 
 }  // namespace
 
-std::optional<AxisFusion> find_axis_fusion(const TensorExpr &t, size_t inner) {
+std::optional<AxisFusion> find_axis_fusion(const TensorExpr &t, const std::vector<bool> &overrun_ok, size_t inner) {
     const size_t outer = inner + 1;
     if (outer >= t.dims.size() || t.dims[inner].reduction || t.dims[outer].reduction) return std::nullopt;
     if (t.dims[inner].min != 0 || t.dims[outer].min != 0) return std::nullopt;
     for (size_t j : {inner, outer}) {
-        if (j < t.overrun_ok.size() && t.overrun_ok[j]) return std::nullopt;
+        if (j < overrun_ok.size() && overrun_ok[j]) return std::nullopt;
     }
     if (!fusable(t, t.write, inner)) return std::nullopt;
     for (const AccessMap &m : t.reads) {
@@ -86,16 +86,6 @@ TensorExpr fuse_axes(const TensorExpr &t, const AxisFusion &f) {
     out.dims.erase(out.dims.begin() + long(b));
     out.write = fused_access(t.write, f);
     for (size_t i = 0; i < t.reads.size(); i++) out.reads[i] = fused_access(t.reads[i], f);
-    out.overrun_ok.assign(out.dims.size(), false);
-    out.shift_ok.assign(out.dims.size(), false);
-    out.shift_ok[a] = true;
-    // Keep the other dims' rules.
-    for (size_t j = 0; j < out.dims.size(); j++) {
-        if (j == a) continue;
-        const size_t from = j < b ? j : j + 1;
-        if (from < t.overrun_ok.size()) out.overrun_ok[j] = t.overrun_ok[from];
-        if (from < t.shift_ok.size()) out.shift_ok[j] = t.shift_ok[from];
-    }
     return out;
 }
 

@@ -27,16 +27,17 @@ struct AxisFusion {
 };
 
 // The fusion of loop dim `inner` with the next dim when Roller's rule allows it:
-// both pure dims starting at 0, not allowed to overrun, and every access (the write
+// both pure dims starting at 0, neither among the dims whose tiles may overrun
+// (`overrun_ok`, per loop dim), and every access (the write
 // and each read) either independent of both or indexing them as adjacent storage
 // dims with coefficient 1 (other loop dims there only of extent 1: a 1x1 window).
-std::optional<AxisFusion> find_axis_fusion(const TensorExpr &t, size_t inner);
+std::optional<AxisFusion> find_axis_fusion(const TensorExpr &t, const std::vector<bool> &overrun_ok, size_t inner);
 
 // The canonical form of `t` with the fusion applied: the inner dim becomes the
 // fused dim (extent the product), the outer dim disappears, and every access that
 // used both gets one storage dim for them. The fused dim's tiles beyond the
 // registers cover whole inner rows, the last shifted inwards along the outer dim
-// (TensorExpr::shift_ok): the schedule computes the stage per tile of its pure
+// (rtile::fuse_tiling): the schedule computes the stage per tile of its pure
 // epilogue, which is cut so.
 TensorExpr fuse_axes(const TensorExpr &t, const AxisFusion &f);
 

@@ -131,15 +131,16 @@ StagePlan plan_stages(const FunctionDag &dag) {
         }
         safe[n.func.name()] = along;
     }
-    for (auto &kv : plan.stages) {
-        for (TensorExpr &t : kv.second) {
-            t.overrun_ok.assign(t.dims.size(), false);
+    for (const auto &[name, stages] : plan.stages) {
+        for (const TensorExpr &t : stages) {
+            std::vector<bool> anywhere(t.dims.size(), false);
             for (size_t j : t.spatial_dims()) {
                 bool ok = true;
                 for (const AccessMap &m : t.reads)
                     ok = ok && (!m.depends_on(j) || (!m.is_input && reads_safe_along(m, j)));
-                t.overrun_ok[j] = ok;
+                anywhere[j] = ok;
             }
+            plan.evaluable_anywhere[name].push_back(anywhere);
         }
     }
     return plan;

@@ -27,13 +27,17 @@ struct StagePlan {
     std::map<std::string, std::string> input_wrappers;
     std::set<std::string> inlined;
     std::map<std::string, std::vector<TensorExpr>> stages;
+    // Per stage (same order) and loop dim: every read along the dim can be
+    // evaluated at any coordinate (it reads boundary conditions only), so tiles
+    // may overrun the extent there.
+    std::map<std::string, std::vector<std::vector<bool>>> evaluable_anywhere;
 };
 
 // Pure producers are folded into their consumers, except (a) those feeding a
 // compute-intensive stage (computed per tile, as packed operands), (b) expensive
 // ones read by several consumers or at several points (computed once per row) and
 // (c) boundary conditions under a window sliding along the innermost storage dim.
-// Each stage's TensorExpr also says along which dims its tiles may overrun.
+// It also says along which dims each stage's tiles may overrun.
 StagePlan plan_stages(const FunctionDag &dag);
 
 } // namespace tessera::analysis

@@ -71,13 +71,6 @@ struct TensorExpr {
     int element_bytes = 4;        // of the values the stage writes (its Function's type)
     StageClass cls = StageClass::Elementwise;
     std::string reason;           // why it is Unanalysable
-    // Per loop dim: tiles may overrun the extent (tails need not divide) because
-    // every tensor read along it can be evaluated anywhere. Set by the scheduler.
-    std::vector<bool> overrun_ok;
-    // Per loop dim: the stage is computed per tile of a pure epilogue whose last
-    // tile along it shifts inwards, so tiles need not divide the extent but stay
-    // within it (rtile::TailRule::ShiftInwards). Set by the construction.
-    std::vector<bool> shift_ok;
 
     int64_t points() const;       // product of loop extents
     std::vector<size_t> spatial_dims() const;

@@ -30,12 +30,6 @@ size_t choose_split_reduction(const TensorExpr &t) {
     return r.back();
 }
 
-TailRule tail_rule(const TensorExpr &t, size_t j) {
-    if (j < t.overrun_ok.size() && t.overrun_ok[j]) return TailRule::Overrun;
-    if (j < t.shift_ok.size() && t.shift_ok[j]) return TailRule::ShiftInwards;
-    return TailRule::Divide;
-}
-
 // Step of the tiles beyond the registers along dim j, whose tile one level in is
 // `inner` points: that tile, or for a fused dim the least multiple of it that is
 // whole rows of the inner dim (the schedule splits the fused stage's epilogue
@@ -74,7 +68,7 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
         // stream from L2 (a CPU's GEMM blocking; seed 004's micro kernel).
         if (level == kL1Tile && (!reduction || j != p.split_reduction)) continue;
         if (level == kL2Tile && reduction) continue;
-        const TailRule rule = tail_rule(t, j);
+        const TailRule rule = model.tiling().tail_rule(j);
         int64_t granule = level == kL2Tile ? tile_granule(t, j, inner.shape[j]) : inner.shape[j];
         if (level == kRegisterTile && j == p.vector_dim) {
             granule = rule != TailRule::Divide ? lanes : model.alignment().vector_granule(t.dims[j].extent);
@@ -184,7 +178,7 @@ void scale_out(const TensorExpr &t, const PerfModel &model, RProgram &p, int cor
         for (size_t j : t.spatial_dims()) {
             // Largest aligned size below the current one that still contains the L1 tile.
             int64_t smaller = previous_aligned_size(outer.shape[j], t.dims[j].extent,
-                                                    tile_granule(t, j, p.tiles[kL1Tile].shape[j]), tail_rule(t, j));
+                                                    tile_granule(t, j, p.tiles[kL1Tile].shape[j]), model.tiling().tail_rule(j));
             if (smaller == 0) continue;
             RTile trial = outer;
             trial.shape[j] = smaller;
@@ -219,7 +213,7 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
     // extent; an extent with no such divisor (a prime) is taken whole.
     const size_t v = base.vector_dim;
     const int64_t vext = t.dims[v].extent;
-    const TailRule v_rule = tail_rule(t, v);
+    const TailRule v_rule = model.tiling().tail_rule(v);
     const int64_t v_granule = v_rule != TailRule::Divide ? d.vector_lanes : model.alignment().vector_granule(vext);
     start.shape[v] = vext <= d.vector_lanes ? vext : v_granule ? v_granule : vext;
 
@@ -252,7 +246,7 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
     for (int second : seconds) {
         std::vector<int64_t> s_sizes = {1};
         if (second >= 0) {
-            for (int64_t s : next_aligned_sizes(1, t.dims[second].extent, 1, tail_rule(t, size_t(second)))) {
+            for (int64_t s : next_aligned_sizes(1, t.dims[second].extent, 1, model.tiling().tail_rule(size_t(second)))) {
                 s_sizes.push_back(s);
             }
         }
@@ -355,11 +349,12 @@ constexpr int64_t kMinTileRows = 4, kMaxTileRows = 16;
 // that do not divide the extent: the vector dim when whole vectors do not divide it
 // but waste under kTransposeWaste, another dim with no divisor of kMinTileRows to
 // kMaxTileRows points. Dims whose tiles may overrun already need neither.
-std::vector<bool> shift_dims(const TensorExpr &t, const hal::DeviceSpec &d, size_t vector_dim) {
+std::vector<bool> shift_dims(const TensorExpr &t, const TilingContext &tiling, const hal::DeviceSpec &d,
+                             size_t vector_dim) {
     std::vector<bool> shift(t.dims.size(), false);
     for (size_t j : t.spatial_dims()) {
         const int64_t e = t.dims[j].extent;
-        if (tail_rule(t, j) != TailRule::Divide) continue;
+        if (tiling.tail_rule(j) != TailRule::Divide) continue;
         shift[j] = j == vector_dim ? e > d.vector_lanes && e % d.vector_lanes != 0 &&
                                          whole_vector_waste(e, d.vector_lanes) < kTransposeWaste
                                    : e > kMaxTileRows && largest_divisor(e, kMaxTileRows, kMinTileRows) == 0;
@@ -451,10 +446,11 @@ std::vector<RProgram> transposed_bases(const TensorExpr &t, const hal::DeviceSpe
 // read that moves with it must be a packed input copy, per L2 tile of whole rows
 // (no row padding), and the stage is computed per tile of its pure epilogue
 // (under_epilogue).
-void construct_fused_programs(const TensorExpr &t, const hal::DeviceSpec &d, const RProgram &base,
+void construct_fused_programs(const TensorExpr &t, const TilingContext &tiling, const hal::DeviceSpec &d,
+                              const RProgram &base,
                               const std::vector<bool> &packable, ConstructionResult &result) {
     const size_t v = base.vector_dim;
-    const std::optional<analysis::AxisFusion> fusion = analysis::find_axis_fusion(t, v);
+    const std::optional<analysis::AxisFusion> fusion = analysis::find_axis_fusion(t, tiling.overrun_ok, v);
     if (!fusion) return;
     int read = -1, readers = 0;
     for (size_t i = 0; i < t.reads.size(); i++) {
@@ -464,11 +460,12 @@ void construct_fused_programs(const TensorExpr &t, const hal::DeviceSpec &d, con
     }
     if (readers != 1 || read < 0) return;
     const TensorExpr fused = analysis::fuse_axes(t, *fusion);
-    PerfModel model(fused, d);
+    const TilingContext fused_tiling = fuse_tiling(tiling, *fusion, fused.dims.size());
+    PerfModel model(fused, d, fused_tiling);
     RProgram fb = base;
     fb.split_reduction = choose_split_reduction(fused);
     fb.fusion = fusion;
-    fb.shifted = fused.shift_ok;
+    fb.shifted = fused_tiling.shift_ok;
     ConstructionResult built;
     construct_for_vector_dim(fused, d, model, fb, built);
     const analysis::AccessMap &m = fused.reads[size_t(read)];
@@ -485,9 +482,10 @@ void construct_fused_programs(const TensorExpr &t, const hal::DeviceSpec &d, con
 }  // namespace
 
 ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec &d, int top_k,
-                                      const std::vector<bool> &packable, bool under_epilogue) {
+                                      const std::vector<bool> &packable, bool under_epilogue,
+                                      const TilingContext &tiling) {
     ConstructionResult result;
-    PerfModel model(t, d);
+    PerfModel model(t, d, tiling);
     RProgram base;
     base.vector_dim = choose_vector_dim(t);
     base.split_reduction = choose_split_reduction(t);
@@ -497,9 +495,10 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     // than x=7 (interleaved TESSERA_MEASURE).
     const std::vector<RProgram> transposed = transposed_bases(t, d, base, packable);
     if (!transposed.empty()) {
-        TensorExpr exact = t;
-        exact.overrun_ok.assign(t.overrun_ok.size(), false);
-        PerfModel exact_model(exact, d);
+        const TensorExpr &exact = t;
+        TilingContext exact_tiling = tiling;
+        exact_tiling.overrun_ok.assign(tiling.overrun_ok.size(), false);
+        PerfModel exact_model(exact, d, exact_tiling);
         for (const RProgram &tb : transposed) {
             construct_for_vector_dim(exact, d, exact_model, tb, result);
             // A strided window (AVX2 only: AVX-512's FMAs read broadcasts from
@@ -531,17 +530,18 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     // matmul 128x1000x4032 4.81 -> 2.66 ms, 512x1000x1024 4.41 -> 2.51 ms,
     // 197x200x768 0.528 -> 0.189 ms (oneDNN 2.48, 2.29, 0.176 ms).
     if (under_epilogue) {
-        const std::vector<bool> shift = shift_dims(t, d, base.vector_dim);
+        const std::vector<bool> shift = shift_dims(t, tiling, d, base.vector_dim);
         if (std::find(shift.begin(), shift.end(), true) != shift.end()) {
-            TensorExpr shifted = t;
-            shifted.shift_ok = shift;
-            PerfModel shifted_model(shifted, d);
+            const TensorExpr &shifted = t;
+            TilingContext shifted_tiling = tiling;
+            shifted_tiling.shift_ok = shift;
+            PerfModel shifted_model(shifted, d, shifted_tiling);
             RProgram sb = base;
             sb.shifted = shift;
             construct_for_vector_dim(shifted, d, shifted_model, sb, result);
         }
     }
-    if (under_epilogue) construct_fused_programs(t, d, base, packable, result);
+    if (under_epilogue) construct_fused_programs(t, tiling, d, base, packable, result);
     // Equal predictions (both compute-bound, say) go first to L2 tiles that cut
     // their dims evenly: a ragged last L2 tile leaves the loops inside it run-time
     // extents (NHWC 28x28x128: x=18 over 28 ran 1.67 ms, the equally predicted
@@ -588,6 +588,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
         std::rotate(result.programs.begin(), result.programs.begin() + best, result.programs.begin() + best + 1);
     }
     if (int(result.programs.size()) > top_k) result.programs.resize(top_k);
+    for (RProgram &p : result.programs) p.evaluable_anywhere = tiling.overrun_ok;
     return result;
 }
 

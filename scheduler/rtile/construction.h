@@ -9,6 +9,7 @@
 #pragma once
 
 #include "perf_model.h"
+#include "tiling.h"
 
 #include <vector>
 
@@ -23,7 +24,9 @@ struct ConstructionResult {
 // program (vectorised along a dim other than the output's contiguous one).
 // `under_epilogue`: the stage will be computed per L2 tile of a pure epilogue
 // whose tails shift inwards, so shifted programs (RProgram::shifted) are valid.
+// `tiling`: the dims whose tiles may overrun (analysis::StagePlan::evaluable_anywhere).
 ConstructionResult construct_programs(const analysis::TensorExpr &t, const hal::DeviceSpec &d, int top_k,
-                                      const std::vector<bool> &packable = {}, bool under_epilogue = false);
+                                      const std::vector<bool> &packable = {}, bool under_epilogue = false,
+                                      const TilingContext &tiling = {});
 
 }  // namespace tessera::rtile

@@ -7,6 +7,7 @@
 
 #include "alignment_policy.h"
 #include "device_spec.h"
+#include "tiling.h"
 #include "rtile.h"
 
 #include <memory>
@@ -16,9 +17,10 @@ namespace tessera::rtile {
 
 class PerfModel {
 public:
-    PerfModel(const analysis::TensorExpr &t, const hal::DeviceSpec &d)
-        : t_(t), d_(d), alignment_(alignment_policy(d)) {}
+    PerfModel(const analysis::TensorExpr &t, const hal::DeviceSpec &d, TilingContext tiling = {})
+        : t_(t), d_(d), tiling_(std::move(tiling)), alignment_(alignment_policy(d)) {}
     const hal::DeviceSpec &device() const { return d_; }
+    const TilingContext &tiling() const { return tiling_; }
     const AlignmentPolicy &alignment() const { return *alignment_; }
 
     // Bytes a tile of this level occupies (registers: the register file bytes it needs).
@@ -65,10 +67,11 @@ private:
     // the L2 and that has more than one L1 tile along some dim the packed operand
     // does not index; none otherwise.
     std::optional<PanelSweep> panel_sweep(const RTile &tile, const RProgram &p, int64_t resident) const;
-    bool shifts(size_t j) const { return j < t_.shift_ok.size() && t_.shift_ok[j]; }
+    bool shifts(size_t j) const { return tiling_.shifts(j); }
 
     const analysis::TensorExpr &t_;
     const hal::DeviceSpec &d_;
+    TilingContext tiling_;
     std::unique_ptr<AlignmentPolicy> alignment_;
 };
 

@@ -48,6 +48,10 @@ struct RProgram {
     // last one shifts inwards (valid only computed per tile of a pure epilogue).
     std::vector<bool> shifted;
     bool shifts(size_t j) const { return j < shifted.size() && shifted[j]; }
+    // Per loop dim of the stage (before any fusion): its reads can be evaluated
+    // anywhere, so a register tile there may be kept whole past the extent.
+    std::vector<bool> evaluable_anywhere;
+    bool anywhere(size_t j) const { return j < evaluable_anywhere.size() && evaluable_anywhere[j]; }
     // Axis fusion: the program tiles analysis::fuse_axes(stage, *fusion), whose
     // dims its tiles and indices refer to (see program_expr).
     std::optional<analysis::AxisFusion> fusion;

@@ -479,7 +479,7 @@ Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std:
     // tile to a run-time extent; keep it whole (Roller's tensor padding: the extra
     // points read boundary-condition producers and are never stored).
     for (size_t j : t.spatial_dims()) {
-        if (reg.shape[j] > 1 && j < t.overrun_ok.size() && t.overrun_ok[j]) {
+        if (reg.shape[j] > 1 && p.anywhere(j)) {
             script.bound_extent(intm, t.dims[j].name, int(reg.shape[j]));
         }
     }
