@@ -4,8 +4,8 @@
 #include "halide_axes.h"
 #include "op_builder.h"
 #include "schedulers.h"
-#include "scoped_environment.h"
 #include "stopwatch.h"
+#include "tessera_scheduler.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -31,10 +31,7 @@ JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
     std::vector<std::vector<Halide::ImageParam>> params;
     std::vector<Halide::Pipeline> pipelines;
     for (int c = 0; c < candidates; c++) {
-        {
-            const ScopedEnvironment candidate({{"TESSERA_CANDIDATE", std::to_string(c)}});
-            build(scheduler);
-        }
+        build(scheduler, c, candidates);
         total_schedule_ms += schedule_ms_;
         total_compile_ms += compile_ms_;
         params.push_back(params_);
@@ -63,7 +60,7 @@ JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
     compile_ms_ = total_compile_ms;
 }
 
-void JitOp::build(const std::string &scheduler) {
+void JitOp::build(const std::string &scheduler, int candidate, int top_k) {
     params_.clear();
     std::vector<Halide::Func> inputs;
     for (const ops::TensorSpec &spec : signature_.inputs) {
@@ -77,7 +74,15 @@ void JitOp::build(const std::string &scheduler) {
     pipeline_ = Halide::Pipeline(out);
 
     Stopwatch watch;
-    apply_scheduler(pipeline_, scheduler, target_, host_machine_params());
+    if (candidate >= 0) {
+        const Halide::MachineParams params = host_machine_params();
+        SchedulerOptions options = SchedulerOptions::from_environment(params.parallelism);
+        options.candidate = candidate;
+        options.top_k = std::max(top_k, candidate + 1);
+        schedule_pipeline(pipeline_, target_, options);
+    } else {
+        apply_scheduler(pipeline_, scheduler, target_, host_machine_params());
+    }
     schedule_ms_ = watch.lap_ms();
     pipeline_.compile_jit(target_);
     compile_ms_ = watch.lap_ms();

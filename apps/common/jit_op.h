@@ -32,7 +32,9 @@ public:
 
 private:
     // A fresh pipeline (new Funcs and ImageParams) scheduled and compiled.
-    void build(const std::string &scheduler);
+    // `candidate` >= 0 (Tessera only): apply the scheduler core's candidate-th best
+    // rProgram of `top_k`, asked directly rather than through the plugin.
+    void build(const std::string &scheduler, int candidate = -1, int top_k = 1);
 
     ops::OpConfig config_;
     ops::OpSignature signature_;
