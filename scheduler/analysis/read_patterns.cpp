@@ -142,12 +142,7 @@ bool reads_row_reduction(const TensorExpr &out, const FunctionDag &dag, const St
         bool runs = true;
         const std::vector<TensorExpr> &stages = plan.stages.at(m.tensor);
         for (size_t k = 1; k < stages.size(); k++) {
-            for (const AccessMap &r : stages[k].reads) {
-                bool along_reduction = false;
-                for (size_t j : stages[k].reduction_dims())
-                    along_reduction |= !r.coef.empty() && r.coef[0][j] != 0;
-                runs &= along_reduction;
-            }
+            for (const AccessMap &r : stages[k].reads) runs &= stages[k].slides_innermost(r);
         }
         if (runs) return true;
     }

@@ -72,10 +72,7 @@ StagePlan plan_stages(const FunctionDag &dag) {
             for (const TensorExpr &t : first[c]) {
                 if (t.cls != StageClass::Reduction) continue;
                 for (const AccessMap &m : t.reads) {
-                    if (m.tensor != n.func.name() || m.coef.empty()) continue;
-                    for (size_t r : t.reduction_dims()) {
-                        if (m.coef[0][r] != 0) return true;
-                    }
+                    if (m.tensor == n.func.name() && t.slides_innermost(m)) return true;
                 }
             }
         }

@@ -287,10 +287,9 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
             // stored with its rows innermost (trans_a), the compute-intensive program
             // vectorises along them (0.18 ms for 1000x1000; as a reduction 0.66).
             for (const AccessMap &m : t.reads) {
-                bool wide = false, along_reduction = false;
+                bool wide = false;
                 for (size_t j : spatial) wide |= t.dims[j].extent > 1 && m.depends_on(j);
-                for (size_t r : t.reduction_dims()) along_reduction |= !m.coef.empty() && m.coef[0][r] != 0;
-                if (wide && !along_reduction) single_column = false;
+                if (wide && !t.slides_innermost(m)) single_column = false;
             }
             const bool intensive = reuse && reduction_points >= 8 && !small_window && !single_column;
             t.cls = intensive ? StageClass::ComputeIntensive : StageClass::Reduction;

@@ -84,7 +84,8 @@ struct TensorExpr {
     // point, so each of its elements serves several output points.
     bool reused(const AccessMap &m) const;
     // Whether a reduction dim moves read m along its innermost storage dim: a window
-    // sliding along the contiguous dim (x + r.x), whose vector loads are unaligned.
+    // sliding along the contiguous dim (x + r.x), whose vector loads are unaligned,
+    // or a sum running along contiguous memory (a GEMV's matrix row, a channel's plane).
     bool slides_innermost(const AccessMap &m) const;
 };
 

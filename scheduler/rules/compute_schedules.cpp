@@ -77,6 +77,46 @@ Attachment epilogue_tiles(schedule::ScheduleBuilder &script, const TensorExpr &e
 // Steps of an innermost reduction chunk loop unrolled in the micro-kernel.
 constexpr int64_t kChunkUnroll = 4;
 
+// A micro-kernel's loops, innermost first, and the ones it unrolls, in order: the
+// register tile's vectors (vectorised, the vector-outer loop unrolled), its other
+// points (unrolled), the reduction loops (a chunk loop unrolled by kChunkUnroll)
+// and whatever lies outside.
+struct KernelLoops {
+    std::vector<std::string> order, unrolled;
+
+    void vector_points(schedule::StageBuilder &s, const std::string &v, int64_t points, int vw) {
+        const std::vector<std::string> vec = vectorize_points(s, v, points, vw);
+        order.insert(order.end(), vec.begin(), vec.end());
+        unrolled.insert(unrolled.end(), vec.begin() + 1, vec.end());
+    }
+    void unrolled_loop(const std::string &v) {
+        order.push_back(v);
+        unrolled.push_back(v);
+    }
+    void loop(const std::string &v) { order.push_back(v); }
+    void loops(const std::vector<std::string> &vs) { order.insert(order.end(), vs.begin(), vs.end()); }
+    // The reduction chunk loop `ki` of `kc` steps. Unrolled by kChunkUnroll where
+    // that divides it (and `may_unroll`): the loop's own add, compare and branch,
+    // and the pointer bumps, once per four steps (Zen 3 side by side, without ->
+    // with: matmul 1024^3 15.3 -> 14.9 ms, 512^3 1.84 -> 1.77, batch_matmul
+    // 12x128x128x64 0.238 -> 0.217; convolutions, whose innermost loop is the
+    // window, unchanged).
+    void chunk(schedule::StageBuilder &s, const std::string &ki, int64_t kc, bool may_unroll) {
+        if (!may_unroll || kc % kChunkUnroll != 0 || kc <= kChunkUnroll) {
+            loop(ki);
+            return;
+        }
+        s.split(ki, ki + "_s", ki + "_u", int(kChunkUnroll));
+        unrolled_loop(ki + "_u");
+        loop(ki + "_s");
+    }
+    // The stage's loops put in this order (unless `reorder` is false), then unrolled.
+    void apply(schedule::StageBuilder &s, bool reorder = true) const {
+        if (reorder) s.reorder(order);
+        for (const std::string &u : unrolled) s.unroll(u);
+    }
+};
+
 // The output's contiguous dim when the register tile spans a whole vector or half
 // of one along it; -1 otherwise.
 int dense_output_point(const TensorExpr &t, const rtile::RTile &reg, const hal::DeviceSpec &d) {
@@ -261,14 +301,12 @@ Attachment schedule_register_epilogue(schedule::ScheduleBuilder &script, const s
         points.push_back(v + "_p");
     }
     // The register tile's points: vectors along dim 0, the rest unrolled.
-    std::vector<std::string> order = vectorize_points(s, points[0], reg.shape[p.vector_dim], vw);
-    std::vector<std::string> unrolled(order.begin() + 1, order.end());
-    unrolled.insert(unrolled.end(), points.begin() + 1, points.end());
-    order.insert(order.end(), points.begin() + 1, points.end());
-    order.insert(order.end(), regs.begin(), regs.end());
-    order.insert(order.end(), l2.tasks.begin(), l2.tasks.end());
-    s.reorder(order);
-    for (const std::string &u : unrolled) s.unroll(u);
+    KernelLoops tile;
+    tile.vector_points(s, points[0], reg.shape[p.vector_dim], vw);
+    for (size_t i = 1; i < points.size(); i++) tile.unrolled_loop(points[i]);
+    tile.loops(regs);
+    tile.loops(l2.tasks);
+    tile.apply(s);
     const std::string task = parallel_tiles(s, l2.tasks, e.func + "_tiles");
     script.compute_at(f, e.func, regs.empty() ? task : regs.front());
 
@@ -277,18 +315,13 @@ Attachment schedule_register_epilogue(schedule::ScheduleBuilder &script, const s
     const std::string vname = t.dims[p.vector_dim].name;
     for (int stage = -1; stage < 1; stage++) {
         schedule::StageBuilder k = stage < 0 ? script.stage(f) : script.stage(f, stage);
-        std::vector<std::string> korder = vectorize_points(k, vname, reg.shape[p.vector_dim], vw);
-        std::vector<std::string> kunrolled(korder.begin() + 1, korder.end());
+        KernelLoops kernel;
+        kernel.vector_points(k, vname, reg.shape[p.vector_dim], vw);
         for (size_t j : t.spatial_dims()) {
-            if (j == p.vector_dim || reg.shape[j] == 1) continue;
-            korder.push_back(t.dims[j].name);
-            kunrolled.push_back(t.dims[j].name);
+            if (j != p.vector_dim && reg.shape[j] > 1) kernel.unrolled_loop(t.dims[j].name);
         }
-        if (stage == 0) {
-            for (size_t r : t.reduction_dims()) korder.push_back(t.dims[r].name);
-            k.reorder(korder);
-        }
-        for (const std::string &u : kunrolled) k.unroll(u);
+        for (size_t r : t.reduction_dims()) kernel.loop(t.dims[r].name);
+        kernel.apply(k, stage == 0);
     }
     place_operands(script, p, d, operands, f, e.func, task);
     return {e.func, task};
@@ -346,36 +379,19 @@ Attachment schedule_fused_compute(schedule::ScheduleBuilder &script, const std::
     s.fuse(fusion.inner_name, fusion.outer_name, fused);
     s.split(kvar, ko, ki, int(kc));
     const TileLoops loops = split_tile_loops(s, t, p, false);
-    std::vector<std::string> points, unrolled, reductions;
+    KernelLoops kernel;
+    kernel.vector_points(s, loops.vector_point, reg.shape[p.vector_dim], d.vector_lanes);
     for (const std::string &point : loops.points) {
-        if (point != loops.vector_point) {
-            points.push_back(point);
-            unrolled.push_back(point);
-            continue;
-        }
-        const std::vector<std::string> vec = vectorize_points(s, point, reg.shape[p.vector_dim], d.vector_lanes);
-        points.insert(points.begin(), vec.begin(), vec.end());
-        unrolled.insert(unrolled.end(), vec.begin() + 1, vec.end());
+        if (point != loops.vector_point) kernel.unrolled_loop(point);
     }
     for (size_t r : t.reduction_dims()) {
-        if (r != p.split_reduction) {
-            reductions.push_back(t.dims[r].name);
-        } else if (kc % kChunkUnroll == 0 && kc > kChunkUnroll) {
-            s.split(ki, ki + "_s", ki + "_u", int(kChunkUnroll));
-            reductions.push_back(ki + "_u");
-            reductions.push_back(ki + "_s");
-            unrolled.push_back(ki + "_u");
-        } else {
-            reductions.push_back(ki);
-        }
+        if (r == p.split_reduction) kernel.chunk(s, ki, kc, true);
+        else kernel.loop(t.dims[r].name);
     }
-    std::vector<std::string> order = points;
-    order.insert(order.end(), reductions.begin(), reductions.end());
-    order.insert(order.end(), loops.regs.begin(), loops.regs.end());
-    order.insert(order.end(), loops.l1s.begin(), loops.l1s.end());
-    order.push_back(ko);
-    s.reorder(order);
-    for (const std::string &u : unrolled) s.unroll(u);
+    kernel.loops(loops.regs);
+    kernel.loops(loops.l1s);
+    kernel.loop(ko);
+    kernel.apply(s);
     place_operands(script, p, d, operands, f, f, ko);
     return row;
 }
@@ -488,42 +504,26 @@ Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std:
     const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
     const std::string second = p.second_dim >= 0 && reg.shape[p.second_dim] > 1 ? t.dims[p.second_dim].name : "";
     auto micro_kernel = [&](schedule::StageBuilder &s, bool update) {
-        std::vector<std::string> order = vectorize_points(s, vname, reg.shape[p.vector_dim], vw);
-        const bool split_vectors = order.size() > 1;
-        if (!second.empty()) order.push_back(second);
-        // A chunk loop innermost (a GEMM's k) is unrolled by kChunkUnroll: the loop's
-        // own add, compare and branch, and the pointer bumps, once per four steps
-        // (Zen 3 side by side, without -> with: matmul 1024^3 15.3 -> 14.9 ms, 512^3
-        // 1.84 -> 1.77, batch_matmul 12x128x128x64 0.238 -> 0.217; convolutions, whose
-        // innermost loop is the window, unchanged).
-        std::string unrolled;
+        KernelLoops kernel;
+        kernel.vector_points(s, vname, reg.shape[p.vector_dim], vw);
+        if (!second.empty()) kernel.unrolled_loop(second);
         if (update) {
+            // The chunk loop is unrolled only where it runs innermost (a GEMM's k).
             std::vector<size_t> reductions = t.reduction_dims();
             if (p.chunk_innermost) {
                 std::stable_partition(reductions.begin(), reductions.end(),
                                       [&](size_t r) { return r == p.split_reduction; });
             }
             for (size_t r : reductions) {
-                if (r != p.split_reduction) {
-                    order.push_back(t.dims[r].name);
-                } else if (r == reductions.front() && kc % kChunkUnroll == 0 && kc > kChunkUnroll) {
-                    unrolled = ki + "_u";
-                    s.split(ki, ki + "_s", unrolled, int(kChunkUnroll));
-                    order.push_back(unrolled);
-                    order.push_back(ki + "_s");
-                } else {
-                    order.push_back(ki);
-                }
+                if (r == p.split_reduction) kernel.chunk(s, ki, kc, r == reductions.front());
+                else kernel.loop(t.dims[r].name);
             }
             for (size_t j : t.spatial_dims()) {
-                if (j != p.vector_dim && t.dims[j].name != second) order.push_back(t.dims[j].name);
+                if (j != p.vector_dim && t.dims[j].name != second) kernel.loop(t.dims[j].name);
             }
-            order.push_back(u);
-            s.reorder(order);
+            kernel.loop(u);
         }
-        if (split_vectors) s.unroll(vname + "_vo");
-        if (!second.empty()) s.unroll(second);
-        if (!unrolled.empty()) s.unroll(unrolled);
+        kernel.apply(s, update);
     };
     {
         schedule::StageBuilder s = script.stage(intm);
