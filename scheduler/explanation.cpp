@@ -69,4 +69,4 @@ void explain_schedule(std::ostream &out, const schedule::PipelineSchedule &s) {
     out << "  schedule (loops outermost first):\n" << s.describe();
 }
 
-} // namespace tessera
+}  // namespace tessera

@@ -25,7 +25,7 @@ namespace {
 // 14x14x256 (10x) neutral; at 56x56 (2-3x) root was 5-12% slower.
 constexpr double kRecomputedAtRoot = 4;
 
-} // namespace
+}  // namespace
 
 rules::Attachment shared_row_of(SchedulingContext &c, const FunctionNode &node) {
     rules::Attachment at;
@@ -48,15 +48,15 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
     const std::string &name = node.func.name();
     std::vector<bool> packable;
     for (const analysis::AccessMap &m : compute.reads) {
-        packable.push_back(m.is_input && c.plan.input_wrappers.count(m.tensor)); // has a wrapper to pack
+        packable.push_back(m.is_input && c.plan.input_wrappers.count(m.tensor));  // has a wrapper to pack
     }
     const rtile::TilingContext tiling{c.plan.evaluable_anywhere.at(name).at(size_t(compute.stage)), {}};
     rtile::ConstructionResult built =
-        rtile::construct_programs(compute, c.device, std::max({2, c.options.top_k, c.options.candidate + 1}),
-                                  packable, epilogue != nullptr, tiling);
+        rtile::construct_programs(compute, c.device, std::max({2, c.options.top_k, c.options.candidate + 1}), packable,
+                                  epilogue != nullptr, tiling);
     const size_t pick = std::min(size_t(c.options.candidate), built.programs.size() - 1);
     const rtile::RProgram &best = built.programs[pick];
-    const TensorExpr best_expr = rtile::program_expr(compute, best); // its tiles' dims
+    const TensorExpr best_expr = rtile::program_expr(compute, best);  // its tiles' dims
     std::vector<rules::TileOperand> packs;
     std::ostringstream root_notes;
     for (const FunctionNode &producer : c.dag.nodes()) {
@@ -213,4 +213,4 @@ void schedule_shared_producer_stage(SchedulingContext &c, const FunctionNode &no
     c.row_of[name] = at.var.empty() ? rules::Attachment{name, ""} : at;
 }
 
-} // namespace tessera
+}  // namespace tessera

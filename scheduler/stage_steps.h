@@ -56,4 +56,4 @@ void schedule_reduction_stage(SchedulingContext &c, const analysis::FunctionNode
 void schedule_shared_producer_stage(SchedulingContext &c, const analysis::FunctionNode &node,
                                     const rules::Attachment &at);
 
-} // namespace tessera
+}  // namespace tessera

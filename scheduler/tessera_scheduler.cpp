@@ -57,7 +57,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         const analysis::FunctionNode &node = *it;
         const std::string &name = node.func.name();
         const std::vector<TensorExpr> &stages = plan.stages.at(name);
-        if (plan.inlined.count(name) || c.handled.count(name)) continue; // Halide inlines by default
+        if (plan.inlined.count(name) || c.handled.count(name)) continue;  // Halide inlines by default
         const std::string reason = analysis::unanalysable_reason(stages);
         const TensorExpr *compute = analysis::compute_stage(stages);
         if (node.func.args().empty()) {
@@ -91,4 +91,4 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
     return outcome;
 }
 
-} // namespace tessera
+}  // namespace tessera

@@ -142,7 +142,8 @@ bool reads_row_reduction(const TensorExpr &out, const FunctionDag &dag, const St
         bool runs = true;
         const std::vector<TensorExpr> &stages = plan.stages.at(m.tensor);
         for (size_t k = 1; k < stages.size(); k++) {
-            for (const AccessMap &r : stages[k].reads) runs &= stages[k].slides_innermost(r);
+            for (const AccessMap &r : stages[k].reads)
+                runs &= stages[k].slides_innermost(r);
         }
         if (runs) return true;
     }
@@ -166,4 +167,4 @@ std::vector<std::string> readers_of(const FunctionNode &node, const FunctionDag 
     return readers;
 }
 
-} // namespace tessera::analysis
+}  // namespace tessera::analysis

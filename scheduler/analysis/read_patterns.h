@@ -69,4 +69,4 @@ bool reads_row_reduction(const TensorExpr &out, const FunctionDag &dag, const St
 // variance computed at root, is read where the variance runs).
 std::vector<std::string> readers_of(const FunctionNode &node, const FunctionDag &dag, const StagePlan &plan);
 
-} // namespace tessera::analysis
+}  // namespace tessera::analysis

@@ -143,4 +143,4 @@ StagePlan plan_stages(const FunctionDag &dag) {
     return plan;
 }
 
-} // namespace tessera::analysis
+}  // namespace tessera::analysis

@@ -40,4 +40,4 @@ struct StagePlan {
 // It also says along which dims each stage's tiles may overrun.
 StagePlan plan_stages(const FunctionDag &dag);
 
-} // namespace tessera::analysis
+}  // namespace tessera::analysis

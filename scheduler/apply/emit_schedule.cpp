@@ -34,7 +34,7 @@ void emit_directive(StageScript &s, const LoopDirective &directive) {
                directive);
 }
 
-} // namespace
+}  // namespace
 
 std::string emit_schedule(const PipelineSchedule &schedule, const std::vector<Halide::Internal::Function> &order) {
     ScheduleScript script(order);
@@ -68,4 +68,4 @@ std::string emit_schedule(const PipelineSchedule &schedule, const std::vector<Ha
     return script.source();
 }
 
-} // namespace tessera::apply
+}  // namespace tessera::apply

@@ -17,4 +17,4 @@ namespace tessera::apply {
 std::string emit_schedule(const schedule::PipelineSchedule &schedule,
                           const std::vector<Halide::Internal::Function> &order);
 
-} // namespace tessera::apply
+}  // namespace tessera::apply

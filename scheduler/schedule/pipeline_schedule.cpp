@@ -88,7 +88,7 @@ const char *memory_name(Halide::MemoryType m) {
     default: return "";
     }
 }
-} // namespace
+}  // namespace
 
 std::string PipelineSchedule::describe() const {
     std::ostringstream s;
@@ -123,4 +123,4 @@ std::string PipelineSchedule::describe() const {
     return s.str();
 }
 
-} // namespace tessera::schedule
+}  // namespace tessera::schedule

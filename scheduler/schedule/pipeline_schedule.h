@@ -16,16 +16,16 @@ namespace tessera::schedule {
 
 // One loop of a stage's final nest.
 struct Loop {
-    std::string name;  // the loop's own name ("n_p_vi"), without the lineage Halide prefixes
-    bool rvar = false; // a reduction loop
+    std::string name;   // the loop's own name ("n_p_vi"), without the lineage Halide prefixes
+    bool rvar = false;  // a reduction loop
     LoopKind kind = LoopKind::Serial;
 };
 
 struct StageSchedule {
     std::string func;
-    int update = -1; // -1: the pure definition
+    int update = -1;  // -1: the pure definition
     std::vector<LoopDirective> directives;
-    std::vector<Loop> loops; // innermost first, as the directives leave the nest
+    std::vector<Loop> loops;  // innermost first, as the directives leave the nest
 
     const Loop *loop(const std::string &name) const;
     // The factor of the split that made loop `inner` (0: none).
@@ -48,12 +48,12 @@ struct FuncSchedule {
     // or an update's rfactor intermediate (of `of`).
     enum class Origin { Pipeline, Wrapper, Rfactor } origin = Origin::Pipeline;
     std::string of, consumer;
-    Placement compute, store; // store: Inline kind when not set apart from compute
+    Placement compute, store;  // store: Inline kind when not set apart from compute
     std::map<std::string, int> bound_extents;
     std::map<std::string, int> storage_alignment;
     Halide::MemoryType memory = Halide::MemoryType::Auto;
-    std::vector<std::string> storage_order; // innermost first; empty: Halide's
-    std::vector<StageSchedule> stages;      // the stages given directives, pure first
+    std::vector<std::string> storage_order;  // innermost first; empty: Halide's
+    std::vector<StageSchedule> stages;       // the stages given directives, pure first
 
     const StageSchedule *stage(int update = -1) const;
 };
@@ -74,7 +74,7 @@ private:
     friend class ScheduleBuilder;
     FuncSchedule &touch(const std::string &name);
     std::vector<Step> steps_;
-    std::vector<FuncSchedule> funcs_; // in the order the steps first name them
+    std::vector<FuncSchedule> funcs_;  // in the order the steps first name them
 };
 
-} // namespace tessera::schedule
+}  // namespace tessera::schedule

@@ -130,7 +130,7 @@ PipelineSchedule ScheduleBuilder::finish() {
             for (const Internal::Dim &dim : d.schedule().dims()) {
                 if (dim.var == Var::outermost().name()) continue;
                 Loop l;
-                l.name = dim.var.substr(dim.var.rfind('.') + 1); // without the lineage ("k$x.k$x_o")
+                l.name = dim.var.substr(dim.var.rfind('.') + 1);  // without the lineage ("k$x.k$x_o")
                 l.rvar = dim.is_rvar();
                 l.kind = dim.for_type == Internal::ForType::Vectorized ? LoopKind::Vectorized
                          : dim.for_type == Internal::ForType::Unrolled ? LoopKind::Unrolled
@@ -209,4 +209,4 @@ StageBuilder &StageBuilder::unscheduled() {
     return record(LeaveUnscheduled{});
 }
 
-} // namespace tessera::schedule
+}  // namespace tessera::schedule

@@ -103,11 +103,11 @@ private:
 
     PipelineSchedule schedule_;
     apply::ScheduleScript sandbox_;
-    std::set<std::string> named_; // Funcs some step names (the emitter has declared them)
+    std::set<std::string> named_;  // Funcs some step names (the emitter has declared them)
     int blocks_ = 0;
 };
 
 // The pipeline's Functions deep-copied (the sandbox a builder works on), in the same order.
 std::vector<Halide::Internal::Function> sandbox_copy(const std::vector<Halide::Internal::Function> &order);
 
-} // namespace tessera::schedule
+}  // namespace tessera::schedule

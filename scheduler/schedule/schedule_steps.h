@@ -27,20 +27,20 @@ struct Fuse {
 struct Reorder {
     std::vector<std::string> inner_first;
 };
-struct MarkLoop { // vectorize, unroll or parallel
+struct MarkLoop {  // vectorize, unroll or parallel
     std::string var;
     LoopKind kind;
 };
-struct PrefetchInput { // Halide's prefetch of an input buffer (see StageBuilder::prefetch_input)
+struct PrefetchInput {  // Halide's prefetch of an input buffer (see StageBuilder::prefetch_input)
     std::string input, at, from;
     int offset;
     bool guarded;
 };
-struct LeaveUnscheduled {}; // a serial update left as written, on purpose
+struct LeaveUnscheduled {};  // a serial update left as written, on purpose
 using LoopDirective = std::variant<Split, Fuse, Reorder, MarkLoop, PrefetchInput, LeaveUnscheduled>;
 
 // Func-level steps.
-struct DeclareFunc { // a handle on a pipeline Function (named in the source)
+struct DeclareFunc {  // a handle on a pipeline Function (named in the source)
     std::string func;
 };
 struct ComputeRoot {
@@ -52,12 +52,12 @@ struct ComputeAt {
 struct StoreAt {
     std::string func, consumer, var;
 };
-struct Rfactor { // `result` = the update's rfactor intermediate
+struct Rfactor {  // `result` = the update's rfactor intermediate
     std::string func;
     int update;
     std::string rvar, new_var, result;
 };
-struct Wrap { // `result` = func.in(consumer)
+struct Wrap {  // `result` = func.in(consumer)
     std::string func, consumer, result;
 };
 struct BoundExtent {
@@ -81,7 +81,7 @@ struct ReorderStorage {
 struct OpenStage {
     int block;
     std::string func;
-    int update; // -1: the pure definition
+    int update;  // -1: the pure definition
 };
 struct StageDirective {
     int block;
@@ -94,4 +94,4 @@ struct CloseStage {
 using Step = std::variant<DeclareFunc, ComputeRoot, ComputeAt, StoreAt, Rfactor, Wrap, BoundExtent, AlignStorage,
                           StoreIn, ReorderStorage, OpenStage, StageDirective, CloseStage>;
 
-} // namespace tessera::schedule
+}  // namespace tessera::schedule
