@@ -29,8 +29,8 @@ PINNED = {
 
 
 def op_families():
-    """Op name -> generator family, read from the op catalogue's table."""
-    text = open(os.path.join(ROOT, 'generators/ops/op_catalog.cpp')).read()
+    """Op name -> generator family, read from the op registry's catalogue entries."""
+    text = open(os.path.join(ROOT, 'generators/ops/op_entries.cpp')).read()
     return dict(re.findall(r'\{"([a-z_0-9]+)", "([a-z]+)", "', text))
 
 

@@ -1,26 +1,19 @@
 #include "onednn_op.h"
 
 #include "onednn_common.h"
+#include "onednn_table.h"
 #include "op_catalog.h"
+#include "op_registry.h"
 
 namespace tessera::onednn {
 
 namespace {
 
 std::unique_ptr<Kernel> make_kernel(const ops::OpConfig &config) {
-    const std::string &family = ops::find_op(config.op).family;
-    if (family == "matmul") return make_matmul_kernel(ops::parse_matmul(config));
-    if (family == "conv") return make_conv_kernel(ops::parse_conv(config));
-    if (family == "pool") return make_pool_kernel(ops::parse_pool(config));
-    if (family == "reduce") return make_reduce_kernel(ops::parse_reduce(config));
-    if (family == "softmax") return make_softmax_kernel(ops::parse_softmax(config));
-    if (family == "norm") return make_norm_kernel(ops::parse_norm(config));
-    if (ops::is_binary_op(config.op)) return make_binary_kernel(ops::parse_binary(config));
-    if (config.op == "bias_add") return make_bias_add_kernel(ops::parse_bias_add(config));
-    if (family == "elementwise") return make_unary_kernel(ops::parse_unary(config));
-    if (config.op == "transpose") return make_transpose_kernel(ops::parse_transpose(config));
-    if (config.op == "pad") return make_pad_kernel(ops::parse_pad(config));
-    throw Unsupported("no oneDNN mapping for op '" + config.op + "'");
+    auto it = onednn_table().find(ops::op_row(config.op).id);
+    if (it == onednn_table().end()) throw Unsupported("no oneDNN mapping for op '" + config.op + "'");
+    if (!it->second.make) throw Unsupported(it->second.unsupported);
+    return it->second.make(config);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "elementwise.h"
 #include "linear.h"
 #include "normalization.h"
+#include "op_registry.h"
 #include "pooling.h"
 #include "reduction.h"
 #include "softmax.h"
@@ -13,28 +14,71 @@ namespace tessera::ops {
 
 using Halide::Func;
 
+namespace {
+
+Func build_matmul(const OpConfig &config, const std::vector<Func> &inputs) {
+    MatmulParams p = parse_matmul(config);
+    return matmul(p, inputs[0], inputs[1], p.bias ? inputs[2] : Func());
+}
+
+Func build_conv(const OpConfig &config, const std::vector<Func> &inputs) {
+    return conv2d(parse_conv(config), inputs[0], inputs[1]);
+}
+
+Func build_pool(const OpConfig &config, const std::vector<Func> &inputs) {
+    return pool2d(parse_pool(config), inputs[0]);
+}
+
+Func build_reduce(const OpConfig &config, const std::vector<Func> &inputs) {
+    return reduce(parse_reduce(config), inputs[0]);
+}
+
+Func build_unary(const OpConfig &config, const std::vector<Func> &inputs) {
+    return unary(parse_unary(config), inputs[0]);
+}
+
+Func build_binary(const OpConfig &config, const std::vector<Func> &inputs) {
+    return binary(parse_binary(config), inputs[0], inputs[1]);
+}
+
+Func build_bias_add(const OpConfig &config, const std::vector<Func> &inputs) {
+    return bias_add(parse_bias_add(config), inputs[0], inputs[1]);
+}
+
+Func build_softmax(const OpConfig &config, const std::vector<Func> &inputs) {
+    return softmax(parse_softmax(config), inputs[0]);
+}
+
+Func build_norm(const OpConfig &config, const std::vector<Func> &inputs) {
+    return normalize(parse_norm(config), inputs);
+}
+
+Func build_transpose(const OpConfig &config, const std::vector<Func> &inputs) {
+    return transpose(parse_transpose(config), inputs[0]);
+}
+
+Func build_pad(const OpConfig &config, const std::vector<Func> &inputs) {
+    return pad(parse_pad(config), inputs[0]);
+}
+
+}  // namespace
+
+const std::map<std::string, OpBuilder> &op_builders() {
+    static const std::map<std::string, OpBuilder> builders = {
+#define TESSERA_OP_ROW(id, entries, signature, builder) {#id, builder},
+#include "op_registry.def"
+#undef TESSERA_OP_ROW
+    };
+    return builders;
+}
+
 Func build_op(const OpConfig &config, const std::vector<Func> &inputs) {
     const OpSignature sig = describe_op(config);  // validates the configuration
     if (inputs.size() != sig.inputs.size()) {
         throw OpError(config.op + ": expected " + std::to_string(sig.inputs.size()) + " inputs, got " +
                       std::to_string(inputs.size()));
     }
-    const std::string family = find_op(config.op).family;
-    if (family == "matmul") {
-        MatmulParams p = parse_matmul(config);
-        return matmul(p, inputs[0], inputs[1], p.bias ? inputs[2] : Func());
-    }
-    if (family == "conv") return conv2d(parse_conv(config), inputs[0], inputs[1]);
-    if (family == "pool") return pool2d(parse_pool(config), inputs[0]);
-    if (family == "reduce") return reduce(parse_reduce(config), inputs[0]);
-    if (is_binary_op(config.op)) return binary(parse_binary(config), inputs[0], inputs[1]);
-    if (config.op == "bias_add") return bias_add(parse_bias_add(config), inputs[0], inputs[1]);
-    if (family == "elementwise") return unary(parse_unary(config), inputs[0]);
-    if (family == "softmax") return softmax(parse_softmax(config), inputs[0]);
-    if (family == "norm") return normalize(parse_norm(config), inputs);
-    if (config.op == "transpose") return transpose(parse_transpose(config), inputs[0]);
-    if (config.op == "pad") return pad(parse_pad(config), inputs[0]);
-    throw OpError("internal: op '" + config.op + "' has no builder");
+    return op_builders().at(op_row(config.op).id)(config, inputs);
 }
 
 }  // namespace tessera::ops

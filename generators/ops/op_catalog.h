@@ -1,7 +1,8 @@
 // The operator catalogue: every operator Tessera knows, its family, its keys with
 // defaults and documentation, and its signature (input/output shapes, work).
 // `tessera-suite`, `tessera-bench --list`, the generators and the references all
-// use these names and keys.
+// use these names and keys. Entries and signatures come from the op registry's
+// rows (op_registry.def), in the rows' order.
 #pragma once
 
 #include "op_config.h"

@@ -163,10 +163,6 @@ ReduceParams parse_reduce(const OpConfig &config) {
     return p;
 }
 
-bool is_binary_op(const std::string &op) {
-    return op == "add" || op == "sub" || op == "mul" || op == "div" || op == "pow" || op == "max" || op == "min";
-}
-
 UnaryParams parse_unary(const OpConfig &config) {
     check_keys(config);
     UnaryParams p;

@@ -57,8 +57,6 @@ struct UnaryParams {
 
 // add / sub / mul / div / pow / max / min with numpy broadcasting.
 enum class BinaryKind { Add, Sub, Mul, Div, Pow, Max, Min };
-// Whether `op` names one of them ("add", "sub", ...).
-bool is_binary_op(const std::string &op);
 struct BinaryParams {
     BinaryKind kind = BinaryKind::Add;
     Shape shape_a, shape_b, out_shape;  // out_shape derived

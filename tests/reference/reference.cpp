@@ -1,7 +1,7 @@
 #include "reference.h"
 
-#include "op_catalog.h"
 #include "op_params.h"
+#include "op_registry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -134,7 +134,8 @@ Tensor pool_ref(const PoolParams &p, const std::vector<Tensor> &in) {
     return out;
 }
 
-Tensor reduce_ref(const ReduceParams &p, const Tensor &x) {
+Tensor reduce_ref(const ReduceParams &p, const std::vector<Tensor> &in) {
+    const Tensor &x = in[0];
     std::vector<double> acc(num_elements(p.out_shape), 0.0);
     double count = 1;
     for (int a : p.axes) count *= double(p.shape[a]);
@@ -150,7 +151,7 @@ Tensor reduce_ref(const ReduceParams &p, const Tensor &x) {
     return out;
 }
 
-double unary_ref(const UnaryParams &p, double x) {
+double unary_value(const UnaryParams &p, double x) {
     switch (p.kind) {
     case UnaryKind::Relu: return x > 0 ? x : 0;
     case UnaryKind::Gelu: return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x)));
@@ -167,7 +168,7 @@ double unary_ref(const UnaryParams &p, double x) {
     return x;
 }
 
-double binary_ref_value(BinaryKind kind, double a, double b) {
+double binary_value(BinaryKind kind, double a, double b) {
     switch (kind) {
     case BinaryKind::Add: return a + b;
     case BinaryKind::Sub: return a - b;
@@ -180,7 +181,14 @@ double binary_ref_value(BinaryKind kind, double a, double b) {
     return a;
 }
 
-Tensor binary_ref(const BinaryParams &p, const Tensor &a, const Tensor &b) {
+Tensor unary_ref(const UnaryParams &p, const std::vector<Tensor> &in) {
+    Tensor out(p.shape);
+    for (size_t i = 0; i < out.size(); i++) out.data[i] = float(unary_value(p, in[0].data[i]));
+    return out;
+}
+
+Tensor binary_ref(const BinaryParams &p, const std::vector<Tensor> &in) {
+    const Tensor &a = in[0], &b = in[1];
     Tensor out(p.out_shape);
     size_t rank = p.out_shape.size();
     auto source_index = [&](const Tensor &t, const std::vector<int64_t> &idx) {
@@ -192,7 +200,16 @@ Tensor binary_ref(const BinaryParams &p, const Tensor &a, const Tensor &b) {
     };
     for_each_index(p.out_shape, [&](const std::vector<int64_t> &idx) {
         double va = a.data[source_index(a, idx)], vb = b.data[source_index(b, idx)];
-        out.data[offset(out, idx)] = float(binary_ref_value(p.kind, va, vb));
+        out.data[offset(out, idx)] = float(binary_value(p.kind, va, vb));
+    });
+    return out;
+}
+
+Tensor bias_add_ref(const BiasAddParams &p, const std::vector<Tensor> &in) {
+    Tensor out(p.shape);
+    for_each_index(p.shape, [&](const std::vector<int64_t> &idx) {
+        int64_t o = offset(out, idx);
+        out.data[o] = float(double(in[0].data[o]) + in[1].data[idx[p.axis]]);
     });
     return out;
 }
@@ -213,8 +230,8 @@ Tensor map_rows(const Tensor &x, int axis, const std::function<void(std::vector<
     return out;
 }
 
-Tensor softmax_ref(const SoftmaxParams &p, const Tensor &x) {
-    return map_rows(x, p.axis, [](std::vector<double> &row) {
+Tensor softmax_ref(const SoftmaxParams &p, const std::vector<Tensor> &in) {
+    return map_rows(in[0], p.axis, [](std::vector<double> &row) {
         double mx = *std::max_element(row.begin(), row.end()), total = 0;
         for (double &v : row) total += (v = std::exp(v - mx));
         for (double &v : row) v /= total;
@@ -244,7 +261,8 @@ Tensor batch_norm_ref(const NormParams &p, const std::vector<Tensor> &in) {
     return out;
 }
 
-Tensor transpose_ref(const TransposeParams &p, const Tensor &x) {
+Tensor transpose_ref(const TransposeParams &p, const std::vector<Tensor> &in) {
+    const Tensor &x = in[0];
     Tensor out(p.out_shape);
     for_each_index(p.out_shape, [&](const std::vector<int64_t> &idx) {
         std::vector<int64_t> src(idx.size());
@@ -254,7 +272,8 @@ Tensor transpose_ref(const TransposeParams &p, const Tensor &x) {
     return out;
 }
 
-Tensor pad_ref(const PadParams &p, const Tensor &x) {
+Tensor pad_ref(const PadParams &p, const std::vector<Tensor> &in) {
+    const Tensor &x = in[0];
     Tensor out(p.out_shape);
     for_each_index(p.out_shape, [&](const std::vector<int64_t> &idx) {
         std::vector<int64_t> src(idx.size());
@@ -268,7 +287,34 @@ Tensor pad_ref(const PadParams &p, const Tensor &x) {
     return out;
 }
 
+Tensor norm_ref(const NormParams &p, const std::vector<Tensor> &in) {
+    return p.batch_norm ? batch_norm_ref(p, in) : layer_norm_ref(p, in);
+}
+
+// A row's reference: its params parser, then its loops.
+template <auto parse, auto ref>
+Tensor parsed(const OpConfig &config, const std::vector<Tensor> &inputs) {
+    return ref(parse(config), inputs);
+}
+
 }  // namespace
+
+const std::map<std::string, ReferenceFn> &reference_table() {
+    static const std::map<std::string, ReferenceFn> table = {
+        {"matmul", parsed<parse_matmul, matmul_ref>},
+        {"conv", parsed<parse_conv, conv_ref>},
+        {"pool", parsed<parse_pool, pool_ref>},
+        {"reduce", parsed<parse_reduce, reduce_ref>},
+        {"unary", parsed<parse_unary, unary_ref>},
+        {"binary", parsed<parse_binary, binary_ref>},
+        {"bias_add", parsed<parse_bias_add, bias_add_ref>},
+        {"softmax", parsed<parse_softmax, softmax_ref>},
+        {"norm", parsed<parse_norm, norm_ref>},
+        {"transpose", parsed<parse_transpose, transpose_ref>},
+        {"pad", parsed<parse_pad, pad_ref>},
+    };
+    return table;
+}
 
 Tensor reference(const OpConfig &config, const std::vector<Tensor> &inputs) {
     const OpSignature sig = describe_op(config);
@@ -281,35 +327,9 @@ Tensor reference(const OpConfig &config, const std::vector<Tensor> &inputs) {
                           shape_to_string(inputs[i].shape) + ", expected " + shape_to_string(sig.inputs[i].shape));
         }
     }
-    const std::string &family = find_op(config.op).family;
-    if (family == "matmul") return matmul_ref(parse_matmul(config), inputs);
-    if (family == "conv") return conv_ref(parse_conv(config), inputs);
-    if (family == "pool") return pool_ref(parse_pool(config), inputs);
-    if (family == "reduce") return reduce_ref(parse_reduce(config), inputs[0]);
-    if (ops::is_binary_op(config.op)) return binary_ref(parse_binary(config), inputs[0], inputs[1]);
-    if (config.op == "bias_add") {
-        BiasAddParams p = parse_bias_add(config);
-        Tensor out(p.shape);
-        for_each_index(p.shape, [&](const std::vector<int64_t> &idx) {
-            int64_t o = offset(out, idx);
-            out.data[o] = float(double(inputs[0].data[o]) + inputs[1].data[idx[p.axis]]);
-        });
-        return out;
-    }
-    if (family == "elementwise") {
-        UnaryParams p = parse_unary(config);
-        Tensor out(p.shape);
-        for (size_t i = 0; i < out.size(); i++) out.data[i] = float(unary_ref(p, inputs[0].data[i]));
-        return out;
-    }
-    if (family == "softmax") return softmax_ref(parse_softmax(config), inputs[0]);
-    if (family == "norm") {
-        NormParams p = parse_norm(config);
-        return p.batch_norm ? batch_norm_ref(p, inputs) : layer_norm_ref(p, inputs);
-    }
-    if (config.op == "transpose") return transpose_ref(parse_transpose(config), inputs[0]);
-    if (config.op == "pad") return pad_ref(parse_pad(config), inputs[0]);
-    throw OpError("internal: op '" + config.op + "' has no reference");
+    auto it = reference_table().find(op_row(config.op).id);
+    if (it == reference_table().end()) throw OpError("internal: op '" + config.op + "' has no reference");
+    return it->second(config, inputs);
 }
 
 }  // namespace tessera

@@ -1,0 +1,156 @@
+#include "op_entries.h"
+
+namespace tessera::ops {
+
+namespace {
+
+KeyInfo shape_key() {
+    return {"shape", "", "tensor shape, e.g. 8x128x768"};
+}
+
+std::vector<KeyInfo> conv_keys(bool depthwise) {
+    std::vector<KeyInfo> keys = {
+        {"n", "1", "batch"},
+        {"c", "", "input channels"},
+        {"h", "", "input height"},
+        {"w", "", "input width"},
+    };
+    if (!depthwise) keys.push_back({"oc", "", "output channels"});
+    keys.insert(keys.end(), {
+                                {"kh", "", "kernel height"},
+                                {"kw", "", "kernel width"},
+                                {"stride", "1", "stride (both axes)"},
+                                {"pad", "0", "zero padding on every side"},
+                                {"dilation", "1", "kernel dilation"},
+                            });
+    if (!depthwise) keys.push_back({"groups", "1", "channel groups (c and oc divisible by it)"});
+    keys.push_back({"layout", "nchw", "nchw or nhwc"});
+    return keys;
+}
+
+std::vector<KeyInfo> pool_keys(bool avg) {
+    std::vector<KeyInfo> keys = {
+        {"n", "1", "batch"},           {"c", "", "channels"},        {"h", "", "input height"},
+        {"w", "", "input width"},      {"kh", "", "window height"},  {"kw", "", "window width"},
+        {"stride", "1", "stride"},     {"pad", "0", "padding on every side"},
+        {"layout", "nchw", "nchw or nhwc"},
+    };
+    if (avg) keys.push_back({"count_include_pad", "0", "divide by the full window at borders (0/1)"});
+    return keys;
+}
+
+}  // namespace
+
+std::vector<OpInfo> matmul_entries() {
+    return {
+        {"matmul", "matmul", "C[M,N] = A[M,K] * B[K,N] (+ bias[N])",
+         {{"M", "", "rows of A and C"},
+          {"N", "", "columns of B and C"},
+          {"K", "", "reduction extent"},
+          {"trans_a", "0", "A stored as [K,M]"},
+          {"trans_b", "0", "B stored as [N,K]"},
+          {"bias", "0", "add a bias[N] input"}}},
+        {"batch_matmul", "matmul", "C[B,M,N] = A[B,M,K] * B[B,K,N]",
+         {{"B", "", "batch"}, {"M", "", "rows"}, {"N", "", "columns"}, {"K", "", "reduction extent"}}},
+    };
+}
+
+std::vector<OpInfo> conv_entries() {
+    return {
+        {"conv2d", "conv", "2-D convolution (cross-correlation), weights OIHW (nchw) or HWIO (nhwc)",
+         conv_keys(false)},
+        {"depthwise_conv2d", "conv", "depthwise 2-D convolution, weights [c,kh,kw] (nchw) or [kh,kw,c] (nhwc)",
+         conv_keys(true)},
+    };
+}
+
+std::vector<OpInfo> pool_entries() {
+    return {
+        {"avg_pool2d", "pool", "average pooling", pool_keys(true)},
+        {"max_pool2d", "pool", "max pooling (padding never wins)", pool_keys(false)},
+        {"global_avg_pool", "pool", "mean over h and w -> [n,c]",
+         {{"n", "1", "batch"}, {"c", "", "channels"}, {"h", "", "height"}, {"w", "", "width"},
+          {"layout", "nchw", "nchw or nhwc"}}},
+    };
+}
+
+std::vector<OpInfo> reduce_entries() {
+    return {
+        {"reduce_sum", "reduce", "sum over axes (dropped from the output)",
+         {shape_key(), {"axes", "", "comma-separated axes, e.g. 1,2"}}},
+        {"reduce_mean", "reduce", "mean over axes (dropped from the output)",
+         {shape_key(), {"axes", "", "comma-separated axes, e.g. 1,2"}}},
+    };
+}
+
+std::vector<OpInfo> unary_entries() {
+    const KeyInfo shape = shape_key();
+    return {
+        {"relu", "elementwise", "max(x, 0)", {shape}},
+        {"gelu", "elementwise", "0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (tanh approximation)", {shape}},
+        {"sigmoid", "elementwise", "1 / (1 + exp(-x))", {shape}},
+        {"tanh", "elementwise", "tanh(x)", {shape}},
+        {"exp", "elementwise", "exp(x)", {shape}},
+        {"gelu_erf", "elementwise", "x / 2 (1 + erf(x / sqrt(2))) (exact, as PyTorch and ONNX define it)", {shape}},
+        {"sqrt", "elementwise", "sqrt(x)", {shape}},
+        {"erf", "elementwise", "erf(x)", {shape}},
+        {"neg", "elementwise", "-x", {shape}},
+        {"reciprocal", "elementwise", "1 / x", {shape}},
+        {"clip", "elementwise", "min(max(x, min), max)",
+         {shape, {"min", "-inf", "lower bound"}, {"max", "inf", "upper bound"}}},
+    };
+}
+
+std::vector<OpInfo> binary_entries() {
+    const std::vector<KeyInfo> keys = {{"shape_a", "", "shape of a"}, {"shape_b", "", "shape of b"}};
+    return {
+        {"add", "elementwise", "a + b with numpy broadcasting", keys},
+        {"sub", "elementwise", "a - b with numpy broadcasting", keys},
+        {"mul", "elementwise", "a * b with numpy broadcasting", keys},
+        {"div", "elementwise", "a / b with numpy broadcasting", keys},
+        {"pow", "elementwise", "a ^ b with numpy broadcasting (a > 0)", keys},
+        {"max", "elementwise", "max(a, b) with numpy broadcasting", keys},
+        {"min", "elementwise", "min(a, b) with numpy broadcasting", keys},
+    };
+}
+
+std::vector<OpInfo> bias_add_entries() {
+    return {
+        {"bias_add", "elementwise", "x + bias[shape[axis]]",
+         {shape_key(), {"axis", "1", "axis the bias runs along (negative counts from the end)"}}},
+    };
+}
+
+std::vector<OpInfo> softmax_entries() {
+    return {
+        {"softmax", "softmax", "numerically stable softmax",
+         {shape_key(), {"axis", "-1", "softmax axis (negative counts from the end)"}}},
+    };
+}
+
+std::vector<OpInfo> norm_entries() {
+    return {
+        {"layer_norm", "norm", "normalise over the last axis, then * gamma + beta",
+         {shape_key(), {"epsilon", "1e-5", "variance epsilon"}}},
+        {"batch_norm", "norm", "inference batch norm: (x - mean) / sqrt(var + eps) * scale + bias",
+         {shape_key(), {"axis", "1", "channel axis"}, {"epsilon", "1e-5", "variance epsilon"}}},
+    };
+}
+
+std::vector<OpInfo> transpose_entries() {
+    return {
+        {"transpose", "layout", "permute axes: out.shape[i] = in.shape[perm[i]]",
+         {shape_key(), {"perm", "", "comma-separated permutation, e.g. 0,2,1"}}},
+    };
+}
+
+std::vector<OpInfo> pad_entries() {
+    return {
+        {"pad", "layout", "constant padding",
+         {shape_key(),
+          {"pads", "", "befores then afters per axis, e.g. 0,1,1,0,1,1"},
+          {"value", "0", "padding value"}}},
+    };
+}
+
+}  // namespace tessera::ops

@@ -1,0 +1,145 @@
+#include "op_signatures.h"
+
+#include "op_params.h"
+
+namespace tessera::ops {
+
+namespace {
+
+Shape matmul_shape(int64_t batch, bool batched, int64_t rows, int64_t cols) {
+    return batched ? Shape{batch, rows, cols} : Shape{rows, cols};
+}
+
+Shape image_shape(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w) {
+    return nhwc ? Shape{n, h, w, c} : Shape{n, c, h, w};
+}
+
+}  // namespace
+
+OpSignature matmul_signature(const OpConfig &config) {
+    MatmulParams p = parse_matmul(config);
+    OpSignature sig;
+    sig.inputs.push_back({"a", matmul_shape(p.batch, p.batched, p.trans_a ? p.k : p.m, p.trans_a ? p.m : p.k)});
+    sig.inputs.push_back({"b", matmul_shape(p.batch, p.batched, p.trans_b ? p.n : p.k, p.trans_b ? p.k : p.n)});
+    if (p.bias) sig.inputs.push_back({"bias", {p.n}});
+    sig.output = {"output", matmul_shape(p.batch, p.batched, p.m, p.n)};
+    sig.flops = 2.0 * p.batch * p.m * p.n * p.k;
+    sig.compute_bound = true;
+    return sig;
+}
+
+OpSignature conv_signature(const OpConfig &config) {
+    ConvParams p = parse_conv(config);
+    OpSignature sig;
+    sig.inputs.push_back({"input", image_shape(p.nhwc, p.n, p.c, p.h, p.w)});
+    if (p.depthwise) {
+        sig.inputs.push_back({"weights", p.nhwc ? Shape{p.kh, p.kw, p.c} : Shape{p.c, p.kh, p.kw}});
+    } else {
+        int64_t cg = p.c / p.groups;
+        sig.inputs.push_back({"weights", p.nhwc ? Shape{p.kh, p.kw, cg, p.oc} : Shape{p.oc, cg, p.kh, p.kw}});
+    }
+    sig.output = {"output", image_shape(p.nhwc, p.n, p.oc, p.oh, p.ow)};
+    sig.flops = 2.0 * p.n * p.oc * p.oh * p.ow * (p.c / p.groups) * p.kh * p.kw;
+    sig.compute_bound = !p.depthwise;
+    return sig;
+}
+
+OpSignature pool_signature(const OpConfig &config) {
+    PoolParams p = parse_pool(config);
+    OpSignature sig;
+    sig.inputs.push_back({"input", image_shape(p.nhwc, p.n, p.c, p.h, p.w)});
+    if (p.kind == PoolKind::GlobalAvg) {
+        sig.output = {"output", {p.n, p.c}};
+        sig.flops = double(p.n) * p.c * p.h * p.w;
+    } else {
+        sig.output = {"output", image_shape(p.nhwc, p.n, p.c, p.oh, p.ow)};
+        sig.flops = double(p.n) * p.c * p.oh * p.ow * p.kh * p.kw;
+    }
+    return sig;
+}
+
+OpSignature reduce_signature(const OpConfig &config) {
+    ReduceParams p = parse_reduce(config);
+    OpSignature sig;
+    sig.inputs.push_back({"input", p.shape});
+    sig.output = {"output", p.out_shape};
+    sig.flops = num_elements(p.shape);
+    return sig;
+}
+
+OpSignature unary_signature(const OpConfig &config) {
+    UnaryParams p = parse_unary(config);
+    OpSignature sig;
+    sig.inputs = {{"input", p.shape}};
+    if (p.kind == UnaryKind::Sqrt) sig.inputs[0].lo = 0.0f;
+    if (p.kind == UnaryKind::Reciprocal) sig.inputs[0].lo = 0.5f, sig.inputs[0].hi = 2.0f;
+    if (p.kind == UnaryKind::Clip) sig.inputs[0].lo = -2.0f, sig.inputs[0].hi = 2.0f;
+    sig.output = {"output", p.shape};
+    sig.flops = num_elements(p.shape);
+    return sig;
+}
+
+OpSignature binary_signature(const OpConfig &config) {
+    BinaryParams p = parse_binary(config);
+    OpSignature sig;
+    sig.inputs = {{"a", p.shape_a}, {"b", p.shape_b}};
+    // Away from the poles and from negative bases.
+    if (p.kind == BinaryKind::Div) sig.inputs[1].lo = 0.5f, sig.inputs[1].hi = 2.0f;
+    if (p.kind == BinaryKind::Pow) sig.inputs[0].lo = 0.5f, sig.inputs[0].hi = 2.0f;
+    sig.output = {"output", p.out_shape};
+    sig.flops = num_elements(p.out_shape);
+    return sig;
+}
+
+OpSignature bias_add_signature(const OpConfig &config) {
+    BiasAddParams p = parse_bias_add(config);
+    OpSignature sig;
+    sig.inputs = {{"input", p.shape}, {"bias", {p.shape[p.axis]}}};
+    sig.output = {"output", p.shape};
+    sig.flops = num_elements(p.shape);
+    return sig;
+}
+
+OpSignature softmax_signature(const OpConfig &config) {
+    SoftmaxParams p = parse_softmax(config);
+    OpSignature sig;
+    sig.inputs = {{"input", p.shape}};
+    sig.output = {"output", p.shape};
+    sig.flops = 4.0 * num_elements(p.shape);
+    return sig;
+}
+
+OpSignature norm_signature(const OpConfig &config) {
+    NormParams p = parse_norm(config);
+    OpSignature sig;
+    sig.inputs = {{"input", p.shape}};
+    Shape vec{p.shape[p.axis]};
+    if (p.batch_norm) {
+        for (const char *name : {"scale", "bias", "mean"}) sig.inputs.push_back({name, vec});
+        sig.inputs.push_back({"var", vec, 0.1f, 1.0f});
+    } else {
+        sig.inputs.push_back({"gamma", vec});
+        sig.inputs.push_back({"beta", vec});
+    }
+    sig.output = {"output", p.shape};
+    sig.flops = (p.batch_norm ? 2.0 : 7.0) * num_elements(p.shape);
+    return sig;
+}
+
+OpSignature transpose_signature(const OpConfig &config) {
+    TransposeParams p = parse_transpose(config);
+    OpSignature sig;
+    sig.inputs = {{"input", p.shape}};
+    sig.output = {"output", p.out_shape};
+    return sig;
+}
+
+OpSignature pad_signature(const OpConfig &config) {
+    PadParams p = parse_pad(config);
+    OpSignature sig;
+    sig.inputs = {{"input", p.shape}};
+    sig.output = {"output", p.out_shape};
+    return sig;
+}
+
+}  // namespace tessera::ops
