@@ -98,11 +98,6 @@ std::string pinned_schedule_source(Pipeline pipeline, const PinnedMachine &machi
     return pipeline.auto_schedule("Tessera", Target(machine.target), params).schedule_source;
 }
 
-std::string tessera_schedule_source(const std::string &line, const PinnedMachine &machine,
-                                    const std::string &profile = "") {
-    BuiltOp b = build(line);
-    return pinned_schedule_source(Pipeline(b.out), machine, profile);
-}
 
 // Tessera's schedule of an op under a pinned machine, as data (the scheduler
 // called directly, as the plugin calls it), and its source for messages.
