@@ -65,6 +65,34 @@ void explain_memory_output(std::ostream &out, const std::string &name, const rul
     }
 }
 
+namespace {
+void explain_order(std::ostream &out, const chain::OperatorChain &c, const chain::BlockOrder &o, const char *label) {
+    out << "    " << label << ": " << o.to_string(c) << ", predicted " << std::fixed << std::setprecision(3)
+        << o.cost_ms << " ms (slowest level)\n";
+    for (const chain::LevelBlocks &l : o.levels) {
+        out << "      " << l.level << ": moves " << std::setprecision(2) << l.dv_bytes / 1e6 << " MB, "
+            << l.mu_bytes / 1e3 << " KB resident, " << std::setprecision(3) << l.cost_ms << " ms; blocks";
+        for (size_t i = 0; i < l.tile.size(); i++) {
+            if (l.tile[i] != c.loops[i].extent) out << " " << c.loops[i].name << "=" << l.tile[i];
+        }
+        out << "\n";
+    }
+}
+}  // namespace
+
+void explain_chain(std::ostream &out, const chain::OperatorChain &c, const chain::ChainAnalysis &a,
+                   double analysis_ms) {
+    out << "  chain: " << c.describe() << "\n";
+    out << "    " << a.orders_considered << " block orders analysed in " << std::fixed << std::setprecision(2)
+        << analysis_ms << " ms\n";
+    for (size_t i = 0; i < a.orders.size(); i++) explain_order(out, c, a.orders[i], i == 0 ? "best order" : "runner-up");
+    explain_order(out, c, a.unfused, "one by one (the producer's order shown; levels sum both ops)");
+    out << "    predicted gain of fusing: " << std::setprecision(2) << a.predicted_gain << "x; "
+        << (a.predicted_gain > 1 ? "the fused schedule is not built yet: the stages are scheduled one by one"
+                                 : "no gain predicted: the stages are scheduled one by one")
+        << "\n";
+}
+
 void explain_schedule(std::ostream &out, const schedule::PipelineSchedule &s) {
     out << "  schedule (loops outermost first):\n" << s.describe();
 }

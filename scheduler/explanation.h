@@ -2,6 +2,7 @@
 // (rPrograms and the rules' decisions) and the finished PipelineSchedule.
 #pragma once
 
+#include "block_order.h"
 #include "construction.h"
 #include "pipeline_schedule.h"
 #include "stage_schedules.h"
@@ -18,6 +19,11 @@ void explain_program(std::ostream &out, const analysis::TensorExpr &t, const rti
 // A memory-intensive output: its row loop, prefetches, row blocks and transposed blocks.
 void explain_memory_output(std::ostream &out, const std::string &name, const rules::Attachment &row,
                            const rules::RowDecisions &decisions, const analysis::TensorExpr &t, int vector_lanes);
+
+// A chain of compute-intensive stages: the orders the block-order analysis ranks
+// with their predicted movement per level, the ops one by one, and what was done.
+void explain_chain(std::ostream &out, const chain::OperatorChain &c, const chain::ChainAnalysis &a,
+                   double analysis_ms);
 
 // The finished schedule's loop nests, under a heading.
 void explain_schedule(std::ostream &out, const schedule::PipelineSchedule &s);

@@ -3,7 +3,9 @@
 
 #include "emit_schedule.h"
 #include "explanation.h"
+#include "operator_chain.h"
 #include "stage_steps.h"
+#include "stopwatch_ms.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -51,6 +53,12 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
     schedule::ScheduleBuilder builder(order, output_names);
     SchedulingContext c(dag, plan, device, options, builder);
     c.explain << "Tessera: " << device.describe();
+    // Chains of compute-intensive stages: Chimera's block-order analysis.
+    for (const chain::OperatorChain &oc : chain::find_chains(dag, plan)) {
+        const double start = now_ms();
+        const chain::ChainAnalysis analysis = chain::analyse_chain(oc, device);
+        explain_chain(c.explain, oc, analysis, now_ms() - start);
+    }
 
     // Consumers before producers: a producer attaches to its consumer's loops.
     for (auto it = dag.nodes().rbegin(); it != dag.nodes().rend(); ++it) {

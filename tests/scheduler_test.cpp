@@ -23,6 +23,10 @@
 #include "test_seed.h"
 #include "scoped_environment.h"
 #include "device_profile.h"
+#include "block_order.h"
+#include "operator_chain.h"
+#include "read_patterns.h"
+#include "stage_plan.h"
 #include "tessera_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -31,6 +35,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <regex>
 #include <random>
 
@@ -581,6 +586,80 @@ TEST(TesseraPlugin, OtherCacheHierarchiesScheduleCorrectly) {
                                                   test::test_profile(file));
         EXPECT_NE(func_named(s.schedule, "matmul_sum"), nullptr) << file << ":\n" << s.source;
     }
+}
+
+// Batched attention written out in Halide: scores = q . k^T (a GEMM over d), a
+// numerically stable softmax over l, out = probs . v (a GEMM over l).
+struct Attention {
+    ImageParam q{Float(32), 3, "q"}, k{Float(32), 3, "k"}, v{Float(32), 3, "v"};
+    Func out{"att_out"};
+    Attention(int B, int M, int N, int D, int L) {
+        Var n("n"), m("m"), l("l"), b("b");
+        RDom rd(0, D, "rd"), rl(0, L, "rl"), rs(0, L, "rs");
+        Func scores("att_scores"), mx("att_max"), e("att_exp"), sum("att_sum"), probs("att_probs");
+        scores(l, m, b) = 0.0f;
+        scores(l, m, b) += q(rd, m, b) * k(rd, l, b);
+        mx(m, b) = maximum(scores(rs, m, b));
+        e(l, m, b) = exp(scores(l, m, b) - mx(m, b));
+        sum(m, b) = 0.0f;
+        sum(m, b) += e(rs, m, b);
+        probs(l, m, b) = e(l, m, b) / sum(m, b);
+        out(n, m, b) = 0.0f;
+        out(n, m, b) += probs(rl, m, b) * v(n, rl, b);
+        q.set_estimates({{0, D}, {0, M}, {0, B}});
+        k.set_estimates({{0, D}, {0, L}, {0, B}});
+        v.set_estimates({{0, N}, {0, L}, {0, B}});
+        out.set_estimates({{0, N}, {0, M}, {0, B}});
+    }
+};
+
+TEST(TesseraPlugin, ChainsOfComputeIntensiveStagesGetABlockOrder) {
+    // Chimera's analysis (scheduler/chain/): the GEMM -> softmax -> GEMM chain is
+    // found by what its stages do, its block orders ranked by the movement they
+    // predict per level, the ops one by one beside them; shapes pinned, G4-like
+    // (12 heads of 256 x 64, L = 256) under the AVX-512 machine.
+    const PinnedMachine &avx512 = pinned_machines().back();
+    Attention a(12, 256, 64, 64, 256);
+    const ScopedEnvironment env({{"TESSERA_DEVICE_PROFILE", avx512.profile}});
+    SchedulerOptions options;
+    options.parallelism = 2;
+    const ScheduleOutcome outcome = schedule_pipeline(Pipeline(a.out), Target(avx512.target), options);
+    const std::string &x = outcome.explanation;
+    EXPECT_NE(x.find("chain: att_scores -> "), std::string::npos) << x;
+    EXPECT_NE(x.find("-> att_out over"), std::string::npos) << x;
+    EXPECT_NE(x.find("best order:"), std::string::npos) << x;
+    EXPECT_NE(x.find("one by one"), std::string::npos) << x;
+    EXPECT_NE(x.find("predicted gain of fusing:"), std::string::npos) << x;
+
+    // The model in numbers: fusing keeps the 12x256x256 scores on chip, so the best
+    // order moves less than the two GEMMs one by one at every level.
+    Attention fresh(12, 256, 64, 64, 256);  // the first one's Funcs now carry their schedule
+    analysis::FunctionDag dag({fresh.out.function()});
+    const analysis::StagePlan plan = analysis::plan_stages(dag);
+    const std::vector<chain::OperatorChain> chains = chain::find_chains(dag, plan);
+    ASSERT_EQ(chains.size(), 1u);
+    const chain::OperatorChain &c = chains[0];
+    EXPECT_EQ(base_name(c.producer), "att_scores");
+    EXPECT_EQ(base_name(c.consumer), "att_out");
+    const hal::DeviceSpec d = hal::make_device_spec(Target(avx512.target), 2, hal::host_profile());
+    const chain::ChainAnalysis analysis = chain::analyse_chain(c, d);
+    ASSERT_FALSE(analysis.orders.empty());
+    for (size_t l = 0; l < analysis.unfused.levels.size(); l++) {
+        EXPECT_LT(analysis.orders[0].levels[l].dv_bytes, analysis.unfused.levels[l].dv_bytes)
+            << analysis.orders[0].levels[l].level;
+    }
+    EXPECT_GT(analysis.predicted_gain, 1.0);
+    // Algorithm 1 by hand for one order and block: the whole chain in one block
+    // moves every IO tensor once (q, k, v read, out written), nothing else.
+    std::vector<int64_t> whole;
+    for (const chain::ChainLoop &l : c.loops) whole.push_back(l.extent);
+    std::vector<size_t> perm(c.loops.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    const chain::Movement once = chain::data_movement(c, {0, 1}, perm, whole, false);
+    EXPECT_DOUBLE_EQ(once.dv_elements, 12.0 * (256 * 64 + 256 * 64 + 256 * 64 + 256 * 64));
+    // One by one, the scores go out and come back: 2 x 12 x 256 x 256 more.
+    const chain::Movement apart = chain::data_movement(c, {0, 1}, perm, whole, true);
+    EXPECT_DOUBLE_EQ(apart.dv_elements - once.dv_elements, 2.0 * 12 * 256 * 256);
 }
 
 TEST(TesseraPlugin, ScalarOutputsAreComputedAtRoot) {
