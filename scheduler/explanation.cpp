@@ -81,16 +81,13 @@ void explain_order(std::ostream &out, const chain::OperatorChain &c, const chain
 }  // namespace
 
 void explain_chain(std::ostream &out, const chain::OperatorChain &c, const chain::ChainAnalysis &a,
-                   double analysis_ms) {
+                   double analysis_ms, const std::string &outcome) {
     out << "  chain: " << c.describe() << "\n";
     out << "    " << a.orders_considered << " block orders analysed in " << std::fixed << std::setprecision(2)
         << analysis_ms << " ms\n";
     for (size_t i = 0; i < a.orders.size(); i++) explain_order(out, c, a.orders[i], i == 0 ? "best order" : "runner-up");
     explain_order(out, c, a.unfused, "one by one (the producer's order shown; levels sum both ops)");
-    out << "    predicted gain of fusing: " << std::setprecision(2) << a.predicted_gain << "x; "
-        << (a.predicted_gain > 1 ? "the fused schedule is not built yet: the stages are scheduled one by one"
-                                 : "no gain predicted: the stages are scheduled one by one")
-        << "\n";
+    out << "    predicted gain of fusing: " << std::setprecision(2) << a.predicted_gain << "x; " << outcome << "\n";
 }
 
 void explain_schedule(std::ostream &out, const schedule::PipelineSchedule &s) {

@@ -22,8 +22,9 @@ void explain_memory_output(std::ostream &out, const std::string &name, const rul
 
 // A chain of compute-intensive stages: the orders the block-order analysis ranks
 // with their predicted movement per level, the ops one by one, and what was done.
+// `outcome`: what the driver did with it (fused, or why one by one).
 void explain_chain(std::ostream &out, const chain::OperatorChain &c, const chain::ChainAnalysis &a,
-                   double analysis_ms);
+                   double analysis_ms, const std::string &outcome);
 
 // The finished schedule's loop nests, under a heading.
 void explain_schedule(std::ostream &out, const schedule::PipelineSchedule &s);

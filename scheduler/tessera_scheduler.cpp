@@ -3,6 +3,7 @@
 
 #include "emit_schedule.h"
 #include "explanation.h"
+#include "chain_schedules.h"
 #include "operator_chain.h"
 #include "stage_steps.h"
 #include "stopwatch_ms.h"
@@ -23,6 +24,7 @@ SchedulerOptions SchedulerOptions::from_environment(int parallelism) {
     if (const char *e = std::getenv("TESSERA_EXPLAIN")) o.explain = std::string(e) != "0";
     if (const char *k = std::getenv("TESSERA_TOPK")) o.top_k = std::max(1, std::atoi(k));
     if (const char *c = std::getenv("TESSERA_CANDIDATE")) o.candidate = std::max(0, std::atoi(c));
+    if (const char *f = std::getenv("TESSERA_FUSE_CHAINS")) o.fuse_chains = std::string(f) != "0";
     return o;
 }
 
@@ -57,7 +59,22 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
     for (const chain::OperatorChain &oc : chain::find_chains(dag, plan)) {
         const double start = now_ms();
         const chain::ChainAnalysis analysis = chain::analyse_chain(oc, device);
-        explain_chain(c.explain, oc, analysis, now_ms() - start);
+        std::string outcome = "no gain predicted: the stages are scheduled one by one", why_not;
+        if (analysis.predicted_gain > 1 && options.fuse_chains) {
+            if (rules::schedule_fused_gemm_chain(builder, oc, analysis, dag, plan, device, &why_not)) {
+                outcome = "fused: " + oc.producer + " and the stages between computed per block of " + oc.consumer +
+                          "'s rows";
+                c.handled.insert(oc.producer);
+                c.handled.insert(oc.consumer);
+                c.handled.insert(oc.between.begin(), oc.between.end());
+                c.row_of[oc.consumer] = {oc.consumer, ""};
+            } else {
+                outcome = "not fused (" + why_not + "): the stages are scheduled one by one";
+            }
+        } else if (analysis.predicted_gain > 1) {
+            outcome = "not fused (TESSERA_FUSE_CHAINS=0): the stages are scheduled one by one";
+        }
+        explain_chain(c.explain, oc, analysis, now_ms() - start, outcome);
     }
 
     // Consumers before producers: a producer attaches to its consumer's loops.

@@ -18,6 +18,7 @@ struct SchedulerOptions {
     int top_k = 1;        // TESSERA_TOPK: candidates kept per compute-intensive stage
     int candidate = 0;    // TESSERA_CANDIDATE: apply the n-th best rProgram (how TESSERA_MEASURE
                           // in the JIT tools tries the top K; see apps/common/jit_op.cpp)
+    bool fuse_chains = true;  // TESSERA_FUSE_CHAINS=0: chains of compute-intensive stages one by one
 
     // From the TESSERA_* environment variables.
     static SchedulerOptions from_environment(int parallelism);

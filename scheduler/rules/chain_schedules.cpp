@@ -1,0 +1,146 @@
+#include "chain_schedules.h"
+
+#include "loops.h"
+
+#include <algorithm>
+
+namespace tessera::rules {
+
+using analysis::TensorExpr;
+using Halide::TailStrategy;
+
+namespace {
+
+// Rows of a register tile, and its vectors, within the register file: R x V
+// accumulators, V operand vectors and a broadcast.
+void register_tile(const hal::DeviceSpec &d, int64_t vectors, int64_t &rows, int64_t &tile_vectors) {
+    tile_vectors = std::min<int64_t>(vectors, d.vector_registers >= 32 ? 4 : 2);
+    rows = std::max<int64_t>(1, (d.vector_registers - tile_vectors - 1) / tile_vectors);
+    rows = std::min<int64_t>(rows, 6);
+}
+
+// A GEMM's update: dim 0 (`v`, `ve` points) in register tiles of vectors, dim `m`
+// in register tiles of rows, the reduction `k` inside the tile; the loops outside
+// the tile after it (innermost first).
+void gemm_micro_kernel(schedule::StageBuilder &s, const std::string &v, int64_t ve, const std::string &m,
+                       const std::string &k, const std::vector<std::string> &outside, const hal::DeviceSpec &d) {
+    const int64_t lanes = d.vector_lanes, vectors = (ve + lanes - 1) / lanes;
+    int64_t rows = 1, tile_vectors = 1;
+    register_tile(d, vectors, rows, tile_vectors);
+    s.split(v, suffixed(v, "t"), suffixed(v, "in"), int(tile_vectors * lanes), TailStrategy::GuardWithIf);
+    s.split(suffixed(v, "in"), suffixed(v, "vo"), suffixed(v, "vi"), int(lanes), TailStrategy::GuardWithIf);
+    s.split(m, suffixed(m, "ro"), suffixed(m, "ri"), int(rows), TailStrategy::GuardWithIf);
+    s.vectorize(suffixed(v, "vi"));
+    std::vector<std::string> order = {suffixed(v, "vi"), suffixed(v, "vo"), suffixed(m, "ri"), k,
+                                      suffixed(v, "t"),  suffixed(m, "ro")};
+    order.insert(order.end(), outside.begin(), outside.end());
+    s.reorder(order);
+    s.unroll(suffixed(v, "vo"));
+    s.unroll(suffixed(m, "ri"));
+}
+
+}  // namespace
+
+bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::OperatorChain &c,
+                               const chain::ChainAnalysis &analysis, const analysis::FunctionDag &dag,
+                               const analysis::StagePlan &plan, const hal::DeviceSpec &d, std::string *why_not) {
+    auto refuse = [&](const std::string &why) {
+        if (why_not) *why_not = why;
+        return false;
+    };
+    const analysis::FunctionNode *consumer = dag.find(c.consumer);
+    if (!consumer || !consumer->is_output) return refuse("the consumer is not the pipeline's output");
+    const TensorExpr &u2 = plan.stages.at(c.consumer)[1], &u1 = plan.stages.at(c.producer)[1];
+    if (u2.reduction_dims().size() != 1 || u1.reduction_dims().size() != 1) {
+        return refuse("an op with more than one reduction loop (a convolution chain)");
+    }
+    const size_t r2 = u2.reduction_dims()[0];
+    const std::vector<size_t> pure2 = u2.spatial_dims(), pure1 = u1.spatial_dims();
+    if (pure2.size() < 2 || pure1.size() < 2 || !c.loops[r2].in_producer) {
+        return refuse("the consumer does not reduce over the producer's output columns");
+    }
+    // Rows: the consumer's dim 1, which the producer has as its own dim 1.
+    const std::string &n = u2.dims[pure2[0]].name, &m = u2.dims[pure2[1]].name;
+    if (!c.loops[pure2[1]].in_producer || u1.dims[pure1[1]].extent != u2.dims[pure2[1]].extent) {
+        return refuse("the consumer's rows are not the producer's");
+    }
+    std::vector<std::string> batch;  // the consumer's dims beyond the rows, innermost first
+    for (size_t i = 2; i < pure2.size(); i++)
+        batch.push_back(u2.dims[pure2[i]].name);
+
+    // Rows per block: the L2-level block the analysis chose along the rows, whole
+    // register tiles of rows.
+    int64_t block = u2.dims[pure2[1]].extent;
+    for (const chain::LevelBlocks &l : analysis.orders.front().levels) {
+        if (l.level == "L2") block = l.tile[pure2[1]];
+    }
+    int64_t rows = 1, tile_vectors = 1;
+    register_tile(d, (u2.dims[pure2[0]].extent + d.vector_lanes - 1) / d.vector_lanes, rows, tile_vectors);
+    block = std::max(rows, block / rows * rows);
+
+    // The consumer: initial value vectorised; update in blocks of rows, each block
+    // a loop over register tiles with the producer's block computed first.
+    {
+        schedule::StageBuilder s = script.stage(c.consumer);
+        vector_split(s, n, u2.dims[pure2[0]].extent, d.vector_lanes, true);
+        if (!batch.empty()) s.parallel(batch.back());
+    }
+    const std::string m_blk = suffixed(m, "blk"), m_in = suffixed(m, "in");
+    {
+        schedule::StageBuilder s = script.stage(c.consumer, 0);
+        s.split(m, m_blk, m_in, int(block), TailStrategy::GuardWithIf);
+        std::vector<std::string> outside = {m_blk};
+        outside.insert(outside.end(), batch.begin(), batch.end());
+        gemm_micro_kernel(s, n, u2.dims[pure2[0]].extent, m_in, u2.dims[r2].name, outside, d);
+        s.parallel(batch.empty() ? m_blk : batch.back());
+    }
+    // The producer and the stages between, per block of rows.
+    for (const std::string &f : c.between)
+        script.compute_at(f, c.consumer, m_blk);
+    script.compute_at(c.producer, c.consumer, m_blk);
+    for (const std::string &f : c.between) {
+        const std::vector<TensorExpr> &stages = plan.stages.at(f);
+        if (stages.size() != 1) continue;  // a row statistic: its loops as written
+        schedule::StageBuilder s = script.stage(f);
+        vector_split(s, stages[0].dims[0].name, stages[0].dims[0].extent, d.vector_lanes, true);
+    }
+    const std::string &l = u1.dims[pure1[0]].name, &pm = u1.dims[pure1[1]].name;
+    {
+        schedule::StageBuilder s = script.stage(c.producer);
+        vector_split(s, l, u1.dims[pure1[0]].extent, d.vector_lanes, true);
+    }
+    {
+        schedule::StageBuilder s = script.stage(c.producer, 0);
+        std::vector<std::string> outside;
+        for (size_t i = 2; i < pure1.size(); i++)
+            outside.push_back(u1.dims[pure1[i]].name);
+        gemm_micro_kernel(s, l, u1.dims[pure1[0]].extent, pm, u1.dims[u1.reduction_dims()[0]].name, outside, d);
+    }
+    // An input the producer reads across its columns (k of q.k^T, stored with the
+    // reduction innermost): copied once per batch with the columns innermost, so
+    // the micro-kernel loads whole vectors instead of gathering.
+    for (const analysis::AccessMap &r : u1.reads) {
+        if (!r.is_input || r.coef.empty() || !r.depends_on(pure1[0]) || r.coef[0][pure1[0]] != 0) continue;
+        auto wrapper = plan.input_wrappers.find(r.tensor);
+        if (wrapper == plan.input_wrappers.end()) continue;
+        const std::string packed = wrapper->second + "_columns";
+        script.wrap(wrapper->second, c.producer, packed);
+        script.compute_at(packed, c.consumer, batch.empty() ? m_blk : batch.front());
+        const std::vector<Halide::Var> args = script.func(packed).args();
+        int column_dim = -1;  // the storage dim the producer's columns index
+        for (size_t s = 0; s < r.coef.size(); s++) {
+            if (r.coef[s][pure1[0]] != 0) column_dim = int(s);
+        }
+        if (column_dim < 0 || size_t(column_dim) >= args.size()) continue;
+        const std::vector<std::string> order = with_innermost(args, args[size_t(column_dim)].name());
+        script.reorder_storage(packed, order);
+        schedule::StageBuilder s = script.stage(packed);
+        s.reorder(order);
+        s.split(order[0], suffixed(order[0], "vo"), suffixed(order[0], "vi"), d.vector_lanes,
+                TailStrategy::GuardWithIf);
+        s.vectorize(suffixed(order[0], "vi"));
+    }
+    return true;
+}
+
+}  // namespace tessera::rules

@@ -1,0 +1,24 @@
+// The fused schedule of a GEMM chain (GEMM -> memory-bound stages -> GEMM, the
+// attention form included) chosen by the block-order analysis: the consumer's
+// rows in blocks, the producer and every stage between computed per block of
+// rows, so the intermediate (a block of rows of the scores) stays in cache.
+#pragma once
+
+#include "block_order.h"
+#include "operator_chain.h"
+#include "schedule_builder.h"
+#include "stage_plan.h"
+
+#include <string>
+
+namespace tessera::rules {
+
+// Applies the fused schedule and returns true, or returns false (applying
+// nothing) with the reason in `why_not` when the chain is not of that form: the
+// consumer an output with one reduction, over a pure dim of the producer, and its
+// second dim the rows both share.
+bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::OperatorChain &c,
+                               const chain::ChainAnalysis &analysis, const analysis::FunctionDag &dag,
+                               const analysis::StagePlan &plan, const hal::DeviceSpec &d, std::string *why_not);
+
+}  // namespace tessera::rules
