@@ -3,7 +3,12 @@
 # environment (default .venv-peers/ in the repository root, git-ignored) made from
 # /usr/bin/python3 with --system-site-packages, so Debian's python3-torch,
 # python3-onnx and numpy stay visible, and onnxruntime from PyPI installed into it.
-# Idempotent: an existing environment is reused and a present onnxruntime kept.
+# Debian's PyTorch calls libblas.so.3 for its matrix products, which is the reference
+# (unoptimised) BLAS unless an optimised one is installed system-wide; so Debian's
+# OpenBLAS (libopenblas0-openmp, the OpenMP build PyTorch's own threads use) is
+# unpacked into the environment (ENV/blas/, nothing installed system-wide), and
+# scripts/peer_runner.py puts it first on PyTorch's library path.
+# Idempotent: an existing environment is reused, a present onnxruntime and OpenBLAS kept.
 # Not needed by `make test`.
 #
 #   bash scripts/install-peers.sh [--dir D]
@@ -62,6 +67,24 @@ else
   "$python" -m pip install --quiet --disable-pip-version-check onnxruntime
   version=$("$python" -c "import onnxruntime; print(onnxruntime.__version__)")
   echo "install-peers: onnxruntime $version installed"
+fi
+
+blas_package=libopenblas0-openmp
+if compgen -G "$dir/blas/usr/lib/*/openblas-openmp/libblas.so.3" >/dev/null; then
+  echo "install-peers: OpenBLAS already unpacked in $dir/blas"
+else
+  echo "install-peers: unpacking Debian's $blas_package into $dir/blas (apt-get download; nothing installed system-wide)"
+  work=$(mktemp -d)
+  chmod 755 "$work"  # apt-get download fetches as the _apt user where it can
+  if (cd "$work" && apt-get download -q "$blas_package" >/dev/null 2>&1) || \
+     { apt-get update -q >/dev/null 2>&1 && (cd "$work" && apt-get download -q "$blas_package" >/dev/null 2>&1); }; then
+    rm -rf "$dir/blas"
+    dpkg-deb -x "$work"/"$blas_package"_*.deb "$dir/blas"
+    echo "install-peers: OpenBLAS $(dpkg-deb -f "$work"/"$blas_package"_*.deb Version) in $dir/blas"
+  else
+    echo "install-peers: could not download $blas_package: PyTorch keeps libblas.so.3 as the system has it" >&2
+  fi
+  rm -rf "$work"
 fi
 
 # What each peer will find (PyTorch comes from Debian, not from PyPI).

@@ -28,10 +28,28 @@ inter_op_num_threads=1, sequential execution and every graph optimisation.
 PyTorch: the TorchScript file (scripts/export-models.py writes NAME.pt), frozen
 (torch.jit.freeze: constants folded, batch norms folded into convolutions), run under
 torch.inference_mode() with torch.set_num_threads(THREADS) and one inter-op thread.
+Debian's PyTorch takes its matrix products from libblas.so.3; when the environment holds
+an unpacked OpenBLAS (ENV/blas/, scripts/install-peers.sh) the runner starts itself again
+with that first on LD_LIBRARY_PATH, and the description says which BLAS was loaded.
 """
+import glob
 import os
 import sys
 import time
+
+
+def openblas_first():
+    """For PyTorch: re-executes this runner with the environment's OpenBLAS first on
+    the library path (the loader reads LD_LIBRARY_PATH only when a process starts)."""
+    found = glob.glob(os.path.join(sys.prefix, "blas", "usr", "lib", "*", "openblas-openmp"))
+    path = os.environ.get("LD_LIBRARY_PATH", "")
+    if found and found[0] not in path.split(":"):
+        os.environ["LD_LIBRARY_PATH"] = found[0] + (":" + path if path else "")
+        os.execv(sys.executable, [sys.executable] + sys.argv)
+
+
+if len(sys.argv) > 1 and sys.argv[1] == "pytorch":
+    openblas_first()
 
 # The protocol's own copy of stdout; file descriptor 1 becomes stderr for everyone else.
 _protocol = os.fdopen(os.dup(1), "w", buffering=1)
@@ -83,7 +101,7 @@ class PyTorchPeer:
         module = torch.jit.load(model, map_location="cpu").eval()
         self.module = torch.jit.freeze(module)
         self.inputs = [torch.from_numpy(a) for a in inputs]
-        self.description = f"PyTorch {torch.__version__} (TorchScript, frozen)"
+        self.description = f"PyTorch {torch.__version__} (TorchScript, frozen; {loaded_blas()})"
 
     def run(self):
         with self.torch.inference_mode():
@@ -91,6 +109,17 @@ class PyTorchPeer:
         if isinstance(out, self.torch.Tensor):
             out = (out,)
         return [o.numpy() for o in out]
+
+
+def loaded_blas():
+    """Which libblas.so.3 this process loaded, for the description."""
+    with open("/proc/self/maps") as maps:
+        paths = {line.split()[-1] for line in maps if "libblas.so" in line or "libopenblas" in line}
+    if any("openblas" in p for p in paths):
+        return "OpenBLAS"
+    if paths:
+        return "reference BLAS " + sorted(paths)[0] + ": slow matrix products (bash scripts/install-peers.sh)"
+    return "BLAS not loaded"
 
 
 PEERS = {"onnxruntime": ("onnxruntime", OnnxRuntimePeer), "pytorch": ("torch", PyTorchPeer)}

@@ -103,7 +103,36 @@ void mark_failed(Contender &c, const std::string &stage, const std::string &why,
     say("%s: %s %s\n", c.record.scheduler.c_str(), c.record.status.c_str(), c.record.error.c_str());
 }
 
+// Threads of process `pid` running or waiting for a core (state R in
+// /proc/PID/task/TID/stat), the calling thread left out.
+int busy_threads(int pid) {
+    const std::string self = std::to_string(gettid());
+    int busy = 0;
+    std::error_code ignored;
+    for (const auto &task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ignored)) {
+        if (task.path().filename() == self) continue;
+        std::ifstream in(task.path() / "stat");
+        std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const size_t paren = stat.rfind(')');  // the name may hold spaces and parentheses
+        if (paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] == 'R') busy++;
+    }
+    return busy;
+}
+
 }  // namespace
+
+double settle(const std::vector<int> &pids, double max_ms) {
+    Stopwatch watch;
+    double waited = 0;
+    for (int idle_polls = 0; idle_polls < 2 && waited < max_ms;) {
+        int busy = 0;
+        for (int pid : pids) busy += busy_threads(pid);
+        idle_polls = busy == 0 ? idle_polls + 1 : 0;
+        if (idle_polls < 2) usleep(1000);
+        waited += watch.lap_ms();
+    }
+    return waited;
+}
 
 std::string find_peer_python(const std::string &flag, const std::string &repo_dir, std::string &missing) {
     if (!flag.empty()) {
@@ -182,7 +211,9 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
                                     graph::shape_string(input_specs[k].shape) + "] from " + input_paths[k]);
     }
     say("model %s: %zu nodes after the passes; input %s\n", o.model.c_str(), opened.graph.nodes.size(), given.c_str());
-    say("%d thread(s) for every contender; %d warm-up + %d timed rounds, interleaved\n", o.threads, o.warmup, o.reps);
+    say("%d thread(s) for every contender; %d warm-up + %d timed rounds, interleaved, each run once no contender's "
+        "threads are busy\n",
+        o.threads, o.warmup, o.reps);
 
     WorkDir work(o.work_dir);
     std::vector<Contender> contenders(1 + o.against.size());
@@ -302,15 +333,23 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
         c.record.ok = c.record.status == "ok";
     }
 
-    // Interleaved rounds: every running contender once per round, in an order of its own.
+    // Interleaved rounds: every running contender once per round, in an order of its own,
+    // each run once every process's threads have gone idle.
     std::vector<Contender *> timed;
+    std::vector<int> pids = {int(getpid())};
     for (Contender &c : contenders) {
         if (c.running) timed.push_back(&c);
+        if (c.running && c.peer) pids.push_back(int(c.peer->pid()));
     }
+    const double max_settle_ms = 500;
+    double settled_ms = 0;
+    int settles = 0;
     const auto times = time_interleaved_reported(timed.size(), o.warmup, o.reps, o.reps,
                                                  std::numeric_limits<double>::infinity(), [&](size_t i) -> double {
         Contender &c = *timed[i];
         if (!c.running) return -1;
+        settled_ms += settle(pids, max_settle_ms);
+        settles++;
         if (!c.peer) {
             try {
                 Stopwatch watch;
@@ -334,6 +373,11 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
         if (times[i].empty()) continue;
         r.time_ms_min = *std::min_element(times[i].begin(), times[i].end());
         r.time_ms_median = median(times[i]);
+    }
+
+    if (settles > 0) {
+        say("between runs: waited %.1f ms on average (at most %.0f) until no process's threads were busy\n",
+            settled_ms / settles, max_settle_ms);
     }
 
     std::vector<ModelRecord> records;

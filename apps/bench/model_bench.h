@@ -46,6 +46,13 @@ std::string find_peer_python(const std::string &flag, const std::string &repo_di
 double max_relative_error(const std::vector<graph::TensorData> &actual,
                           const std::vector<graph::TensorData> &reference);
 
+// Waits until the processes `pids` have gone idle: none of their threads (the calling
+// one left out) running or waiting for a core in two polls 1 ms apart (state R in
+// /proc/PID/task/TID/stat), at most `max_ms`. A thread pool that spins after its run
+// (onnxruntime's keeps a worker busy for tens of milliseconds) would otherwise take
+// cores from whoever runs next. Returns the milliseconds waited.
+double settle(const std::vector<int> &pids, double max_ms);
+
 // Benchmarks one model: prints its progress and table on stdout and returns one record
 // per contender (Tessera first, then the peers of options.against in order). Throws
 // ModelInputError for a bad model or input file (before anything is compiled). Must

@@ -55,6 +55,8 @@ public:
     // Why it is unavailable or failed.
     const std::string &why() const { return why_; }
     double load_s() const { return load_s_; }
+    // The runner's process id (-1 when it could not be started).
+    pid_t pid() const { return child_ ? child_->pid() : -1; }
 
     // `n` runs; the milliseconds of each. Throws PeerError, and the peer is failed.
     std::vector<double> run(int n);

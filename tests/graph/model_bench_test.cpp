@@ -16,11 +16,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace tessera::bench {
 namespace {
@@ -273,6 +277,36 @@ TEST(ModelBenchPython, FlagEnvironmentThenTheRepositorysEnvironment) {
     setenv("TESSERA_PEER_PYTHON", "/usr/bin/python3", 1);
     EXPECT_EQ(find_peer_python("", repo, missing), "/usr/bin/python3");
     unsetenv("TESSERA_PEER_PYTHON");
+}
+
+TEST(ModelBenchSettle, WaitsWhileAProcessSpinsAndNotWhenIdle) {
+    // Idle: one window.
+    EXPECT_LT(settle({int(getpid())}, 200), 50);
+    // A child spinning for about 60 ms: waited for, within the cap.
+    const pid_t spinner = fork();
+    ASSERT_GE(spinner, 0);
+    if (spinner == 0) {
+        const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(60);
+        while (std::chrono::steady_clock::now() < end) {
+        }
+        _exit(0);
+    }
+    usleep(2000);
+    const double waited = settle({int(getpid()), int(spinner)}, 400);
+    int status = 0;
+    waitpid(spinner, &status, 0);
+    EXPECT_GT(waited, 30);
+    EXPECT_LT(waited, 400);
+    // A process that spins for longer than the cap: the cap.
+    const pid_t forever = fork();
+    ASSERT_GE(forever, 0);
+    if (forever == 0) {
+        for (;;) {
+        }
+    }
+    EXPECT_GE(settle({int(forever)}, 40), 40);
+    kill(forever, SIGKILL);
+    waitpid(forever, &status, 0);
 }
 
 // ---- the command line -------------------------------------------------------------
