@@ -147,7 +147,8 @@ void usage(std::FILE *to) {
                  "                     [--timing alone|interleaved] [--omp-wait default|active|passive]\n"
                  "                     [--json F] [--csv F] [--plot F.png] [--verbose]\n"
                  "       tessera-bench --model F.onnx [--input [name=]x.npy]... [--against onnxruntime,pytorch|none]\n"
-                 "                     [--threads T] [--reps N] [--warmup N] [--tolerance E] [--python PY]\n"
+                 "                     [--threads T] [--reps N] [--warmup N] [--timing interleaved|alone]\n"
+                 "                     [--tolerance E] [--python PY]\n"
                  "                     [--json F] [--plot F.png] [--work-dir D] [--timeout S] [--verbose]\n"
                  "       tessera-bench --suite models [--models DIR] [same options as --model but --input]\n"
                  "       tessera-bench --list\n"
@@ -178,6 +179,8 @@ void usage(std::FILE *to) {
                  "  --against      the peers, the first that runs the reference (default onnxruntime,pytorch);\n"
                  "                 pytorch loads the TorchScript F.pt next to F.onnx (make models writes it)\n"
                  "  --reps         timed rounds (default 20); --warmup untimed rounds first (default 5)\n"
+                 "  --timing       interleaved (default): rounds, each run once no contender's threads are busy;\n"
+                 "                 alone: each contender's runs back to back, one contender after another\n"
                  "  --tolerance    on the max relative error against the reference (default 1e-3; NaN fails)\n"
                  "  --python       the peers' interpreter (default $TESSERA_PEER_PYTHON, else .venv-peers/bin/python)\n"
                  "  --suite models apps/suites/models.suite: each NAME.onnx in --models DIR (default models/)\n"
@@ -208,9 +211,7 @@ void check_model_options(Options &o, int argc, char **argv, const std::string &s
     if (!schedulers.empty()) throw UsageError("--schedulers is for ops; a model's contenders are tessera and --against");
     if (!o.csv.empty()) throw UsageError("--csv is for ops; write a model run with --json");
     for (int i = 1; i < argc; i++) {
-        if (std::string(argv[i]) == "--timing" || std::string(argv[i]) == "--seed") {
-            throw UsageError(std::string(argv[i]) + " is for ops; models are timed in interleaved rounds on their input files");
-        }
+        if (std::string(argv[i]) == "--seed") throw UsageError("--seed is for ops; a model runs on its input files");
     }
     if (!o.timeout_given) o.settings.timeout_s = 900;
 }
@@ -393,6 +394,7 @@ int run_models(const Options &o) {
     base.work_dir = o.work_dir;
     base.timeout_s = o.settings.timeout_s;
     base.verbose = !o.settings.quiet;
+    base.interleaved = o.timing != "alone";
     base.python = find_peer_python(o.python, TESSERA_SOURCE_DIR, base.python_missing);
     const char *runner = std::getenv("TESSERA_PEER_RUNNER");
     base.runner = runner && *runner ? runner : std::string(TESSERA_SOURCE_DIR) + "/scripts/peer_runner.py";

@@ -211,9 +211,15 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
                                     graph::shape_string(input_specs[k].shape) + "] from " + input_paths[k]);
     }
     say("model %s: %zu nodes after the passes; input %s\n", o.model.c_str(), opened.graph.nodes.size(), given.c_str());
-    say("%d thread(s) for every contender; %d warm-up + %d timed rounds, interleaved, each run once no contender's "
-        "threads are busy\n",
-        o.threads, o.warmup, o.reps);
+    if (o.interleaved) {
+        say("%d thread(s) for every contender; %d warm-up + %d timed rounds, interleaved, each run once no "
+            "contender's threads are busy\n",
+            o.threads, o.warmup, o.reps);
+    } else {
+        say("%d thread(s) for every contender; each alone: %d warm-up + %d timed runs back to back, one contender "
+            "after another\n",
+            o.threads, o.warmup, o.reps);
+    }
 
     WorkDir work(o.work_dir);
     std::vector<Contender> contenders(1 + o.against.size());
@@ -222,6 +228,7 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
         r.model = o.model;
         r.scheduler = k == 0 ? kTessera : o.against[k - 1];
         r.threads = o.threads;
+        r.timing = o.interleaved ? "interleaved" : "alone";
     }
 
     // Tessera: the library `tessera compile` writes, loaded with dlopen.
@@ -334,22 +341,17 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
     }
 
     // Interleaved rounds: every running contender once per round, in an order of its own,
-    // each run once every process's threads have gone idle.
+    // each run once every process's threads have gone idle. Alone: each contender's runs
+    // back to back (its own pool may spin between them, as when it serves alone), the
+    // wait only when the next contender takes over.
     std::vector<Contender *> timed;
     std::vector<int> pids = {int(getpid())};
     for (Contender &c : contenders) {
         if (c.running) timed.push_back(&c);
         if (c.running && c.peer) pids.push_back(int(c.peer->pid()));
     }
-    const double max_settle_ms = 500;
-    double settled_ms = 0;
-    int settles = 0;
-    const auto times = time_interleaved_reported(timed.size(), o.warmup, o.reps, o.reps,
-                                                 std::numeric_limits<double>::infinity(), [&](size_t i) -> double {
-        Contender &c = *timed[i];
+    auto run_once = [&](Contender &c) -> double {
         if (!c.running) return -1;
-        settled_ms += settle(pids, max_settle_ms);
-        settles++;
         if (!c.peer) {
             try {
                 Stopwatch watch;
@@ -366,7 +368,28 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
             mark_failed(c, "while timed", e.what(), e.crashed);
             return -1;
         }
-    });
+    };
+    const double max_settle_ms = 500, unbounded = std::numeric_limits<double>::infinity();
+    double settled_ms = 0;
+    int settles = 0;
+    auto settle_all = [&] {
+        settled_ms += settle(pids, max_settle_ms);
+        settles++;
+    };
+    std::vector<std::vector<double>> times(timed.size());
+    if (o.interleaved) {
+        times = time_interleaved_reported(timed.size(), o.warmup, o.reps, o.reps, unbounded, [&](size_t i) {
+            if (!timed[i]->running) return -1.0;
+            settle_all();
+            return run_once(*timed[i]);
+        });
+    } else {
+        for (size_t i = 0; i < timed.size(); i++) {
+            settle_all();
+            times[i] = time_interleaved_reported(1, o.warmup, o.reps, o.reps, unbounded,
+                                                 [&](size_t) { return run_once(*timed[i]); })[0];
+        }
+    }
     for (size_t i = 0; i < timed.size(); i++) {
         ModelRecord &r = timed[i]->record;
         r.rounds = int(times[i].size());
@@ -376,8 +399,8 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
     }
 
     if (settles > 0) {
-        say("between runs: waited %.1f ms on average (at most %.0f) until no process's threads were busy\n",
-            settled_ms / settles, max_settle_ms);
+        say("before %s: waited %.1f ms on average (at most %.0f) until no process's threads were busy\n",
+            o.interleaved ? "each run" : "each contender", settled_ms / settles, max_settle_ms);
     }
 
     std::vector<ModelRecord> records;

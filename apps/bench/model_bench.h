@@ -26,6 +26,7 @@ struct ModelBenchOptions {
     int threads = 1;
     int reps = 20;                         // timed rounds
     int warmup = 5;                        // untimed rounds first (PyTorch's first runs are slow)
+    bool interleaved = true;               // rounds A B C A B C; false: each contender's runs back to back
     double tolerance = 1e-3;               // on the max relative error against the reference
     std::string python;                    // the peers' interpreter; empty: peers skipped (python_missing says why)
     std::string python_missing;            // the line printed for a skipped peer when there is no interpreter

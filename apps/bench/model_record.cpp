@@ -25,6 +25,7 @@ nlohmann::json to_json(const ModelRecord &r) {
             {"time_ms_median", r.time_ms_median},
             {"rounds", r.rounds},
             {"threads", r.threads},
+            {"timing", r.timing},
             {"compile_s", r.compile_s},
             {"speedup_vs_onnxruntime", r.speedup_vs_onnxruntime}};
 }
@@ -43,6 +44,7 @@ ModelRecord model_record_from_json(const nlohmann::json &j) {
     r.time_ms_median = j.at("time_ms_median");
     r.rounds = j.value("rounds", 0);
     r.threads = j.at("threads");
+    r.timing = j.value("timing", "");
     r.compile_s = j.value("compile_s", 0.0);
     r.speedup_vs_onnxruntime = j.at("speedup_vs_onnxruntime");
     return r;

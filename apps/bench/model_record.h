@@ -31,6 +31,7 @@ struct ModelRecord {
     double rel_error = 0;   // max over the outputs (graph::relative_error); +inf for NaN
     double time_ms_min = 0, time_ms_median = 0;
     int rounds = 0, threads = 0;
+    std::string timing;     // "interleaved" (rounds) or "alone" (each contender's runs back to back)
     double compile_s = 0;   // Tessera: tessera compile's wall time; a peer: its model load
     double speedup_vs_onnxruntime = 0;  // onnxruntime median / this median; 0 when either is not ok
 };

@@ -355,6 +355,8 @@ TEST(ModelBenchCli, UsageErrorsExitTwo) {
     expect_exit(bench("--model " + m.onnx + " --csv x.csv"), 2, "--csv is for ops");
     expect_exit(bench("--model " + m.onnx + " --tolerance -1"), 2, "--tolerance needs a number >= 0");
     expect_exit(bench("--model " + m.onnx + " --reps 0"), 2, "--reps needs an integer >= 1");
+    expect_exit(bench("--model " + m.onnx + " --seed 3"), 2, "--seed is for ops");
+    expect_exit(bench("--model " + m.onnx + " --timing sometimes"), 2, "--timing takes alone or interleaved");
     expect_exit(bench("--model"), 2, "--model needs a value");
     expect_exit(bench("--op relu --shape shape=4 --input x.npy"), 2, "--input is for models");
     expect_exit(bench("--suite models --input x.npy"), 2, "--input is for one --model");
@@ -406,6 +408,7 @@ TEST(ModelBenchCli, AgainstFakePeersWritesTheTableAndJson) {
         EXPECT_EQ(rec["model"], m.onnx);
         EXPECT_EQ(rec["threads"], 2);
         EXPECT_EQ(rec["rounds"], 4);
+        EXPECT_EQ(rec["timing"], "interleaved");
         EXPECT_GT(rec["time_ms_median"].get<double>(), 0);
         EXPECT_GT(rec["speedup_vs_onnxruntime"].get<double>(), 0);
         EXPECT_LE(rec["rel_error"].get<double>(), 1e-5) << rec.dump();
@@ -436,7 +439,7 @@ TEST(ModelBenchCli, NaNCrashesAndAbsentPeers) {
     // No onnxruntime, no .pt: both skipped with how to get them; Tessera is only
     // checked for finite outputs, and the run succeeds.
     fs::remove(dir + "/small.pt");
-    r = bench("--model " + m.onnx + " --python /usr/bin/python3 --reps 2 --warmup 0 --json " + json,
+    r = bench("--model " + m.onnx + " --python /usr/bin/python3 --reps 2 --warmup 0 --timing alone --json " + json,
               "FAKE_PEER_ONNXRUNTIME=unavailable");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "onnxruntime: skipped: fake onnxruntime: No module named 'onnxruntime' "
@@ -448,6 +451,8 @@ TEST(ModelBenchCli, NaNCrashesAndAbsentPeers) {
     all = read_json(json);
     ASSERT_EQ(all.size(), 3u) << all.dump(2);
     EXPECT_EQ(all[0]["status"], "ok");
+    EXPECT_EQ(all[0]["timing"], "alone");
+    EXPECT_EQ(all[0]["rounds"], 2);
     EXPECT_EQ(all[1]["status"], "skipped");
     EXPECT_EQ(all[2]["status"], "skipped");
 }
