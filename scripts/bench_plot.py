@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Draws a tessera-bench JSON report as a PNG with two panels.
+"""Draws a tessera-bench JSON report as a PNG.
 
-Left: speedup of every contender over oneDNN per op (median times; > 1 is faster
-than oneDNN; log scale). Right: a roofline from the device profile's measured peaks
-(FMA peak, DRAM copy and LLC read bandwidth for the threads used), with each correct
-kernel a point at its arithmetic intensity (flops / compulsory bytes) and achieved
-GFLOP/s.
+Ops (--op, --suite), two panels. Left: speedup of every contender over oneDNN per op
+(median times; > 1 is faster than oneDNN; log scale). Right: a roofline from the
+device profile's measured peaks (FMA peak, DRAM copy and LLC read bandwidth for the
+threads used), with each correct kernel a point at its arithmetic intensity (flops /
+compulsory bytes) and achieved GFLOP/s.
+
+Models (--model, --suite models; records with a "model" field): one bar per model
+and contender, its speedup over onnxruntime (onnxruntime median / median), the
+median milliseconds written on each bar.
 
 usage: bench_plot.py REPORT.json OUT.png
 """
@@ -45,6 +49,45 @@ def headline(records, scheduler):
         scheduler, gm(parts[True]), gm(parts[False]), statistics.median(both))
 
 
+def plot_models(records, out):
+    """Speedup over onnxruntime per model and contender; only contenders that ran
+    correctly next to a correct onnxruntime have a bar."""
+    import os
+    models, contenders = [], []
+    for r in records:
+        if r["model"] not in models:
+            models.append(r["model"])
+        if r["scheduler"] not in contenders:
+            contenders.append(r["scheduler"])
+    by_key = {(r["model"], r["scheduler"]): r for r in records}
+    colors = plt.get_cmap("tab10")
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(models) + 3), 5))
+    width = 0.8 / max(1, len(contenders))
+    for i, c in enumerate(contenders):
+        xs, ys, labels = [], [], []
+        for j, m in enumerate(models):
+            r = by_key.get((m, c))
+            if r and r.get("speedup_vs_onnxruntime", 0) > 0:
+                xs.append(j + (i - (len(contenders) - 1) / 2) * width)
+                ys.append(r["speedup_vs_onnxruntime"])
+                labels.append("%.1f ms" % r["time_ms_median"])
+        ax.bar(xs, ys, width=width, label=c, color=colors(i % 10))
+        for x, y, text in zip(xs, ys, labels):
+            ax.text(x, y, text, ha="center", va="bottom", fontsize=7, rotation=90)
+    ax.axhline(1.0, color="black", linewidth=1)
+    ax.set_xticks(range(len(models)))
+    ax.set_xticklabels([os.path.splitext(os.path.basename(m))[0] for m in models])
+    ax.set_ylabel("speedup over onnxruntime (onnxruntime median / median)")
+    threads = records[0].get("threads", 0)
+    ax.set_title("Models against onnxruntime, %d thread(s) (above 1: faster than onnxruntime)" % threads, fontsize=9)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    ax.margins(y=0.2)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    return 0
+
+
 def main(argv):
     if len(argv) != 3:
         sys.stderr.write(__doc__)
@@ -54,6 +97,8 @@ def main(argv):
     if not records:
         sys.stderr.write("bench_plot: %s holds no records\n" % argv[1])
         return 1
+    if "model" in records[0]:
+        return plot_models(records, argv[2])
 
     ops = []
     for r in records:

@@ -4,7 +4,10 @@ benchmark suite use: resnet18, resnet50, mobilenet_v2 (torchvision, random weigh
 opset 13 by default) and bert_encoder (one BERT-base TransformerEncoderLayer,
 1x128x768, opset 17 so LayerNormalization is a single op). Each NAME.onnx comes
 with NAME.input.npy, a seeded random float32 input of the model's input shape,
-and NAME.output.npy, PyTorch's output for it. Not needed by `make test`.
+NAME.output.npy, PyTorch's output for it, and NAME.pt, the same model traced to
+TorchScript (torch.jit.trace under no_grad: the inference path PyTorch takes, the
+encoder layer's fused fast path included), which `tessera-bench --model NAME.onnx
+--against pytorch` loads. Not needed by `make test`.
 
 Needs torch 1.13, torchvision 0.14, onnx and numpy (Debian's interpreter has them):
 
@@ -52,7 +55,15 @@ def export(name, out_dir, default_opset):
     np.save(os.path.join(out_dir, name + ".input.npy"), x.numpy())
     # PyTorch's own output: what `tessera run NAME.onnx --expect NAME.output.npy` checks.
     with torch.no_grad():
-        np.save(os.path.join(out_dir, name + ".output.npy"), model(x).numpy())
+        want = model(x)
+        np.save(os.path.join(out_dir, name + ".output.npy"), want.numpy())
+        # TorchScript for the PyTorch peer of tessera-bench: traced in inference mode,
+        # checked against the eager output.
+        traced = torch.jit.trace(model, (x,), check_trace=False)
+        traced.save(os.path.join(out_dir, name + ".pt"))
+        err = (traced(x) - want).abs().max().item() / max(want.abs().max().item(), 1e-30)
+        if not err <= 1e-4:
+            raise SystemExit(f"{name}: the traced TorchScript model differs from eager: {err:.3g}")
     onnx.checker.check_model(path)
     graph = onnx.load(path).graph
     ops = sorted({n.op_type for n in graph.node})

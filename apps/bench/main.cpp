@@ -4,9 +4,18 @@
 // thread count. Writes a table, and optionally JSON, CSV and a PNG plot.
 // Exit status: 0 the run completed (failures are recorded in their rows), 1 a report
 // could not be written, 2 a usage error (unknown op, scheduler or key, bad value).
+//
+// With --model (or --suite models) it benchmarks whole ONNX models instead: Tessera's
+// compiled library against onnxruntime and PyTorch (apps/bench/model_bench.h). Exit
+// status: 0 every contender that ran is correct, 1 one mismatched, failed or crashed
+// (or a report could not be written), 2 a usage error or a bad model or input file.
 #include "bench_record.h"
 #include "contender.h"
 #include "device_profile.h"
+#ifdef TESSERA_WITH_MODELS
+#include "model_bench.h"
+#endif
+#include "model_record.h"
 #include "op_bench.h"
 #include "op_catalog.h"
 #include "schedulers.h"
@@ -18,6 +27,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -37,6 +47,14 @@ public:
 struct Options {
     std::string op, shape, suite, suite_file, json, csv, plot;
     std::vector<std::string> schedulers;
+    // Models (--model, or --suite models / --models DIR).
+    std::string model, models_dir, python, work_dir;
+    std::vector<std::string> inputs;
+    std::vector<std::string> against = {tessera::bench::kOnnxRuntime, tessera::bench::kPyTorch};
+    int warmup = 5;
+    double tolerance = 1e-3;
+    bool timeout_given = false;
+    bool models() const { return !model.empty() || suite == "models" || !models_dir.empty(); }
     // Each contender timed alone in its own process, oneDNN's OpenMP threads on
     // libgomp's default wait policy: measured fairest (docs/results.md, "OpenMP wait
     // policy"); --timing interleaved with --omp-wait passive is the other way.
@@ -101,6 +119,25 @@ std::vector<std::string> parse_schedulers(const std::string &list) {
     return out;
 }
 
+// --against: onnxruntime, pytorch (case-insensitive, in the order given), or none.
+std::vector<std::string> parse_peers(const std::string &list) {
+    using namespace tessera::bench;
+    std::vector<std::string> out;
+    std::stringstream in(list);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+        name = lower(name);
+        if (name.empty()) continue;
+        if (name == "none") return {};
+        if (name != kOnnxRuntime && name != kPyTorch) {
+            throw UsageError("unknown peer '" + name + "' for --against (known: onnxruntime, pytorch, none)");
+        }
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    }
+    if (out.empty()) throw UsageError("--against needs onnxruntime, pytorch or none");
+    return out;
+}
+
 void usage(std::FILE *to) {
     std::string names;
     for (const std::string &s : known_contenders()) names += (names.empty() ? "" : ",") + s;
@@ -109,6 +146,11 @@ void usage(std::FILE *to) {
                  "                     [--schedulers LIST] [--reps N] [--threads N] [--seed N] [--timeout S]\n"
                  "                     [--timing alone|interleaved] [--omp-wait default|active|passive]\n"
                  "                     [--json F] [--csv F] [--plot F.png] [--verbose]\n"
+                 "       tessera-bench --model F.onnx [--input [name=]x.npy]... [--against onnxruntime,pytorch|none]\n"
+                 "                     [--threads T] [--reps N] [--warmup N] [--timing interleaved|alone]\n"
+                 "                     [--tolerance E] [--python PY]\n"
+                 "                     [--json F] [--plot F.png] [--work-dir D] [--timeout S] [--verbose]\n"
+                 "       tessera-bench --suite models [--models DIR] [same options as --model but --input]\n"
                  "       tessera-bench --list\n"
                  "  --op, --shape  one op, e.g. --op matmul --shape M=512,N=1024,K=64\n"
                  "  --suite        built-in suite file (apps/suites/NAME.suite)\n"
@@ -128,7 +170,23 @@ void usage(std::FILE *to) {
                  "                 sleep), active, passive (docs/results.md compares them)\n"
                  "  --json, --csv  write every record; --plot draws speedups over oneDNN and a roofline\n"
                  "  --verbose      keep the autoschedulers' own output on stderr\n"
-                 "  --list         every op with its keys\n",
+                 "  --list         every op with its keys\n"
+                 "models: Tessera's compiled library (tessera compile) against onnxruntime and PyTorch, run by Python\n"
+                 "children (scripts/peer_runner.py in the environment of scripts/install-peers.sh), timed in\n"
+                 "interleaved rounds, every output checked against the first peer's:\n"
+                 "  --model        an ONNX model; its input defaults to F.input.npy next to it (make models)\n"
+                 "  --input        an .npy file per model input: [name=]x.npy\n"
+                 "  --against      the peers, the first that runs the reference (default onnxruntime,pytorch);\n"
+                 "                 pytorch loads the TorchScript F.pt next to F.onnx (make models writes it)\n"
+                 "  --reps         timed rounds (default 20); --warmup untimed rounds first (default 5)\n"
+                 "  --timing       interleaved (default): rounds, each run once no contender's threads are busy;\n"
+                 "                 alone: each contender's runs back to back, one contender after another\n"
+                 "  --tolerance    on the max relative error against the reference (default 1e-3; NaN fails)\n"
+                 "  --python       the peers' interpreter (default $TESSERA_PEER_PYTHON, else .venv-peers/bin/python)\n"
+                 "  --suite models apps/suites/models.suite: each NAME.onnx in --models DIR (default models/)\n"
+                 "  --work-dir     keep the compiled library there (default: a temporary folder)\n"
+                 "  --timeout      seconds for each model, and for each peer's reply (default 900)\n"
+                 "  --json, --plot one record per model and contender; a bar chart of the speedups over onnxruntime\n",
                  names.c_str());
 }
 
@@ -142,6 +200,22 @@ int to_int(const std::string &flag, const std::string &value, int lo) {
     throw UsageError(flag + " needs an integer >= " + std::to_string(lo) + ", got '" + value + "'");
 }
 
+// The options of a model run: every model flag, and none of the op-only ones.
+void check_model_options(Options &o, int argc, char **argv, const std::string &schedulers) {
+    const bool suite = o.suite == "models" || !o.models_dir.empty();
+    if (!o.model.empty() && (suite || !o.suite.empty())) throw UsageError("give --model or --suite models, not both");
+    if (!o.op.empty() || !o.suite_file.empty() || (!o.suite.empty() && o.suite != "models")) {
+        throw UsageError("give exactly one of --op, --suite, --suite-file, --model");
+    }
+    if (suite && !o.inputs.empty()) throw UsageError("--input is for one --model; a suite's models read NAME.input.npy");
+    if (!schedulers.empty()) throw UsageError("--schedulers is for ops; a model's contenders are tessera and --against");
+    if (!o.csv.empty()) throw UsageError("--csv is for ops; write a model run with --json");
+    for (int i = 1; i < argc; i++) {
+        if (std::string(argv[i]) == "--seed") throw UsageError("--seed is for ops; a model runs on its input files");
+    }
+    if (!o.timeout_given) o.settings.timeout_s = 900;
+}
+
 Options parse_args(int argc, char **argv) {
     Options o;
     std::string schedulers;
@@ -152,6 +226,19 @@ Options parse_args(int argc, char **argv) {
             return argv[++i];
         };
         if (arg == "--op") o.op = next();
+        else if (arg == "--model") o.model = next();
+        else if (arg == "--models") o.models_dir = next();
+        else if (arg == "--input") o.inputs.push_back(next());
+        else if (arg == "--against") o.against = parse_peers(next());
+        else if (arg == "--python") o.python = next();
+        else if (arg == "--work-dir") o.work_dir = next();
+        else if (arg == "--warmup") o.warmup = to_int(arg, next(), 0);
+        else if (arg == "--tolerance") {
+            const std::string v = next();
+            char *end = nullptr;
+            o.tolerance = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end || !(o.tolerance >= 0)) throw UsageError("--tolerance needs a number >= 0, got '" + v + "'");
+        }
         else if (arg == "--shape") o.shape = next();
         else if (arg == "--schedulers") schedulers = next();
         else if (arg == "--suite") o.suite = next();
@@ -161,7 +248,10 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--plot") o.plot = next();
         else if (arg == "--reps") o.settings.reps = to_int(arg, next(), 1);
         else if (arg == "--threads") o.threads = to_int(arg, next(), 1);
-        else if (arg == "--timeout") o.settings.timeout_s = to_int(arg, next(), 1);
+        else if (arg == "--timeout") {
+            o.settings.timeout_s = to_int(arg, next(), 1);
+            o.timeout_given = true;
+        }
         else if (arg == "--seed") o.settings.seed = uint64_t(to_int(arg, next(), 0));
         else if (arg == "--list") o.list = true;
         else if (arg == "--help" || arg == "-h") o.help = true;
@@ -177,6 +267,15 @@ Options parse_args(int argc, char **argv) {
             }
         }
         else throw UsageError("unknown argument '" + arg + "'");
+    }
+    if (o.models()) {
+        check_model_options(o, argc, argv, schedulers);
+        return o;
+    }
+    for (const char *flag : {"--input", "--against", "--python", "--work-dir", "--warmup", "--tolerance"}) {
+        for (int i = 1; i < argc; i++) {
+            if (flag == std::string(argv[i])) throw UsageError(std::string(flag) + " is for models: use it with --model or --suite models");
+        }
     }
     o.schedulers = schedulers.empty() ? default_contenders() : parse_schedulers(schedulers);
     // Halide contenders among themselves share no OpenMP threads: interleaved rounds
@@ -204,6 +303,20 @@ std::string profile_line(const tessera::hal::DeviceProfile &p) {
         line += buf;
     }
     return line;
+}
+
+// scripts/bench_plot.py draws `json` (op or model records) into `png`.
+bool plot(const std::string &json, const std::string &png) {
+    // Debian's interpreter has python3-matplotlib; a python3 earlier on PATH may not.
+    const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+    const std::string command =
+        python + " '" + std::string(TESSERA_SOURCE_DIR) + "/scripts/bench_plot.py' '" + json + "' '" + png + "'";
+    if (std::system(command.c_str()) != 0) {
+        std::fprintf(stderr, "tessera-bench: plotting failed: %s\n", command.c_str());
+        return false;
+    }
+    std::printf("plot: %s\n", png.c_str());
+    return true;
 }
 
 int run(const Options &o) {
@@ -263,21 +376,89 @@ int run(const Options &o) {
         std::fprintf(stderr, "tessera-bench: %s\n", e.what());
         return 1;
     }
-    if (!o.plot.empty()) {
-        // Debian's interpreter has python3-matplotlib; a python3 earlier on PATH may not.
-        const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
-        const std::string command = python + " '" + std::string(TESSERA_SOURCE_DIR) + "/scripts/bench_plot.py' '" +
-                                    json + "' '" + o.plot + "'";
-        if (std::system(command.c_str()) != 0) {
-            std::fprintf(stderr, "tessera-bench: plotting failed: %s\n", command.c_str());
-            status = 1;
-        } else {
-            std::printf("plot: %s\n", o.plot.c_str());
-        }
-    }
+    if (!o.plot.empty() && !plot(json, o.plot)) status = 1;
     if (!json.empty()) std::printf("json: %s\n", json.c_str());
     return status;
 }
+
+#ifdef TESSERA_WITH_MODELS
+// --model F.onnx, or --suite models: each model in a child process of its own.
+int run_models(const Options &o) {
+    using namespace tessera::bench;
+    ModelBenchOptions base;
+    base.against = o.against;
+    base.threads = o.threads;
+    base.reps = o.settings.reps;
+    base.warmup = o.warmup;
+    base.tolerance = o.tolerance;
+    base.work_dir = o.work_dir;
+    base.timeout_s = o.settings.timeout_s;
+    base.verbose = !o.settings.quiet;
+    base.interleaved = o.timing != "alone";
+    base.python = find_peer_python(o.python, TESSERA_SOURCE_DIR, base.python_missing);
+    const char *runner = std::getenv("TESSERA_PEER_RUNNER");
+    base.runner = runner && *runner ? runner : std::string(TESSERA_SOURCE_DIR) + "/scripts/peer_runner.py";
+    std::string peers;
+    for (const std::string &p : o.against) peers += (peers.empty() ? "" : ", ") + p;
+    std::printf("tessera-bench: models, tessera against %s; peers run by %s\n", peers.empty() ? "no peer" : peers.c_str(),
+                base.python.empty() ? "(no Python environment)" : base.python.c_str());
+
+    std::vector<ModelRecord> all;
+    if (!o.model.empty()) {
+        ModelBenchOptions m = base;
+        m.model = o.model;
+        m.inputs = o.inputs;
+        all = bench_model_isolated(m);
+    } else {
+        const std::string dir = o.models_dir.empty() ? std::string(TESSERA_SOURCE_DIR) + "/models" : o.models_dir;
+        const std::string suite = tessera::builtin_suite_path("models");
+        const std::vector<std::string> names = load_model_suite(suite);
+        std::printf("suite %s: %zu models from %s\n", suite.c_str(), names.size(), dir.c_str());
+        for (const std::string &name : names) {
+            ModelBenchOptions m = base;
+            m.model = dir + "/" + name + ".onnx";
+            if (!std::filesystem::is_regular_file(m.model)) {
+                std::printf("%s: skipped: no %s (make models, or /usr/bin/python3 scripts/export-models.py --out %s)\n",
+                            name.c_str(), m.model.c_str(), dir.c_str());
+                continue;
+            }
+            if (!o.work_dir.empty()) m.work_dir = o.work_dir + "/" + name;
+            std::printf("\n");
+            try {
+                const std::vector<ModelRecord> records = bench_model_isolated(m);
+                all.insert(all.end(), records.begin(), records.end());
+            } catch (const ModelInputError &e) {
+                std::printf("%s: failed: %s\n", name.c_str(), e.what());
+                ModelRecord r;
+                r.model = m.model;
+                r.scheduler = kTessera;
+                r.threads = o.threads;
+                r.error = e.what();
+                all.push_back(r);
+            }
+            std::fflush(stdout);
+        }
+        if (all.empty()) std::printf("\nno model ran\n");
+        else std::printf("\n%s", format_model_summary(all).c_str());
+    }
+
+    int status = 0;
+    for (const ModelRecord &r : all) {
+        if (r.status == "mismatch" || r.status == "failed" || r.status == "crashed") status = 1;
+    }
+    std::string json = o.json;
+    if (json.empty() && !o.plot.empty()) json = o.plot + ".json";
+    try {
+        if (!json.empty()) write_model_json(all, json);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tessera-bench: %s\n", e.what());
+        return 1;
+    }
+    if (!o.plot.empty() && !plot(json, o.plot)) status = 1;
+    if (!json.empty()) std::printf("json: %s\n", json.c_str());
+    return status;
+}
+#endif
 
 }  // namespace
 
@@ -293,11 +474,24 @@ int main(int argc, char **argv) {
             std::printf("%s", tessera::ops::catalog_listing().c_str());
             std::string names;
             for (const std::string &s : known_contenders()) names += " " + s;
-            std::printf("\nschedulers:%s\nsuites: default roller chimera memory (apps/suites/)\n", names.c_str());
+            std::printf("\nschedulers:%s\nsuites: default roller chimera memory (apps/suites/); models (--model, --suite models)\n", names.c_str());
             return 0;
         }
         // Validate the ops before the re-exec so a usage error is reported once.
         if (!options.op.empty()) tessera::parse_shape_option(options.op, options.shape);
+        if (options.models()) {
+#ifdef TESSERA_WITH_MODELS
+            // Before the re-exec, so a bad file is reported once.
+            if (!options.model.empty() && !std::filesystem::is_regular_file(options.model)) {
+                throw tessera::bench::ModelInputError("--model " + options.model + ": no such file");
+            }
+            tessera::bench::ensure_thread_environment(options.threads, options.omp_wait.c_str(), argv);
+            return run_models(options);
+#else
+            throw UsageError("this tessera-bench was built without the graph layer (libonnx-dev, libprotobuf-dev): "
+                             "no --model");
+#endif
+        }
         tessera::bench::ensure_thread_environment(options.threads, options.omp_wait.c_str(), argv);
         return run(options);
     } catch (const UsageError &e) {
@@ -310,6 +504,11 @@ int main(int argc, char **argv) {
     } catch (const tessera::SuiteError &e) {
         std::fprintf(stderr, "tessera-bench: %s\n", e.what());
         return 2;
+#ifdef TESSERA_WITH_MODELS
+    } catch (const tessera::bench::ModelInputError &e) {
+        std::fprintf(stderr, "tessera-bench: %s\n", e.what());
+        return 2;
+#endif
     } catch (const std::exception &e) {
         std::fprintf(stderr, "tessera-bench: %s\n", e.what());
         return 1;

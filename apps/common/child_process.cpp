@@ -7,10 +7,13 @@
 #include <cstring>
 #include <stdexcept>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 namespace tessera {
 
@@ -142,6 +145,133 @@ std::vector<ChildOutcome> run_in_children(const std::vector<std::function<std::s
         if (done) done(k, outcomes[k]);
     }
     return outcomes;
+}
+
+LineChild::LineChild(const std::vector<std::string> &argv, bool quiet) {
+    if (argv.empty()) throw LineChildError("no program to start");
+    std::signal(SIGPIPE, SIG_IGN);
+    int to_child[2], from_child[2];
+    if (pipe2(to_child, O_CLOEXEC) != 0) throw LineChildError(std::string("pipe: ") + std::strerror(errno));
+    if (pipe2(from_child, O_CLOEXEC) != 0) {
+        close(to_child[0]);
+        close(to_child[1]);
+        throw LineChildError(std::string("pipe: ") + std::strerror(errno));
+    }
+    if (quiet) {
+        char log_path[] = "/tmp/tessera-child-XXXXXX";
+        log_fd_ = mkostemp(log_path, O_CLOEXEC);
+        if (log_fd_ >= 0) unlink(log_path);  // stays readable through the descriptor
+    }
+    // Everything the child needs is built before fork: after it, only exec.
+    std::vector<char *> args;
+    for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
+    args.push_back(nullptr);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    pid_ = fork();
+    if (pid_ < 0) {
+        const int e = errno;
+        for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1], log_fd_}) {
+            if (fd >= 0) close(fd);
+        }
+        throw LineChildError(std::string("fork: ") + std::strerror(e));
+    }
+    if (pid_ == 0) {
+        // dup2 clears close-on-exec on the copies the program keeps.
+        dup2(to_child[0], STDIN_FILENO);
+        dup2(from_child[1], STDOUT_FILENO);
+        if (log_fd_ >= 0) dup2(log_fd_, STDERR_FILENO);
+        std::signal(SIGPIPE, SIG_DFL);
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+    close(to_child[0]);
+    close(from_child[1]);
+    in_fd_ = to_child[1];
+    out_fd_ = from_child[0];
+}
+
+LineChild::~LineChild() {
+    if (in_fd_ >= 0) close(in_fd_);  // end of input: a well-behaved child exits
+    if (pid_ > 0 && ended_.empty()) reap(1.0);
+    if (out_fd_ >= 0) close(out_fd_);
+    if (log_fd_ >= 0) close(log_fd_);
+}
+
+std::string LineChild::reap(double wait_s) {
+    if (!ended_.empty()) return ended_;
+    int status = 0;
+    pid_t got = 0;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(wait_s);
+    while ((got = waitpid(pid_, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    if (got == 0) {
+        kill(pid_, SIGKILL);
+        while ((got = waitpid(pid_, &status, 0)) < 0 && errno == EINTR) {
+        }
+    }
+    if (got < 0) ended_ = "ended (waitpid: " + std::string(std::strerror(errno)) + ")";
+    else if (WIFSIGNALED(status)) ended_ = std::string("crashed (") + strsignal(WTERMSIG(status)) + ")";
+    else if (WEXITSTATUS(status) == 127) ended_ = "could not be started (exit status 127)";
+    else ended_ = "exited with status " + std::to_string(WEXITSTATUS(status));
+    const std::string line = last_line(log_fd_);
+    if (!line.empty()) ended_ += ": " + line;
+    return ended_;
+}
+
+std::string LineChild::read_line(int timeout_s) {
+    using clock = std::chrono::steady_clock;
+    const auto deadline = clock::now() + std::chrono::seconds(std::max(timeout_s, 0));
+    for (;;) {
+        const size_t newline = pending_.find('\n');
+        if (newline != std::string::npos) {
+            std::string line = pending_.substr(0, newline);
+            pending_.erase(0, newline + 1);
+            if (!line.empty() && line.back() == '\r') line.pop_back();
+            return line;
+        }
+        if (out_fd_ < 0) throw LineChildError(ended_);
+        int wait_ms = -1;
+        if (timeout_s > 0) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now()).count();
+            wait_ms = int(std::max<long long>(0, left));
+        }
+        pollfd p{out_fd_, POLLIN, 0};
+        const int ready = poll(&p, 1, wait_ms);
+        if (ready < 0 && errno == EINTR) continue;
+        if (ready == 0) {
+            kill(pid_, SIGKILL);
+            reap(0);
+            ended_ = "timed out after " + std::to_string(timeout_s) + " s";
+            close(out_fd_);
+            out_fd_ = -1;
+            throw LineChildError(ended_);
+        }
+        char buf[4096];
+        const ssize_t n = read(out_fd_, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n > 0) {
+            pending_.append(buf, size_t(n));
+            continue;
+        }
+        // End of its output: the child has ended or is about to.
+        close(out_fd_);
+        out_fd_ = -1;
+        reap(5.0);
+        if (!pending_.empty()) ended_ += " (after an unfinished line: '" + pending_.substr(0, 200) + "')";
+        throw LineChildError(ended_);
+    }
+}
+
+void LineChild::write_line(const std::string &line) {
+    const std::string text = line + "\n";
+    for (size_t off = 0; off < text.size();) {
+        const ssize_t n = in_fd_ < 0 ? -1 : write(in_fd_, text.data() + off, text.size() - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) throw LineChildError("stopped reading its input: " + reap(5.0));
+        off += size_t(n);
+    }
 }
 
 }  // namespace tessera

@@ -15,6 +15,10 @@ std::vector<SuiteEntry> parse_suite(std::istream &in, const std::string &source_
         size_t hash = line.find('#');
         if (hash != std::string::npos) line.resize(hash);
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        if (line.rfind("model ", 0) == 0) {
+            throw SuiteError(source_name + ":" + std::to_string(number) +
+                             ": a model suite, not an op suite: run it with tessera-bench --suite models");
+        }
         try {
             ops::OpConfig config = ops::parse_op_line(line);
             ops::describe_op(config);  // unknown op/key, malformed or inconsistent values

@@ -11,6 +11,7 @@
 #include "opened_model.h"
 #include "npy.h"
 #include "stopwatch.h"
+#include "tensor_files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -26,33 +27,6 @@
 namespace tessera::cli {
 
 namespace {
-
-// "name=path" or "path" (the only input or output).
-std::pair<std::string, std::string> named_file(const std::string &arg) {
-    const size_t eq = arg.find('=');
-    return eq == std::string::npos ? std::make_pair(std::string(), arg)
-                                   : std::make_pair(arg.substr(0, eq), arg.substr(eq + 1));
-}
-
-// Binds name=path arguments to the model's tensors; a bare path needs a single tensor.
-std::map<std::string, std::string> bind_files(const std::vector<std::string> &args, const std::vector<TensorSpec> &tensors,
-                                        const std::string &flag) {
-    std::map<std::string, std::string> out;
-    for (const std::string &a : args) {
-        auto [name, path] = named_file(a);
-        if (name.empty()) {
-            if (tensors.size() != 1) {
-                throw UsageError(flag + " " + a + ": the model has " + std::to_string(tensors.size()) +
-                                 " of them; write " + flag + " name=file");
-            }
-            name = tensors[0].name;
-        }
-        const bool known = std::any_of(tensors.begin(), tensors.end(), [&](const TensorSpec &t) { return t.name == name; });
-        if (!known) throw UsageError(flag + " " + a + ": the model has no tensor '" + name + "'");
-        out[name] = path;
-    }
-    return out;
-}
 
 // Each partition's median wall time over `reps` runs, slowest first, with its ops.
 void print_partition_profile(const OpenedModel &s, const graph::JitModel &jit, const graph::TensorMap &inputs,
@@ -184,13 +158,7 @@ int run_command(const std::vector<std::string> &args) {
             inputs[t.name] = d;
             continue;
         }
-        graph::TensorData d = graph::read_npy(it->second);
-        if (d.dtype != graph::DType::f32 || d.shape != t.shape) {
-            throw graph::GraphError("--input " + it->second + ": '" + t.name + "' takes float32[" +
-                                    graph::shape_string(t.shape) + "], the file holds " + graph::dtype_name(d.dtype) +
-                                    "[" + graph::shape_string(d.shape) + "]");
-        }
-        inputs[t.name] = d;
+        inputs[t.name] = read_tensor_file("--input", it->second, t);
     }
     const std::map<std::string, std::string> expect_files = bind_files(expect_args, r.outputs, "--expect");
     const std::map<std::string, std::string> output_files = bind_files(output_args, r.outputs, "--output");

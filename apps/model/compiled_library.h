@@ -1,6 +1,6 @@
 // A model compiled by `tessera compile`, loaded back from its folder: plan.json for
 // the name and the tensors, lib<name>.so through dlopen, <name>.weights through
-// <name>_create. What `tessera run out/` runs.
+// <name>_create. What `tessera run out/` and tessera-bench --model run.
 #pragma once
 
 #include "tensor_data.h"

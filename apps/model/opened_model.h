@@ -1,6 +1,7 @@
-// What every tessera command does first: import the model (with --input-shape
-// overrides), run the graph passes, and plan the partitions against this
-// machine's balance (the device profile the scheduler reads too).
+// What every tessera command (and tessera-bench --model) does first: import the
+// model (with --input-shape overrides), run the graph passes, and plan the
+// partitions against this machine's balance (the device profile the scheduler
+// reads too).
 #pragma once
 
 #include "graph.h"
