@@ -35,11 +35,12 @@ def op_families():
 
 
 def suite_lines():
-    """(suite file name, line) for every op line of every suite, in file order."""
+    """(suite file name, line) for every op line of every op suite, in file order
+    (a model suite's `model NAME` lines name whole models, not ops: skipped)."""
     for path in sorted(glob.glob(os.path.join(ROOT, 'apps/suites/*.suite'))):
         for line in open(path):
             line = line.split('#')[0].strip()
-            if line:
+            if line and line.split()[0] != 'model':
                 yield os.path.basename(path), line
 
 
