@@ -3,6 +3,7 @@
 #include "loops.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace tessera::rules {
 
@@ -19,24 +20,45 @@ void register_tile(const hal::DeviceSpec &d, int64_t vectors, int64_t &rows, int
     rows = std::min<int64_t>(rows, 6);
 }
 
-// A GEMM's update: dim 0 (`v`, `ve` points) in register tiles of vectors, dim `m`
-// in register tiles of rows, the reduction `k` inside the tile; the loops outside
-// the tile after it (innermost first).
-void gemm_micro_kernel(schedule::StageBuilder &s, const std::string &v, int64_t ve, const std::string &m,
-                       const std::string &k, const std::vector<std::string> &outside, const hal::DeviceSpec &d) {
+// A GEMM's update (Function `f`, update 0): dim 0 (`v`, `ve` points) in register
+// tiles of vectors, dim `m` in register tiles of rows, the loops outside the tile
+// after them (innermost first; `before` adds splits those need; `m` is a loop split
+// from f's var `m_var` there, or that var). The tile's sums
+// over the reduction `k` (`ke` points) accumulate in registers: an rfactor
+// intermediate f_acc computed per register tile, vectorised and unrolled with the
+// reduction inside (the single-op rules' micro-kernel, rules/compute_schedules);
+// the update then adds one partial sum per point.
+void gemm_micro_kernel(schedule::ScheduleBuilder &script, const std::string &f, const std::string &v, int64_t ve,
+                       const std::string &m, const std::string &m_var, const std::string &k, int64_t ke,
+                       const std::vector<std::string> &outside, const hal::DeviceSpec &d,
+                       const std::function<void(schedule::StageBuilder &)> &before) {
     const int64_t lanes = d.vector_lanes, vectors = (ve + lanes - 1) / lanes;
     int64_t rows = 1, tile_vectors = 1;
     register_tile(d, vectors, rows, tile_vectors);
-    s.split(v, suffixed(v, "t"), suffixed(v, "in"), int(tile_vectors * lanes), TailStrategy::GuardWithIf);
-    s.split(suffixed(v, "in"), suffixed(v, "vo"), suffixed(v, "vi"), int(lanes), TailStrategy::GuardWithIf);
-    s.split(m, suffixed(m, "ro"), suffixed(m, "ri"), int(rows), TailStrategy::GuardWithIf);
-    s.vectorize(suffixed(v, "vi"));
-    std::vector<std::string> order = {suffixed(v, "vi"), suffixed(v, "vo"), suffixed(m, "ri"), k,
-                                      suffixed(v, "t"),  suffixed(m, "ro")};
-    order.insert(order.end(), outside.begin(), outside.end());
-    s.reorder(order);
-    s.unroll(suffixed(v, "vo"));
-    s.unroll(suffixed(m, "ri"));
+    const std::string acc = f + "_acc", ko = k + "_o", ki = k + "_i";
+    script.stage(f, 0).split(k, ko, ki, int(ke));  // one chunk: the whole reduction per tile
+    script.rfactor(f, 0, ko, "u", acc);
+    const std::string vt = suffixed(v, "t"), vin = suffixed(v, "in"), mro = suffixed(m, "ro"),
+                      mri = suffixed(m, "ri");
+    {
+        schedule::StageBuilder s = script.stage(f, 0);
+        before(s);
+        s.split(v, vt, vin, int(tile_vectors * lanes), TailStrategy::GuardWithIf);
+        s.split(m, mro, mri, int(rows), TailStrategy::GuardWithIf);
+        s.vectorize(vin);
+        std::vector<std::string> order = {vin, mri, ko, vt, mro};
+        order.insert(order.end(), outside.begin(), outside.end());
+        s.reorder(order);
+    }
+    script.compute_at(acc, f, vt);
+    for (int stage = -1; stage < 1; stage++) {
+        schedule::StageBuilder s = stage < 0 ? script.stage(acc) : script.stage(acc, 0);
+        s.split(v, suffixed(v, "vo"), suffixed(v, "vi"), int(lanes), TailStrategy::GuardWithIf);
+        s.vectorize(suffixed(v, "vi"));
+        if (stage == 0) s.reorder({suffixed(v, "vi"), suffixed(v, "vo"), m_var, ki});
+        s.unroll(suffixed(v, "vo"));
+        s.unroll(m_var);
+    }
 }
 
 }  // namespace
@@ -87,12 +109,13 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     }
     const std::string m_blk = suffixed(m, "blk"), m_in = suffixed(m, "in");
     {
-        schedule::StageBuilder s = script.stage(c.consumer, 0);
-        s.split(m, m_blk, m_in, int(block), TailStrategy::GuardWithIf);
         std::vector<std::string> outside = {m_blk};
         outside.insert(outside.end(), batch.begin(), batch.end());
-        gemm_micro_kernel(s, n, u2.dims[pure2[0]].extent, m_in, u2.dims[r2].name, outside, d);
-        s.parallel(batch.empty() ? m_blk : batch.back());
+        gemm_micro_kernel(script, c.consumer, n, u2.dims[pure2[0]].extent, m_in, m, u2.dims[r2].name,
+                          u2.dims[r2].extent, outside, d, [&](schedule::StageBuilder &s) {
+                              s.split(m, m_blk, m_in, int(block), TailStrategy::GuardWithIf);
+                          });
+        script.stage(c.consumer, 0).parallel(batch.empty() ? m_blk : batch.back());
     }
     // The producer and the stages between, per block of rows.
     for (const std::string &f : c.between)
@@ -110,11 +133,11 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
         vector_split(s, l, u1.dims[pure1[0]].extent, d.vector_lanes, true);
     }
     {
-        schedule::StageBuilder s = script.stage(c.producer, 0);
         std::vector<std::string> outside;
-        for (size_t i = 2; i < pure1.size(); i++)
-            outside.push_back(u1.dims[pure1[i]].name);
-        gemm_micro_kernel(s, l, u1.dims[pure1[0]].extent, pm, u1.dims[u1.reduction_dims()[0]].name, outside, d);
+        for (size_t i = 2; i < pure1.size(); i++) outside.push_back(u1.dims[pure1[i]].name);
+        const size_t r1 = u1.reduction_dims()[0];
+        gemm_micro_kernel(script, c.producer, l, u1.dims[pure1[0]].extent, pm, pm, u1.dims[r1].name, u1.dims[r1].extent,
+                          outside, d, [](schedule::StageBuilder &) {});
     }
     // An input the producer reads across its columns (k of q.k^T, stored with the
     // reduction innermost): copied once per batch with the columns innermost, so
@@ -124,7 +147,7 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
         auto wrapper = plan.input_wrappers.find(r.tensor);
         if (wrapper == plan.input_wrappers.end()) continue;
         const std::string packed = wrapper->second + "_columns";
-        script.wrap(wrapper->second, c.producer, packed);
+        script.wrap(wrapper->second, c.producer + "_acc", packed);  // read in the accumulating intermediate
         script.compute_at(packed, c.consumer, batch.empty() ? m_blk : batch.front());
         const std::vector<Halide::Var> args = script.func(packed).args();
         int column_dim = -1;  // the storage dim the producer's columns index

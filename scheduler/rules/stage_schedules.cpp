@@ -658,6 +658,7 @@ std::string update_in_vector_blocks(const ReductionUpdate &r) {
     // accumulators 0.37 ms, 8 without constant extents 0.42, both 0.22. Side by side (tessera-bench,
     // five NHWC depthwise lines): 1.61x geomean, 0.45x -> 0.72x of oneDNN.
     std::string tile_inner, tile_outer;
+    int64_t tile_points = 1;
     if (vec && tile_columns > 1 && block_vectors <= 4) {
         const int64_t accumulators = std::min<int64_t>(kMaxTileAccumulators, d.vector_registers - block_vectors - 2);
         const int64_t most = std::min<int64_t>(tile_columns, accumulators / block_vectors);
@@ -667,6 +668,7 @@ std::string update_in_vector_blocks(const ReductionUpdate &r) {
             tile_inner = suffixed(dims[1].first, "ri");
             s.split(dims[1].first, tile_outer, tile_inner, int(points), TailStrategy::Auto);
             order.push_back(tile_inner);
+            tile_points = points;
         }
     }
     for (size_t r : rdims)
@@ -690,6 +692,9 @@ std::string update_in_vector_blocks(const ReductionUpdate &r) {
     }
     if (own_loops) {
         std::vector<std::pair<std::string, int64_t>> outer(dims.begin() + 1, dims.end());
+        // Tiled columns: their outer loop is the row (gemm_chain's first GEMM of K=6,
+        // a reduction here, once handed the split dim to fuse and failed to compile).
+        if (!tile_outer.empty()) outer[0] = {tile_outer, dims[1].second / tile_points};
         if (outer.empty() && stream_rows) {
             // One task per core, each a segment of the row, outside the chunks.
             const int64_t per_task = (chunks + d.cores - 1) / d.cores;
