@@ -298,4 +298,98 @@ PadParams parse_pad(const OpConfig &config) {
     return p;
 }
 
+namespace {
+
+// The scale of an attention's scores or of gemm_chain's between=scale: default 1/sqrt(K).
+double parse_scale(const OpConfig &config, int64_t k) {
+    double scale = config.get_float("scale", 1.0 / std::sqrt(double(k)));
+    if (!std::isfinite(scale)) throw OpError(config.op + ": key 'scale' must be finite");
+    return scale;
+}
+
+}  // namespace
+
+AttentionParams parse_attention(const OpConfig &config) {
+    check_keys(config);
+    AttentionParams p;
+    p.batch = positive(config, "B", 1);
+    p.m = positive(config, "M");
+    p.n = positive(config, "N");
+    p.k = positive(config, "K");
+    p.l = positive(config, "L");
+    p.mask = config.get_bool("mask", false);
+    p.scale = parse_scale(config, p.k);
+    return p;
+}
+
+GemmChainParams parse_gemm_chain(const OpConfig &config) {
+    check_keys(config);
+    GemmChainParams p;
+    p.batch = positive(config, "B", 1);
+    p.m = positive(config, "M");
+    p.n = positive(config, "N");
+    p.k = positive(config, "K");
+    p.l = positive(config, "L");
+    static const std::map<std::string, ChainBetween> kinds = {{"none", ChainBetween::None},
+                                                              {"relu", ChainBetween::Relu},
+                                                              {"gelu", ChainBetween::Gelu},
+                                                              {"scale", ChainBetween::Scale}};
+    const std::string between = config.get_string("between", "none");
+    auto it = kinds.find(between);
+    if (it == kinds.end()) {
+        throw OpError(config.op + ": key 'between' must be none, relu, gelu or scale, got '" + between + "'");
+    }
+    p.between = it->second;
+    if (config.has("scale") && p.between != ChainBetween::Scale) {
+        throw OpError(config.op + ": key 'scale' needs between=scale");
+    }
+    if (p.between == ChainBetween::Scale) p.scale = parse_scale(config, p.k);
+    return p;
+}
+
+ConvParams ConvChainParams::first() const {
+    ConvParams p;
+    p.nhwc = nhwc;
+    p.n = n, p.c = c, p.h = h, p.w = w, p.oc = oc1, p.kh = kh1, p.kw = kw1;
+    p.stride = stride1, p.pad = pad1;
+    p.oh = h1, p.ow = w1;
+    return p;
+}
+
+ConvParams ConvChainParams::second() const {
+    ConvParams p;
+    p.nhwc = nhwc;
+    p.n = n, p.c = oc1, p.h = h1, p.w = w1, p.oc = oc2, p.kh = kh2, p.kw = kw2;
+    p.stride = stride2, p.pad = pad2;
+    p.oh = oh, p.ow = ow;
+    return p;
+}
+
+ConvChainParams parse_conv_chain(const OpConfig &config) {
+    check_keys(config);
+    ConvChainParams p;
+    p.nhwc = parse_layout(config);
+    p.n = positive(config, "n", 1);
+    p.c = positive(config, "c");
+    p.h = positive(config, "h");
+    p.w = positive(config, "w");
+    p.oc1 = positive(config, "oc1");
+    p.oc2 = positive(config, "oc2");
+    p.kh1 = positive(config, "kh1");
+    p.kw1 = positive(config, "kw1");
+    p.kh2 = positive(config, "kh2");
+    p.kw2 = positive(config, "kw2");
+    p.stride1 = positive(config, "stride1", 1);
+    p.stride2 = positive(config, "stride2", 1);
+    p.pad1 = non_negative(config, "pad1");
+    p.pad2 = non_negative(config, "pad2");
+    p.h1 = window_output_extent(config.op + " (kh1, h)", p.h, p.kh1, p.stride1, p.pad1, 1);
+    p.w1 = window_output_extent(config.op + " (kw1, w)", p.w, p.kw1, p.stride1, p.pad1, 1);
+    p.oh = window_output_extent(config.op + " (kh2, the first convolution's output height)", p.h1, p.kh2, p.stride2,
+                                p.pad2, 1);
+    p.ow = window_output_extent(config.op + " (kw2, the first convolution's output width)", p.w1, p.kw2, p.stride2,
+                                p.pad2, 1);
+    return p;
+}
+
 }  // namespace tessera::ops
