@@ -66,22 +66,11 @@ private:
         std::string name;
         std::unique_ptr<Kernel> kernel;
         std::vector<int> sources;
-        Tensor out;                 // scratch (unused by the last stage)
-        std::vector<Tensor> args;   // the sources while the stage runs
+        Tensor out;                // scratch (unused by the last stage)
+        std::vector<Tensor> args;  // the sources while the stage runs
     };
     std::vector<Stage> stages_;
 };
-
-ops::MatmulParams batched_product(int64_t batch, int64_t m, int64_t n, int64_t k, bool trans_b = false) {
-    ops::MatmulParams p;
-    p.batched = true;
-    p.batch = batch;
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.trans_b = trans_b;
-    return p;
-}
 
 // relu(conv(x, w1) + b1), then conv(., w2) + b2; see the file's comment for layouts.
 class ConvChainKernel : public Kernel {
@@ -107,7 +96,9 @@ public:
                 pd2_ = blocked2;
             }
         }
-        if (pd2_.src_desc() != pd1_.dst_desc()) throw Unsupported("conv_chain: the second convolution's source layout differs");
+        if (pd2_.src_desc() != pd1_.dst_desc()) {
+            throw Unsupported("conv_chain: the second convolution's source layout differs");
+        }
         prim1_ = dnnl::convolution_forward(pd1_);
         prim2_ = dnnl::convolution_forward(pd2_);
         src_ = LayoutBridge(src, pd1_.src_desc(), true);
@@ -166,13 +157,13 @@ std::unique_ptr<Kernel> make_attention_kernel(const ops::AttentionParams &p) {
     scale_mask.scale = float(p.scale);
     scale_mask.add_input = p.mask;
     // Inputs q, k, v (, mask).
-    seq->add("matmul", make_matmul_stage(batched_product(p.batch, p.m, p.l, p.k, true), scale_mask),
+    seq->add("matmul", make_matmul_stage(ops::batched_product(p.batch, p.m, p.l, p.k, true), scale_mask),
              p.mask ? std::vector<int>{0, 1, 3} : std::vector<int>{0, 1}, scores);
     ops::SoftmaxParams rows;
     rows.shape = scores;
     rows.axis = 2;
     seq->add("softmax", make_softmax_kernel(rows), {KernelSequence::stage(0)}, scores);
-    seq->add("matmul", make_matmul_kernel(batched_product(p.batch, p.m, p.n, p.l)), {KernelSequence::stage(1), 2},
+    seq->add("matmul", make_matmul_kernel(ops::batched_product(p.batch, p.m, p.n, p.l)), {KernelSequence::stage(1), 2},
              {p.batch, p.m, p.n});
     return seq;
 }
@@ -190,9 +181,9 @@ std::unique_ptr<Kernel> make_gemm_chain_kernel(const ops::GemmChainParams &p) {
     }
     auto seq = std::make_unique<KernelSequence>();
     // Inputs a, b1, b2.
-    seq->add("matmul", make_matmul_stage(batched_product(p.batch, p.m, p.l, p.k), between), {0, 1},
+    seq->add("matmul", make_matmul_stage(ops::batched_product(p.batch, p.m, p.l, p.k), between), {0, 1},
              {p.batch, p.m, p.l});
-    seq->add("matmul", make_matmul_kernel(batched_product(p.batch, p.m, p.n, p.l)), {KernelSequence::stage(0), 2},
+    seq->add("matmul", make_matmul_kernel(ops::batched_product(p.batch, p.m, p.n, p.l)), {KernelSequence::stage(0), 2},
              {p.batch, p.m, p.n});
     return seq;
 }

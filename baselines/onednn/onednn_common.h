@@ -126,7 +126,7 @@ std::unique_ptr<Kernel> make_matmul_stage(const ops::MatmulParams &p, const Epil
 // oneDNN choose), weights format_tag::any, a plain bias[oc] when `bias`, and `attr`.
 dnnl::convolution_forward::primitive_desc conv_primitive_desc(const ops::ConvParams &p, const dnnl::memory::desc &src,
                                                               const dnnl::memory::desc &dst, bool bias,
-                                                              const dnnl::primitive_attr &attr = dnnl::primitive_attr());
+                                                              const dnnl::primitive_attr &attr = {});
 // The caller's weights (OIHW or HWIO, see ops::ConvParams) as oneDNN's logical [g,] o, i, kh, kw.
 dnnl::memory::desc conv_user_weights_desc(const ops::ConvParams &p);
 // Not an optimised kernel, or gemm-based: im2col + gemm ("gemm:jit" on nchw) is a

@@ -11,18 +11,6 @@ using namespace Halide;
 
 namespace {
 
-// A batched product [batch, m, k] x [batch, k, n] (b stored [batch, n, k] when trans_b).
-MatmulParams batched_product(int64_t batch, int64_t m, int64_t n, int64_t k, bool trans_b = false) {
-    MatmulParams p;
-    p.batched = true;
-    p.batch = batch;
-    p.m = m;
-    p.n = n;
-    p.k = k;
-    p.trans_b = trans_b;
-    return p;
-}
-
 // A pure output over the last stage's sums, as matmul and conv2d end (see linear.cpp).
 Func pure_output(const std::string &name, const Func &sum) {
     Func out(name);

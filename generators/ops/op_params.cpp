@@ -64,6 +64,17 @@ int64_t window_output_extent(const std::string &what, int64_t in, int64_t kernel
     return (padded - span) / stride + 1;
 }
 
+MatmulParams batched_product(int64_t batch, int64_t m, int64_t n, int64_t k, bool trans_b) {
+    MatmulParams p;
+    p.batched = true;
+    p.batch = batch;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.trans_b = trans_b;
+    return p;
+}
+
 MatmulParams parse_matmul(const OpConfig &config) {
     check_keys(config);
     MatmulParams p;
@@ -307,29 +318,30 @@ double parse_scale(const OpConfig &config, int64_t k) {
     return scale;
 }
 
-}  // namespace
-
-AttentionParams parse_attention(const OpConfig &config) {
+// The extents of two batched GEMMs in a row (attention, gemm_chain): B (default 1), M, N, K, L.
+template <typename Params>
+Params two_gemm_extents(const OpConfig &config) {
     check_keys(config);
-    AttentionParams p;
+    Params p;
     p.batch = positive(config, "B", 1);
     p.m = positive(config, "M");
     p.n = positive(config, "N");
     p.k = positive(config, "K");
     p.l = positive(config, "L");
+    return p;
+}
+
+}  // namespace
+
+AttentionParams parse_attention(const OpConfig &config) {
+    AttentionParams p = two_gemm_extents<AttentionParams>(config);
     p.mask = config.get_bool("mask", false);
     p.scale = parse_scale(config, p.k);
     return p;
 }
 
 GemmChainParams parse_gemm_chain(const OpConfig &config) {
-    check_keys(config);
-    GemmChainParams p;
-    p.batch = positive(config, "B", 1);
-    p.m = positive(config, "M");
-    p.n = positive(config, "N");
-    p.k = positive(config, "K");
-    p.l = positive(config, "L");
+    GemmChainParams p = two_gemm_extents<GemmChainParams>(config);
     static const std::map<std::string, ChainBetween> kinds = {{"none", ChainBetween::None},
                                                               {"relu", ChainBetween::Relu},
                                                               {"gelu", ChainBetween::Gelu},
@@ -347,22 +359,27 @@ GemmChainParams parse_gemm_chain(const OpConfig &config) {
     return p;
 }
 
-ConvParams ConvChainParams::first() const {
+namespace {
+
+// One convolution of a chain: no groups, no dilation.
+ConvParams chain_conv(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_t kh, int64_t kw,
+                      int64_t stride, int64_t pad, int64_t oh, int64_t ow) {
     ConvParams p;
     p.nhwc = nhwc;
-    p.n = n, p.c = c, p.h = h, p.w = w, p.oc = oc1, p.kh = kh1, p.kw = kw1;
-    p.stride = stride1, p.pad = pad1;
-    p.oh = h1, p.ow = w1;
+    p.n = n, p.c = c, p.h = h, p.w = w, p.oc = oc, p.kh = kh, p.kw = kw;
+    p.stride = stride, p.pad = pad;
+    p.oh = oh, p.ow = ow;
     return p;
 }
 
+}  // namespace
+
+ConvParams ConvChainParams::first() const {
+    return chain_conv(nhwc, n, c, h, w, oc1, kh1, kw1, stride1, pad1, h1, w1);
+}
+
 ConvParams ConvChainParams::second() const {
-    ConvParams p;
-    p.nhwc = nhwc;
-    p.n = n, p.c = oc1, p.h = h1, p.w = w1, p.oc = oc2, p.kh = kh2, p.kw = kw2;
-    p.stride = stride2, p.pad = pad2;
-    p.oh = oh, p.ow = ow;
-    return p;
+    return chain_conv(nhwc, n, oc1, h1, w1, oc2, kh2, kw2, stride2, pad2, oh, ow);
 }
 
 ConvChainParams parse_conv_chain(const OpConfig &config) {

@@ -134,6 +134,10 @@ struct ConvChainParams {
     ConvParams second() const;
 };
 
+// A batch_matmul's params: [batch, m, k] x [batch, k, n] (b stored [batch, n, k]
+// when trans_b), as the chains' GEMM stages are.
+MatmulParams batched_product(int64_t batch, int64_t m, int64_t n, int64_t k, bool trans_b = false);
+
 MatmulParams parse_matmul(const OpConfig &config);
 ConvParams parse_conv(const OpConfig &config);
 PoolParams parse_pool(const OpConfig &config);

@@ -308,49 +308,57 @@ Tensor norm_ref(const NormParams &p, const std::vector<Tensor> &in) {
 // The chains keep their intermediates in double: the chain's exact value, whatever
 // precision a kernel keeps between its stages.
 
-Tensor attention_ref(const AttentionParams &p, const std::vector<Tensor> &in) {
-    const Tensor &q = in[0], &k = in[1], &v = in[2];
-    Tensor out({p.batch, p.m, p.n});
-    std::vector<double> row(size_t(p.l));
-    for (int64_t b = 0; b < p.batch; b++)
-        for (int64_t i = 0; i < p.m; i++) {
-            for (int64_t j = 0; j < p.l; j++) {
+// sum over r < n of a[r * stride_a] * b[r * stride_b], in double.
+double dot(const float *a, int64_t stride_a, const float *b, int64_t stride_b, int64_t n) {
+    double acc = 0;
+    for (int64_t r = 0; r < n; r++) acc += double(a[r * stride_a]) * b[r * stride_b];
+    return acc;
+}
+
+// A chain of two batched GEMMs row by row: `first_row(b, i, row)` fills row i of batch
+// b of the first stage (its product and whatever follows it, L values), which is
+// multiplied by second[b] ([L, N]) into the output [batch, M, N].
+Tensor two_gemm_rows(int64_t batch, int64_t m, int64_t n, int64_t l, const Tensor &second,
+                     const std::function<void(int64_t, int64_t, std::vector<double> &)> &first_row) {
+    Tensor out({batch, m, n});
+    std::vector<double> row(static_cast<size_t>(l));
+    for (int64_t b = 0; b < batch; b++)
+        for (int64_t i = 0; i < m; i++) {
+            first_row(b, i, row);
+            for (int64_t c = 0; c < n; c++) {
                 double acc = 0;
-                for (int64_t r = 0; r < p.k; r++) acc += double(q.data[(b * p.m + i) * p.k + r]) * k.data[(b * p.l + j) * p.k + r];
-                row[j] = p.scale * acc + (p.mask ? double(in[3].data[(b * p.m + i) * p.l + j]) : 0.0);
-            }
-            softmax_row(row);
-            for (int64_t c = 0; c < p.n; c++) {
-                double acc = 0;
-                for (int64_t j = 0; j < p.l; j++) acc += row[j] * v.data[(b * p.l + j) * p.n + c];
-                out.data[(b * p.m + i) * p.n + c] = float(acc);
+                for (int64_t j = 0; j < l; j++) acc += row[j] * second.data[(b * l + j) * n + c];
+                out.data[(b * m + i) * n + c] = float(acc);
             }
         }
     return out;
 }
 
+Tensor attention_ref(const AttentionParams &p, const std::vector<Tensor> &in) {
+    const Tensor &q = in[0], &k = in[1];
+    return two_gemm_rows(p.batch, p.m, p.n, p.l, in[2], [&](int64_t b, int64_t i, std::vector<double> &row) {
+        const float *q_row = q.data.data() + (b * p.m + i) * p.k;
+        for (int64_t j = 0; j < p.l; j++) {
+            const double score = dot(q_row, 1, k.data.data() + (b * p.l + j) * p.k, 1, p.k);
+            row[j] = p.scale * score + (p.mask ? double(in[3].data[(b * p.m + i) * p.l + j]) : 0.0);
+        }
+        softmax_row(row);
+    });
+}
+
 Tensor gemm_chain_ref(const GemmChainParams &p, const std::vector<Tensor> &in) {
-    const Tensor &a = in[0], &b1 = in[1], &b2 = in[2];
+    const Tensor &a = in[0], &b1 = in[1];
     UnaryParams f;
     f.kind = p.between == ChainBetween::Gelu ? UnaryKind::Gelu : UnaryKind::Relu;
-    Tensor out({p.batch, p.m, p.n});
-    std::vector<double> row(size_t(p.l));
-    for (int64_t b = 0; b < p.batch; b++)
-        for (int64_t i = 0; i < p.m; i++) {
-            for (int64_t j = 0; j < p.l; j++) {
-                double acc = 0;
-                for (int64_t r = 0; r < p.k; r++) acc += double(a.data[(b * p.m + i) * p.k + r]) * b1.data[(b * p.k + r) * p.l + j];
-                row[j] = p.between == ChainBetween::None    ? acc
-                         : p.between == ChainBetween::Scale ? p.scale * acc
-                                                            : unary_value(f, acc);
-            }
-            for (int64_t c = 0; c < p.n; c++) {
-                double acc = 0;
-                for (int64_t j = 0; j < p.l; j++) acc += row[j] * b2.data[(b * p.l + j) * p.n + c];
-                out.data[(b * p.m + i) * p.n + c] = float(acc);
-            }
+    return two_gemm_rows(p.batch, p.m, p.n, p.l, in[2], [&](int64_t b, int64_t i, std::vector<double> &row) {
+        const float *a_row = a.data.data() + (b * p.m + i) * p.k;
+        for (int64_t j = 0; j < p.l; j++) {
+            const double x = dot(a_row, 1, b1.data.data() + b * p.k * p.l + j, p.l, p.k);
+            row[j] = p.between == ChainBetween::None    ? x
+                     : p.between == ChainBetween::Scale ? p.scale * x
+                                                        : unary_value(f, x);
         }
-    return out;
+    });
 }
 
 Tensor conv_chain_ref(const ConvChainParams &p, const std::vector<Tensor> &in) {
@@ -363,7 +371,8 @@ Tensor conv_chain_ref(const ConvChainParams &p, const std::vector<Tensor> &in) {
                     double &m = mid[image_offset(p.nhwc, p.oc1, p.h1, p.w1, n, c, y, x)];
                     m = std::max(m + in[2].data[c], 0.0);
                 }
-    const std::vector<double> sums = conv_sums(second, ImageOf<std::vector<double>>{mid, p.nhwc, p.oc1, p.h1, p.w1}, in[3]);
+    const ImageOf<std::vector<double>> relu{mid, p.nhwc, p.oc1, p.h1, p.w1};
+    const std::vector<double> sums = conv_sums(second, relu, in[3]);
     Tensor out(p.nhwc ? Shape{p.n, p.oh, p.ow, p.oc2} : Shape{p.n, p.oc2, p.oh, p.ow});
     for (int64_t n = 0; n < p.n; n++)
         for (int64_t c = 0; c < p.oc2; c++)
