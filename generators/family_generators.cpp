@@ -83,6 +83,24 @@ public:
     }
 };
 
+class ChainGenerator : public OpGenerator<ChainGenerator> {
+public:
+    KeyParam op{"op", "attention"}, B{"B", ""}, M{"M", ""}, N{"N", ""}, K{"K", ""}, L{"L", ""};
+    KeyParam mask{"mask", ""}, scale{"scale", ""}, between{"between", ""};
+    KeyParam n{"n", ""}, c{"c", ""}, h{"h", ""}, w{"w", ""}, oc1{"oc1", ""}, oc2{"oc2", ""};
+    KeyParam kh1{"kh1", ""}, kw1{"kw1", ""}, kh2{"kh2", ""}, kw2{"kw2", ""};
+    KeyParam stride1{"stride1", ""}, stride2{"stride2", ""}, pad1{"pad1", ""}, pad2{"pad2", ""};
+    KeyParam layout{"layout", ""};
+    static const char *family_name() { return "chain"; }
+    ops::OpConfig config() const {
+        return make_config(op, {{"B", B}, {"M", M}, {"N", N}, {"K", K}, {"L", L}, {"mask", mask}, {"scale", scale},
+                                {"between", between}, {"n", n}, {"c", c}, {"h", h}, {"w", w}, {"oc1", oc1},
+                                {"oc2", oc2}, {"kh1", kh1}, {"kw1", kw1}, {"kh2", kh2}, {"kw2", kw2},
+                                {"stride1", stride1}, {"stride2", stride2}, {"pad1", pad1}, {"pad2", pad2},
+                                {"layout", layout}});
+    }
+};
+
 }  // namespace tessera
 
 HALIDE_REGISTER_GENERATOR(tessera::MatmulGenerator, matmul)
@@ -93,3 +111,4 @@ HALIDE_REGISTER_GENERATOR(tessera::ElementwiseGenerator, elementwise)
 HALIDE_REGISTER_GENERATOR(tessera::SoftmaxGenerator, softmax)
 HALIDE_REGISTER_GENERATOR(tessera::NormGenerator, norm)
 HALIDE_REGISTER_GENERATOR(tessera::LayoutGenerator, layout)
+HALIDE_REGISTER_GENERATOR(tessera::ChainGenerator, chain)

@@ -31,7 +31,7 @@ PINNED = {
 def op_families():
     """Op name -> generator family, read from the op registry's catalogue entries."""
     text = open(os.path.join(ROOT, 'generators/ops/op_entries.cpp')).read()
-    return dict(re.findall(r'\{"([a-z_0-9]+)", "([a-z]+)", "', text))
+    return dict(re.findall(r'\{"([a-z_0-9]+)",\s*"([a-z]+)",\s*"', text))
 
 
 def suite_lines():

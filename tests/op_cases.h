@@ -23,6 +23,7 @@ inline const std::vector<std::string> &op_cases() {
         "batch_matmul B=2 M=33 N=1 K=45",
         "matmul M=16 N=4096 K=64",  // Tessera packs B with 4 KiB rows: storage padding
         "batch_matmul B=3 M=17 N=19 K=23",
+        "batch_matmul B=2 M=13 N=9 K=21 trans_b=1",  // q k^T: keys stored [B,N,K]
         // Shifted L2 tiles (the last one recomputes an overlap): N=1000 in whole
         // vectors, M=197 (prime) in register tiles of several rows
         "matmul M=40 N=1000 K=64",
@@ -154,6 +155,22 @@ inline const std::vector<std::string> &op_cases() {
         "transpose shape=40x1100 perm=1,0",
         "pad shape=3x5x7 pads=0,1,2,1,0,3 value=-1.5",
         "pad shape=6x9 pads=2,0,0,1",
+        // Chains of compute-intensive ops, one pipeline each: sizes of one, primes and
+        // lengths no vector width divides (the softmax axis L, the reductions K and L)
+        "attention M=1 N=1 K=1 L=1",
+        "attention B=2 M=13 N=11 K=7 L=19",
+        "attention M=37 N=5 K=9 L=53 mask=1",
+        "attention B=3 M=17 N=24 K=20 L=33 scale=0.3",
+        "attention M=9 N=70 K=19 L=130 mask=1",
+        "gemm_chain M=13 N=11 K=7 L=19",
+        "gemm_chain B=2 M=17 N=9 K=23 L=37 between=relu",
+        "gemm_chain M=33 N=20 K=12 L=45 between=gelu",
+        "gemm_chain B=3 M=5 N=31 K=11 L=29 between=scale scale=0.25",
+        "conv_chain c=3 h=13 w=11 oc1=5 oc2=7 kh1=3 kw1=3 kh2=1 kw2=1 pad1=1",
+        "conv_chain n=2 c=4 h=12 w=9 oc1=6 oc2=5 kh1=3 kw1=3 kh2=3 kw2=3 stride1=2 pad1=1 pad2=1 layout=nhwc",
+        "conv_chain c=8 h=9 w=10 oc1=12 oc2=7 kh1=1 kw1=1 kh2=3 kw2=3 pad2=1",
+        "conv_chain c=5 h=17 w=19 oc1=9 oc2=3 kh1=3 kw1=3 kh2=1 kw2=1 stride1=2 layout=nhwc",
+        "conv_chain c=6 h=11 w=11 oc1=4 oc2=10 kh1=1 kw1=1 kh2=3 kw2=2 stride2=2 pad2=1",
     };
     return cases;
 }

@@ -56,12 +56,22 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"transpose shape=3x4x5 perm=0,0,1", "not a permutation"},
                       BadCase{"transpose shape=3x4x5 perm=0,1", "rank 3"},
                       BadCase{"pad shape=3x4 pads=1,1,1", "needs 4 entries"},
-                      BadCase{"layer_norm shape=3x4 epsilon=0", "'epsilon' must be positive"}),
+                      BadCase{"layer_norm shape=3x4 epsilon=0", "'epsilon' must be positive"},
+                      BadCase{"attention M=4 N=4 K=4", "missing key 'L'"},
+                      BadCase{"attention M=4 N=4 K=4 L=4 scale=inf", "'scale' must be finite"},
+                      BadCase{"attention M=4 N=4 K=4 L=4 mask=2", "not a boolean"},
+                      BadCase{"gemm_chain M=4 N=4 K=4 L=4 between=tanh", "'between' must be none, relu, gelu or scale"},
+                      BadCase{"gemm_chain M=4 N=4 K=4 L=4 scale=0.5", "'scale' needs between=scale"},
+                      BadCase{"conv_chain c=3 h=8 w=8 oc1=4 oc2=4 kh1=3 kw1=3 kh2=7 kw2=1", "(kh2"},
+                      BadCase{"conv_chain c=3 h=8 w=8 oc1=4 oc2=4 kh1=3 kw1=3 kh2=1 kw2=1 stride2=0",
+                              "'stride2' must be positive"},
+                      BadCase{"conv_chain c=3 h=8 w=8 oc1=4 kh1=3 kw1=3 kh2=1 kw2=1", "missing key 'oc2'"}),
     [](const ::testing::TestParamInfo<BadCase> &info) { return "case" + std::to_string(info.index); });
 
 TEST(OpErrors, GoodLinesAreAccepted) {
     EXPECT_EQ(error_of("conv2d n=1 c=64 h=56 w=56 oc=64 kh=3 kw=3 stride=1 pad=1 layout=nchw"), "");
     EXPECT_EQ(error_of("reduce_mean shape=2x3x4 axes=-1,0"), "");
+    EXPECT_EQ(error_of("gemm_chain M=4 N=4 K=4 L=4 between=scale scale=0.5"), "");
 }
 
 TEST(OpErrors, BuilderRejectsWrongInputCount) {

@@ -13,6 +13,9 @@ namespace tessera::bench {
 
 // The name tessera-bench uses for the oneDNN baseline in --schedulers and reports.
 inline const std::string kOnednn = "oneDNN";
+// The contender running a chain op's stages each scheduled by Tessera on its own
+// (unfused_chain.h), beside "Tessera", the chain scheduled as one pipeline.
+inline const std::string kTesseraUnfused = "Tessera-unfused";
 
 struct BenchRecord {
     std::string op, shape, scheduler;

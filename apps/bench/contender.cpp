@@ -3,6 +3,7 @@
 #include "bench_record.h"
 #include "scoped_environment.h"
 #include "stopwatch.h"
+#include "unfused_chain.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -39,6 +40,19 @@ Variant split_variant(const std::string &contender) {
 
 Contender::Contender(const ops::OpConfig &config, const std::string &scheduler) : scheduler_(scheduler) {
     const Variant variant = split_variant(scheduler);
+    if (variant.base == kTesseraUnfused) {
+        if (!is_chain_op(config.op)) {
+            why_not_ = kTesseraUnfused + " runs chain ops only (attention, gemm_chain, conv_chain)";
+            return;
+        }
+        {
+            const ScopedEnvironment settings(variant.env);  // while its stages are scheduled
+            unfused_ = std::make_unique<UnfusedChain>(config, "Tessera");
+        }
+        schedule_ms_ = unfused_->schedule_ms();
+        compile_ms_ = unfused_->compile_ms();
+        return;
+    }
     if (variant.base != kOnednn) {
         {
             const ScopedEnvironment settings(variant.env);  // while it is scheduled
@@ -65,6 +79,7 @@ std::string Contender::impl() const {
 #ifdef TESSERA_HAVE_ONEDNN
     if (onednn_) return onednn_->impl();
 #endif
+    if (unfused_) return "halide:" + unfused_->impl();
     return "halide:" + scheduler_;
 }
 
@@ -78,6 +93,10 @@ bool Contender::optimised_impl() const {
 void Contender::run(std::vector<Tensor> &inputs, Tensor &output) {
     if (halide_) {
         halide_->run(inputs, output);
+        return;
+    }
+    if (unfused_) {
+        unfused_->run(inputs, output);
         return;
     }
 #ifdef TESSERA_HAVE_ONEDNN

@@ -1,5 +1,6 @@
-// Contender: one way of running an op that tessera-bench times, either the op
-// JIT-compiled with a Halide autoscheduler or the oneDNN baseline.
+// Contender: one way of running an op that tessera-bench times: the op JIT-compiled
+// with a Halide autoscheduler, the oneDNN baseline, or (chain ops only) the chain's
+// stages each compiled and scheduled by Tessera on its own ("Tessera-unfused").
 #pragma once
 
 #include "jit_op.h"
@@ -13,6 +14,8 @@ class OnednnOp;
 }
 
 namespace tessera::bench {
+
+class UnfusedChain;
 
 // A contender name with settings: "Tessera+TESSERA_CANDIDATE=1" is Tessera scheduled
 // with that environment variable set, timed side by side with plain "Tessera".
@@ -43,6 +46,7 @@ public:
 private:
     std::unique_ptr<JitOp> halide_;
     std::unique_ptr<onednn::OnednnOp> onednn_;
+    std::unique_ptr<UnfusedChain> unfused_;
     std::string scheduler_, why_not_;
     double schedule_ms_ = 0, compile_ms_ = 0;
 };

@@ -22,6 +22,7 @@
 #include "shape_option.h"
 #include "suite_file.h"
 #include "thread_env.h"
+#include "unfused_chain.h"
 
 #include <algorithm>
 #include <cctype>
@@ -38,6 +39,7 @@
 namespace {
 
 using tessera::bench::kOnednn;
+using tessera::bench::kTesseraUnfused;
 
 class UsageError : public std::runtime_error {
 public:
@@ -55,6 +57,7 @@ struct Options {
     double tolerance = 1e-3;
     bool timeout_given = false;
     bool models() const { return !model.empty() || suite == "models" || !models_dir.empty(); }
+    bool default_schedulers = false;  // no --schedulers: Tessera-unfused joins for chain ops
     // Each contender timed alone in its own process, oneDNN's OpenMP threads on
     // libgomp's default wait policy: measured fairest (docs/results.md, "OpenMP wait
     // policy"); --timing interleaved with --omp-wait passive is the other way.
@@ -74,15 +77,21 @@ std::string lower(std::string s) {
 
 std::vector<std::string> known_contenders() {
     std::vector<std::string> all = tessera::scheduler_names();
+    all.push_back(kTesseraUnfused);
     all.push_back(kOnednn);
     return all;
 }
 
-// Every Halide autoscheduler but "none" (Halide's unscheduled default), and oneDNN.
-std::vector<std::string> default_contenders() {
+// Every Halide autoscheduler but "none" (Halide's unscheduled default), and oneDNN;
+// with a chain op among `configs`, Tessera-unfused after Tessera.
+std::vector<std::string> default_contenders(const std::vector<tessera::ops::OpConfig> &configs = {}) {
+    const bool chains = std::any_of(configs.begin(), configs.end(), [](const tessera::ops::OpConfig &c) {
+        return tessera::bench::is_chain_op(c.op);
+    });
     std::vector<std::string> all;
     for (const std::string &s : tessera::scheduler_names()) {
         if (s != "none") all.push_back(s);
+        if (s == "Tessera" && chains) all.push_back(kTesseraUnfused);
     }
     all.push_back(kOnednn);
     return all;
@@ -156,8 +165,10 @@ void usage(std::FILE *to) {
                  "  --suite        built-in suite file (apps/suites/NAME.suite)\n"
                  "  --suite-file   your own suite: one op per line, 'op key=value ...'\n"
                  "  --schedulers   comma-separated, case-insensitive, of: %s\n"
-                 "                 (default: all but none); NAME+VAR=VALUE[+...] adds a variant scheduled\n"
-                 "                 with those environment variables, e.g. Tessera+TESSERA_CANDIDATE=1\n"
+                 "                 (default: all but none, Tessera-unfused only with chain ops); NAME+VAR=VALUE[+...]\n"
+                 "                 adds a variant scheduled with those environment variables, e.g.\n"
+                 "                 Tessera+TESSERA_CANDIDATE=1. Tessera-unfused: a chain op (attention, gemm_chain,\n"
+                 "                 conv_chain) as its separate ops, each scheduled by Tessera on its own\n"
                  "  --reps         timed interleaved rounds at most (default 20, at least 3; stops after ~1.5 s)\n"
                  "  --threads      threads for every contender (HL_NUM_THREADS, OMP_NUM_THREADS; default all cores)\n"
                  "  --seed         seed of the random inputs (default 1)\n"
@@ -277,7 +288,8 @@ Options parse_args(int argc, char **argv) {
             if (flag == std::string(argv[i])) throw UsageError(std::string(flag) + " is for models: use it with --model or --suite models");
         }
     }
-    o.schedulers = schedulers.empty() ? default_contenders() : parse_schedulers(schedulers);
+    o.default_schedulers = schedulers.empty();
+    o.schedulers = o.default_schedulers ? default_contenders() : parse_schedulers(schedulers);
     // Halide contenders among themselves share no OpenMP threads: interleaved rounds
     // then only protect against slow spells.
     const bool with_onednn = std::find(o.schedulers.begin(), o.schedulers.end(), kOnednn) != o.schedulers.end();
@@ -330,9 +342,10 @@ int run(const Options &o) {
         for (const tessera::SuiteEntry &e : tessera::load_suite_file(source)) configs.push_back(e.config);
     }
 
+    const std::vector<std::string> schedulers = o.default_schedulers ? default_contenders(configs) : o.schedulers;
     const tessera::hal::DeviceProfile profile = tessera::hal::host_profile();
     std::string names;
-    for (const std::string &s : o.schedulers) names += " " + s;
+    for (const std::string &s : schedulers) names += " " + s;
     std::printf("tessera-bench: %zu ops from %s, %d threads, seed %llu, contenders:%s\n", configs.size(),
                 source.c_str(), o.threads, (unsigned long long)o.settings.seed, names.c_str());
     std::printf("%s\n", profile_line(profile).c_str());
@@ -351,9 +364,9 @@ int run(const Options &o) {
     for (const tessera::ops::OpConfig &config : configs) {
         std::vector<tessera::bench::BenchRecord> records;
         if (o.interleaved) {
-            records = tessera::bench::bench_op_isolated(config, o.schedulers, o.settings);
+            records = tessera::bench::bench_op_isolated(config, schedulers, o.settings);
         } else {
-            for (const std::string &s : o.schedulers) {
+            for (const std::string &s : schedulers) {
                 for (const auto &r : tessera::bench::bench_op_isolated(config, {s}, o.settings)) records.push_back(r);
             }
         }
@@ -364,7 +377,7 @@ int run(const Options &o) {
         std::fflush(stdout);
         all.insert(all.end(), records.begin(), records.end());
     }
-    std::printf("%s", tessera::bench::format_summary(all, o.schedulers).c_str());
+    std::printf("%s", tessera::bench::format_summary(all, schedulers).c_str());
 
     int status = 0;
     std::string json = o.json;

@@ -9,13 +9,10 @@
 
 namespace tessera::onednn {
 
-namespace {
-
 using dims = dnnl::memory::dims;
 using tag = dnnl::memory::format_tag;
 
-// The user's weights as oneDNN's logical [g,] o, i, kh, kw.
-dnnl::memory::desc user_weights_desc(const ops::ConvParams &p) {
+dnnl::memory::desc conv_user_weights_desc(const ops::ConvParams &p) {
     const int64_t g = p.depthwise ? p.c : p.groups;
     const int64_t cg = p.depthwise ? 1 : p.c / p.groups, ocg = p.depthwise ? 1 : p.oc / p.groups;
     const int64_t oc = p.depthwise ? p.c : p.oc;
@@ -34,11 +31,36 @@ dnnl::memory::desc user_weights_desc(const ops::ConvParams &p) {
     return strided_desc(d, s);
 }
 
-// Not an optimised kernel, or gemm-based: im2col + gemm ("gemm:jit" on nchw) is a
-// fallback for convolutions, which oneDNN's direct JIT kernels beat on their layout.
-bool slow_fallback(const std::string &impl) {
+bool conv_slow_fallback(const std::string &impl) {
     return !is_optimised_impl(impl) || impl.find("gemm") != std::string::npos;
 }
+
+dnnl::convolution_forward::primitive_desc conv_primitive_desc(const ops::ConvParams &p, const dnnl::memory::desc &src,
+                                                              const dnnl::memory::desc &dst, bool bias,
+                                                              const dnnl::primitive_attr &attr) {
+    dnnl::memory::desc any_wei(conv_user_weights_desc(p).dims(), dnnl::memory::data_type::f32, tag::any);
+    dnnl::memory::desc bias_md = bias ? dnnl::memory::desc(dims{p.oc}, dnnl::memory::data_type::f32, tag::x)
+                                      : dnnl::memory::desc();
+    dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
+                                         any_wei, bias_md, dst, dims{p.stride, p.stride},
+                                         dims{p.dilation - 1, p.dilation - 1}, dims{p.pad, p.pad}, dims{p.pad, p.pad});
+    return dnnl::convolution_forward::primitive_desc(desc, attr, cpu_engine());
+}
+
+ConstantWeights::ConstantWeights(const dnnl::memory::desc &user, const dnnl::memory::desc &primitive)
+    : user_(user_memory(user)), primitive_(primitive, cpu_engine()), reorder_(user_, primitive_) {}
+
+dnnl::memory &ConstantWeights::prepare(const Tensor &w) {
+    if (prepared_for_ != w.data.data()) {
+        point(user_, w);
+        reorder_.execute(cpu_stream(), user_, primitive_);
+        cpu_stream().wait();
+        prepared_for_ = w.data.data();
+    }
+    return primitive_;
+}
+
+namespace {
 
 class ConvKernel : public Kernel {
 public:
@@ -47,29 +69,17 @@ public:
         const tag act = p.nhwc ? tag::nhwc : tag::nchw;
         dnnl::memory::desc src(dims{p.n, p.c, p.h, p.w}, dnnl::memory::data_type::f32, act);
         dnnl::memory::desc dst(dims{p.n, oc, p.oh, p.ow}, dnnl::memory::data_type::f32, act);
-        dnnl::memory::desc user_wei = user_weights_desc(p);
-        dnnl::memory::desc any_wei(user_wei.dims(), dnnl::memory::data_type::f32, tag::any);
-
-        auto make_pd = [&](const dnnl::memory::desc &s, const dnnl::memory::desc &d) {
-            dnnl::convolution_forward::desc desc(
-                dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, s, any_wei, d,
-                dims{p.stride, p.stride}, dims{p.dilation - 1, p.dilation - 1}, dims{p.pad, p.pad},
-                dims{p.pad, p.pad});
-            return dnnl::convolution_forward::primitive_desc(desc, cpu_engine());
-        };
-        pd_ = make_pd(src, dst);
-        if (slow_fallback(impl_of(pd_))) {
+        pd_ = conv_primitive_desc(p, src, dst, false);
+        if (conv_slow_fallback(impl_of(pd_))) {
             dnnl::memory::desc any_src(src.dims(), dnnl::memory::data_type::f32, tag::any);
             dnnl::memory::desc any_dst(dst.dims(), dnnl::memory::data_type::f32, tag::any);
-            dnnl::convolution_forward::primitive_desc blocked = make_pd(any_src, any_dst);
-            if (!slow_fallback(impl_of(blocked))) pd_ = blocked;
+            dnnl::convolution_forward::primitive_desc blocked = conv_primitive_desc(p, any_src, any_dst, false);
+            if (!conv_slow_fallback(impl_of(blocked))) pd_ = blocked;
         }
         prim_ = dnnl::convolution_forward(pd_);
         src_ = LayoutBridge(src, pd_.src_desc(), true);
         dst_ = LayoutBridge(dst, pd_.dst_desc(), false);
-        user_wei_ = user_memory(user_wei);
-        wei_ = dnnl::memory(pd_.weights_desc(), cpu_engine());
-        wei_reorder_ = dnnl::reorder(user_wei_, wei_);
+        weights_ = ConstantWeights(conv_user_weights_desc(p), pd_.weights_desc());
     }
 
     std::string impl() const override {
@@ -81,31 +91,20 @@ public:
     std::string main_impl() const override { return impl_of(pd_); }
 
     void run(std::vector<Tensor> &in, Tensor &out) override {
-        prepare_weights(in[1]);
+        dnnl::memory &wei = weights_.prepare(in[1]);
         dnnl::memory &src = src_.bind(in[0]);
         dnnl::memory &dst = dst_.bind(out);
         src_.convert();
-        prim_.execute(cpu_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei_}, {DNNL_ARG_DST, dst}});
+        prim_.execute(cpu_stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
         dst_.convert();
         cpu_stream().wait();
     }
 
 private:
-    // Weights are constants: reorder once per buffer (not part of the kernel's time).
-    void prepare_weights(const Tensor &w) {
-        if (prepared_for_ == w.data.data()) return;
-        point(user_wei_, w);
-        wei_reorder_.execute(cpu_stream(), user_wei_, wei_);
-        cpu_stream().wait();
-        prepared_for_ = w.data.data();
-    }
-
     dnnl::convolution_forward::primitive_desc pd_;
     dnnl::convolution_forward prim_;
     LayoutBridge src_, dst_;
-    dnnl::memory user_wei_, wei_;
-    dnnl::reorder wei_reorder_;
-    const float *prepared_for_ = nullptr;
+    ConstantWeights weights_;
 };
 
 }  // namespace

@@ -108,6 +108,47 @@ private:
     std::string impl_;
 };
 
+// What a chain's stage fuses into its matmul or convolution primitive: an output
+// scale (attr), then an eltwise post-op, then a binary add post-op of one more input
+// of the output's shape (after the primitive's own inputs).
+struct Epilogue {
+    float scale = 1.0f;
+    dnnl::algorithm eltwise = dnnl::algorithm::undef;
+    float alpha = 0.0f, beta = 0.0f;  // the eltwise post-op's parameters
+    bool add_input = false;
+};
+
+// A matmul (inputs a, b, bias when p.bias, then the added input) with an epilogue.
+std::unique_ptr<Kernel> make_matmul_stage(const ops::MatmulParams &p, const Epilogue &epilogue);
+
+// Convolution pieces shared by conv2d and conv_chain (conv.cpp).
+// A direct convolution on the given activation descriptors (format_tag::any lets
+// oneDNN choose), weights format_tag::any, a plain bias[oc] when `bias`, and `attr`.
+dnnl::convolution_forward::primitive_desc conv_primitive_desc(const ops::ConvParams &p, const dnnl::memory::desc &src,
+                                                              const dnnl::memory::desc &dst, bool bias,
+                                                              const dnnl::primitive_attr &attr = {});
+// The caller's weights (OIHW or HWIO, see ops::ConvParams) as oneDNN's logical [g,] o, i, kh, kw.
+dnnl::memory::desc conv_user_weights_desc(const ops::ConvParams &p);
+// Not an optimised kernel, or gemm-based: im2col + gemm ("gemm:jit" on nchw) is a
+// fallback for convolutions, which oneDNN's direct JIT kernels beat on their layout.
+bool conv_slow_fallback(const std::string &impl);
+
+// Constant weights in a primitive's layout: reordered from the caller's tensor once
+// per weight buffer (outside the timed runs, as an inference framework does; a
+// weight tensor must not be changed in place between runs).
+class ConstantWeights {
+public:
+    ConstantWeights() = default;
+    ConstantWeights(const dnnl::memory::desc &user, const dnnl::memory::desc &primitive);
+    // The weights in the primitive's layout, reordered first if `w` is a new buffer.
+    dnnl::memory &prepare(const Tensor &w);
+
+private:
+    dnnl::memory user_, primitive_;
+    dnnl::reorder reorder_;
+    const float *prepared_for_ = nullptr;
+};
+
 // Factories, one per family; each throws Unsupported when oneDNN cannot run the op.
 std::unique_ptr<Kernel> make_matmul_kernel(const ops::MatmulParams &p);
 std::unique_ptr<Kernel> make_conv_kernel(const ops::ConvParams &p);
@@ -120,5 +161,8 @@ std::unique_ptr<Kernel> make_softmax_kernel(const ops::SoftmaxParams &p);
 std::unique_ptr<Kernel> make_norm_kernel(const ops::NormParams &p);
 std::unique_ptr<Kernel> make_transpose_kernel(const ops::TransposeParams &p);
 std::unique_ptr<Kernel> make_pad_kernel(const ops::PadParams &p);
+std::unique_ptr<Kernel> make_attention_kernel(const ops::AttentionParams &p);
+std::unique_ptr<Kernel> make_gemm_chain_kernel(const ops::GemmChainParams &p);
+std::unique_ptr<Kernel> make_conv_chain_kernel(const ops::ConvChainParams &p);
 
 }  // namespace tessera::onednn

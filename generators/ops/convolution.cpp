@@ -19,13 +19,13 @@ Func zero_padded(const ConvParams &p, const Func &input) {
 
 }  // namespace
 
-Func conv2d(const ConvParams &p, const Func &input, const Func &weights) {
+Func conv2d(const ConvParams &p, const Func &input, const Func &weights, const std::string &name) {
     Func in = zero_padded(p, input);
     Func w = weights;
     Var x("x"), y("y"), c("c"), n("n");
     const int cg = static_cast<int>(p.c / p.groups);
     const int ocg = static_cast<int>(p.oc / p.groups);
-    Func conv(p.depthwise ? "depthwise_conv2d" : "conv2d");
+    Func conv(!name.empty() ? name : p.depthwise ? "depthwise_conv2d" : "conv2d");
 
     // NHWC reduces over channels innermost; NCHW over the kernel columns innermost.
     RDom r = p.depthwise ? RDom(0, int(p.kw), 0, int(p.kh), "r")
@@ -55,7 +55,7 @@ Func conv2d(const ConvParams &p, const Func &input, const Func &weights) {
     // side on Zen 5 over eight 3x3 ResNet layers and a 1x1: geomean 2% faster, NCHW
     // 28x28x128 0.709 -> 0.681 ms, NHWC 7x7x512 0.623 -> 0.602, NCHW 56x56x64 0.589
     // -> 0.609 ms (the one loss over 1%).
-    Func sum(p.depthwise ? "depthwise_sum" : "conv2d_sum");
+    Func sum(!name.empty() ? name + "_sum" : p.depthwise ? "depthwise_sum" : "conv2d_sum");
     sum(out_args) = 0.0f;
     sum(out_args) += in_val * w_val;
     conv(out_args) = sum(out_args);

@@ -7,8 +7,13 @@
 
 #include <Halide.h>
 
+#include <string>
+
 namespace tessera::ops {
 
-Halide::Func conv2d(const ConvParams &p, const Halide::Func &input, const Halide::Func &weights);
+// `name` names the output Func and, with "_sum", its sum (default: conv2d or
+// depthwise_conv2d, their sums conv2d_sum and depthwise_sum).
+Halide::Func conv2d(const ConvParams &p, const Halide::Func &input, const Halide::Func &weights,
+                    const std::string &name = "");
 
 }  // namespace tessera::ops

@@ -4,9 +4,9 @@ namespace tessera::ops {
 
 using namespace Halide;
 
-Func matmul(const MatmulParams &p, const Func &a, const Func &b, const Func &bias) {
-    Var n("n"), m("m"), batch("batch");
-    RDom k(0, static_cast<int>(p.k), "k");
+Func matmul_sum(const MatmulParams &p, const Func &a, const Func &b, const ProductNames &names) {
+    Var n(names.col), m("m"), batch("batch");
+    RDom k(0, static_cast<int>(p.k), names.reduction);
     // Halide order is innermost first: A[M,K] -> a(k, m); trans_a A[K,M] -> a(m, k).
     std::vector<Expr> a_args = p.trans_a ? std::vector<Expr>{m, k} : std::vector<Expr>{k, m};
     std::vector<Expr> b_args = p.trans_b ? std::vector<Expr>{k, n} : std::vector<Expr>{n, k};
@@ -16,6 +16,13 @@ Func matmul(const MatmulParams &p, const Func &a, const Func &b, const Func &bia
         b_args.push_back(batch);
         out_args.push_back(batch);
     }
+    Func product(names.func);
+    product(out_args) = 0.0f;
+    product(out_args) += Func(a)(a_args) * Func(b)(b_args);
+    return product;
+}
+
+Func matmul(const MatmulParams &p, const Func &a, const Func &b, const Func &bias) {
     // The output is a pure Func over the sums (with or without a bias): an output
     // written by an update is first zeroed in a pass of its own (Halide cannot fuse a
     // Func's pure stage with its update), while a pure output lets the scheduler
@@ -23,12 +30,10 @@ Func matmul(const MatmulParams &p, const Func &a, const Func &b, const Func &bia
     // 6.3 ms (the zeroing pass wrote 64 MB), 1024^3 5.3 -> 5.1 ms, 128x1000x4032
     // 4.9 -> 4.6 ms, 300x77x45 0.046 -> 0.037 ms; K=2 and batch_matmul unchanged.
     const std::string name = p.batched ? "batch_matmul" : "matmul";
-    Func product(name + "_sum");
-    product(out_args) = 0.0f;
-    product(out_args) += Func(a)(a_args) * Func(b)(b_args);
-
+    Func product = matmul_sum(p, a, b, {name + "_sum"});
+    const std::vector<Var> out_args = product.args();
     Func out(p.bias ? name + "_bias" : name);
-    out(out_args) = p.bias ? product(out_args) + Func(bias)(n) : product(out_args);
+    out(out_args) = p.bias ? product(out_args) + Func(bias)(out_args[0]) : product(out_args);
     return out;
 }
 

@@ -1,5 +1,6 @@
 #include "op_builder.h"
 
+#include "chains.h"
 #include "convolution.h"
 #include "data_movement.h"
 #include "elementwise.h"
@@ -59,6 +60,19 @@ Func build_transpose(const OpConfig &config, const std::vector<Func> &inputs) {
 
 Func build_pad(const OpConfig &config, const std::vector<Func> &inputs) {
     return pad(parse_pad(config), inputs[0]);
+}
+
+Func build_attention(const OpConfig &config, const std::vector<Func> &inputs) {
+    AttentionParams p = parse_attention(config);
+    return attention(p, inputs[0], inputs[1], inputs[2], p.mask ? inputs[3] : Func());
+}
+
+Func build_gemm_chain(const OpConfig &config, const std::vector<Func> &inputs) {
+    return gemm_chain(parse_gemm_chain(config), inputs[0], inputs[1], inputs[2]);
+}
+
+Func build_conv_chain(const OpConfig &config, const std::vector<Func> &inputs) {
+    return conv_chain(parse_conv_chain(config), inputs[0], inputs[1], inputs[2], inputs[3], inputs[4]);
 }
 
 }  // namespace

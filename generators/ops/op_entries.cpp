@@ -51,7 +51,12 @@ std::vector<OpInfo> matmul_entries() {
           {"trans_b", "0", "B stored as [N,K]"},
           {"bias", "0", "add a bias[N] input"}}},
         {"batch_matmul", "matmul", "C[B,M,N] = A[B,M,K] * B[B,K,N]",
-         {{"B", "", "batch"}, {"M", "", "rows"}, {"N", "", "columns"}, {"K", "", "reduction extent"}}},
+         {{"B", "", "batch"},
+          {"M", "", "rows"},
+          {"N", "", "columns"},
+          {"K", "", "reduction extent"},
+          {"trans_a", "0", "A stored as [B,K,M]"},
+          {"trans_b", "0", "B stored as [B,N,K] (e.g. keys for q k^T)"}}},
     };
 }
 
@@ -150,6 +155,58 @@ std::vector<OpInfo> pad_entries() {
          {shape_key(),
           {"pads", "", "befores then afters per axis, e.g. 0,1,1,0,1,1"},
           {"value", "0", "padding value"}}},
+    };
+}
+
+// The chains (family "chain"): Chimera's compute-intensive operator chains as one
+// op each, so the whole chain is one pipeline.
+
+std::vector<OpInfo> attention_entries() {
+    return {
+        {"attention", "chain",
+         "softmax over L of (scale * q k^T (+ mask)) times v: q[B,M,K], k[B,L,K], v[B,L,N] (mask[B,M,L]) -> [B,M,N]",
+         {{"B", "1", "batch (heads)"},
+          {"M", "", "query rows"},
+          {"N", "", "columns of v and of the output"},
+          {"K", "", "reduction extent of the scores (head size)"},
+          {"L", "", "key rows: the softmax axis and the second reduction"},
+          {"mask", "0", "add a mask[B,M,L] input to the scaled scores (0/1)"},
+          {"scale", "1/sqrt(K)", "factor of the scores"}}},
+    };
+}
+
+std::vector<OpInfo> gemm_chain_entries() {
+    return {
+        {"gemm_chain", "chain", "C[B,M,N] = f(A[B,M,K] * B1[B,K,L]) * B2[B,L,N], f per 'between'",
+         {{"B", "1", "batch"},
+          {"M", "", "rows of A and C"},
+          {"N", "", "columns of B2 and C"},
+          {"K", "", "reduction extent of the first product"},
+          {"L", "", "columns of the first product, reduction extent of the second"},
+          {"between", "none", "none, relu, gelu (tanh approximation) or scale"},
+          {"scale", "1/sqrt(K)", "factor of between=scale"}}},
+    };
+}
+
+std::vector<OpInfo> conv_chain_entries() {
+    return {
+        {"conv_chain", "chain",
+         "relu(conv(x, w1) + b1), then conv(., w2) + b2; weights OIHW (nchw) or HWIO (nhwc) as conv2d",
+         {{"n", "1", "batch"},
+          {"c", "", "input channels"},
+          {"h", "", "input height"},
+          {"w", "", "input width"},
+          {"oc1", "", "output channels of the first convolution"},
+          {"oc2", "", "output channels of the second convolution"},
+          {"kh1", "", "first kernel height"},
+          {"kw1", "", "first kernel width"},
+          {"kh2", "", "second kernel height"},
+          {"kw2", "", "second kernel width"},
+          {"stride1", "1", "first stride (both axes)"},
+          {"stride2", "1", "second stride (both axes)"},
+          {"pad1", "0", "first zero padding on every side"},
+          {"pad2", "0", "second zero padding on every side"},
+          {"layout", "nchw", "nchw or nhwc"}}},
     };
 }
 

@@ -64,6 +64,17 @@ int64_t window_output_extent(const std::string &what, int64_t in, int64_t kernel
     return (padded - span) / stride + 1;
 }
 
+MatmulParams batched_product(int64_t batch, int64_t m, int64_t n, int64_t k, bool trans_b) {
+    MatmulParams p;
+    p.batched = true;
+    p.batch = batch;
+    p.m = m;
+    p.n = n;
+    p.k = k;
+    p.trans_b = trans_b;
+    return p;
+}
+
 MatmulParams parse_matmul(const OpConfig &config) {
     check_keys(config);
     MatmulParams p;
@@ -295,6 +306,106 @@ PadParams parse_pad(const OpConfig &config) {
         p.out_shape.push_back(extent);
     }
     p.value = config.get_float("value", 0.0);
+    return p;
+}
+
+namespace {
+
+// The scale of an attention's scores or of gemm_chain's between=scale: default 1/sqrt(K).
+double parse_scale(const OpConfig &config, int64_t k) {
+    double scale = config.get_float("scale", 1.0 / std::sqrt(double(k)));
+    if (!std::isfinite(scale)) throw OpError(config.op + ": key 'scale' must be finite");
+    return scale;
+}
+
+// The extents of two batched GEMMs in a row (attention, gemm_chain): B (default 1), M, N, K, L.
+template <typename Params>
+Params two_gemm_extents(const OpConfig &config) {
+    check_keys(config);
+    Params p;
+    p.batch = positive(config, "B", 1);
+    p.m = positive(config, "M");
+    p.n = positive(config, "N");
+    p.k = positive(config, "K");
+    p.l = positive(config, "L");
+    return p;
+}
+
+}  // namespace
+
+AttentionParams parse_attention(const OpConfig &config) {
+    AttentionParams p = two_gemm_extents<AttentionParams>(config);
+    p.mask = config.get_bool("mask", false);
+    p.scale = parse_scale(config, p.k);
+    return p;
+}
+
+GemmChainParams parse_gemm_chain(const OpConfig &config) {
+    GemmChainParams p = two_gemm_extents<GemmChainParams>(config);
+    static const std::map<std::string, ChainBetween> kinds = {{"none", ChainBetween::None},
+                                                              {"relu", ChainBetween::Relu},
+                                                              {"gelu", ChainBetween::Gelu},
+                                                              {"scale", ChainBetween::Scale}};
+    const std::string between = config.get_string("between", "none");
+    auto it = kinds.find(between);
+    if (it == kinds.end()) {
+        throw OpError(config.op + ": key 'between' must be none, relu, gelu or scale, got '" + between + "'");
+    }
+    p.between = it->second;
+    if (config.has("scale") && p.between != ChainBetween::Scale) {
+        throw OpError(config.op + ": key 'scale' needs between=scale");
+    }
+    if (p.between == ChainBetween::Scale) p.scale = parse_scale(config, p.k);
+    return p;
+}
+
+namespace {
+
+// One convolution of a chain: no groups, no dilation.
+ConvParams chain_conv(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_t kh, int64_t kw,
+                      int64_t stride, int64_t pad, int64_t oh, int64_t ow) {
+    ConvParams p;
+    p.nhwc = nhwc;
+    p.n = n, p.c = c, p.h = h, p.w = w, p.oc = oc, p.kh = kh, p.kw = kw;
+    p.stride = stride, p.pad = pad;
+    p.oh = oh, p.ow = ow;
+    return p;
+}
+
+}  // namespace
+
+ConvParams ConvChainParams::first() const {
+    return chain_conv(nhwc, n, c, h, w, oc1, kh1, kw1, stride1, pad1, h1, w1);
+}
+
+ConvParams ConvChainParams::second() const {
+    return chain_conv(nhwc, n, oc1, h1, w1, oc2, kh2, kw2, stride2, pad2, oh, ow);
+}
+
+ConvChainParams parse_conv_chain(const OpConfig &config) {
+    check_keys(config);
+    ConvChainParams p;
+    p.nhwc = parse_layout(config);
+    p.n = positive(config, "n", 1);
+    p.c = positive(config, "c");
+    p.h = positive(config, "h");
+    p.w = positive(config, "w");
+    p.oc1 = positive(config, "oc1");
+    p.oc2 = positive(config, "oc2");
+    p.kh1 = positive(config, "kh1");
+    p.kw1 = positive(config, "kw1");
+    p.kh2 = positive(config, "kh2");
+    p.kw2 = positive(config, "kw2");
+    p.stride1 = positive(config, "stride1", 1);
+    p.stride2 = positive(config, "stride2", 1);
+    p.pad1 = non_negative(config, "pad1");
+    p.pad2 = non_negative(config, "pad2");
+    p.h1 = window_output_extent(config.op + " (kh1, h)", p.h, p.kh1, p.stride1, p.pad1, 1);
+    p.w1 = window_output_extent(config.op + " (kw1, w)", p.w, p.kw1, p.stride1, p.pad1, 1);
+    p.oh = window_output_extent(config.op + " (kh2, the first convolution's output height)", p.h1, p.kh2, p.stride2,
+                                p.pad2, 1);
+    p.ow = window_output_extent(config.op + " (kw2, the first convolution's output width)", p.w1, p.kw2, p.stride2,
+                                p.pad2, 1);
     return p;
 }
 

@@ -9,7 +9,7 @@
 namespace tessera::ops {
 
 // matmul:       A[M,K] (trans_a: [K,M]) x B[K,N] (trans_b: [N,K]) (+ bias[N]) -> C[M,N]
-// batch_matmul: A[B,M,K] x B[B,K,N] -> C[B,M,N]
+// batch_matmul: A[B,M,K] (trans_a: [B,K,M]) x B[B,K,N] (trans_b: [B,N,K]) -> C[B,M,N]
 struct MatmulParams {
     bool batched = false;
     int64_t batch = 1, m = 0, n = 0, k = 0;
@@ -98,6 +98,46 @@ struct PadParams {
     Shape out_shape;  // derived
 };
 
+// Chains of compute-intensive operators (Chimera's GEMM-softmax-GEMM, GEMM-GEMM and
+// conv-conv), each one op so a chain scheduler sees the whole pipeline.
+
+// attention: q[B,M,K], k[B,L,K] (keys row by row, so scores = q k^T), v[B,L,N] and,
+// with mask, an additive mask[B,M,L] -> out[B,M,N] =
+// softmax over L of (scale * q k^T + mask), times v. The softmax subtracts the row max.
+struct AttentionParams {
+    int64_t batch = 1, m = 0, n = 0, k = 0, l = 0;
+    bool mask = false;
+    double scale = 1.0;  // default 1/sqrt(K)
+};
+
+// What gemm_chain applies to the first product before the second.
+enum class ChainBetween { None, Relu, Gelu, Scale };
+
+// gemm_chain: a[B,M,K], b1[B,K,L], b2[B,L,N] -> out[B,M,N] = f(a b1) b2, f one of
+// ChainBetween (gelu: the tanh approximation, as the gelu op).
+struct GemmChainParams {
+    int64_t batch = 1, m = 0, n = 0, k = 0, l = 0;
+    ChainBetween between = ChainBetween::None;
+    double scale = 1.0;  // between=scale only; default 1/sqrt(K)
+};
+
+// conv_chain: relu(conv(x, w1) + b1), then conv(., w2) + b2, both convolutions in
+// one layout (nchw with OIHW weights, nhwc with HWIO, as conv2d), no groups or
+// dilation. Inputs x, w1, b1[oc1], w2, b2[oc2].
+struct ConvChainParams {
+    bool nhwc = false;
+    int64_t n = 1, c = 0, h = 0, w = 0, oc1 = 0, oc2 = 0;
+    int64_t kh1 = 0, kw1 = 0, kh2 = 0, kw2 = 0, stride1 = 1, stride2 = 1, pad1 = 0, pad2 = 0;
+    int64_t h1 = 0, w1 = 0, oh = 0, ow = 0;  // derived: the intermediate's and the output's extents
+    // The two convolutions as conv2d sees them (the second over the intermediate).
+    ConvParams first() const;
+    ConvParams second() const;
+};
+
+// A batch_matmul's params: [batch, m, k] x [batch, k, n] (b stored [batch, n, k]
+// when trans_b), as the chains' GEMM stages are.
+MatmulParams batched_product(int64_t batch, int64_t m, int64_t n, int64_t k, bool trans_b = false);
+
 MatmulParams parse_matmul(const OpConfig &config);
 ConvParams parse_conv(const OpConfig &config);
 PoolParams parse_pool(const OpConfig &config);
@@ -109,6 +149,9 @@ SoftmaxParams parse_softmax(const OpConfig &config);
 NormParams parse_norm(const OpConfig &config);
 TransposeParams parse_transpose(const OpConfig &config);
 PadParams parse_pad(const OpConfig &config);
+AttentionParams parse_attention(const OpConfig &config);
+GemmChainParams parse_gemm_chain(const OpConfig &config);
+ConvChainParams parse_conv_chain(const OpConfig &config);
 
 // Output extent of a sliding window; throws OpError naming `what` when the
 // (dilated) window is larger than the padded input.

@@ -14,6 +14,16 @@ Shape image_shape(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w) {
     return nhwc ? Shape{n, h, w, c} : Shape{n, c, h, w};
 }
 
+// Weights of a (grouped) convolution: OIHW (nchw) or HWIO (nhwc).
+Shape conv_weights_shape(const ConvParams &p) {
+    int64_t cg = p.c / p.groups;
+    return p.nhwc ? Shape{p.kh, p.kw, cg, p.oc} : Shape{p.oc, cg, p.kh, p.kw};
+}
+
+double conv_flops(const ConvParams &p) {
+    return 2.0 * p.n * p.oc * p.oh * p.ow * (p.c / p.groups) * p.kh * p.kw;
+}
+
 }  // namespace
 
 OpSignature matmul_signature(const OpConfig &config) {
@@ -35,11 +45,10 @@ OpSignature conv_signature(const OpConfig &config) {
     if (p.depthwise) {
         sig.inputs.push_back({"weights", p.nhwc ? Shape{p.kh, p.kw, p.c} : Shape{p.c, p.kh, p.kw}});
     } else {
-        int64_t cg = p.c / p.groups;
-        sig.inputs.push_back({"weights", p.nhwc ? Shape{p.kh, p.kw, cg, p.oc} : Shape{p.oc, cg, p.kh, p.kw}});
+        sig.inputs.push_back({"weights", conv_weights_shape(p)});
     }
     sig.output = {"output", image_shape(p.nhwc, p.n, p.oc, p.oh, p.ow)};
-    sig.flops = 2.0 * p.n * p.oc * p.oh * p.ow * (p.c / p.groups) * p.kh * p.kw;
+    sig.flops = conv_flops(p);
     sig.compute_bound = !p.depthwise;
     return sig;
 }
@@ -139,6 +148,49 @@ OpSignature pad_signature(const OpConfig &config) {
     OpSignature sig;
     sig.inputs = {{"input", p.shape}};
     sig.output = {"output", p.out_shape};
+    return sig;
+}
+
+// Chains: the flops are the sum of the stages' (as their own ops count them).
+
+OpSignature attention_signature(const OpConfig &config) {
+    AttentionParams p = parse_attention(config);
+    OpSignature sig;
+    sig.inputs = {{"q", {p.batch, p.m, p.k}}, {"k", {p.batch, p.l, p.k}}, {"v", {p.batch, p.l, p.n}}};
+    if (p.mask) sig.inputs.push_back({"mask", {p.batch, p.m, p.l}});
+    sig.output = {"output", {p.batch, p.m, p.n}};
+    const double scores = double(p.batch) * p.m * p.l;
+    // q k^T, the scale (and the mask), the softmax, then the product with v.
+    sig.flops = 2.0 * scores * p.k + (p.mask ? 2.0 : 1.0) * scores + 4.0 * scores + 2.0 * scores * p.n;
+    sig.compute_bound = true;
+    return sig;
+}
+
+OpSignature gemm_chain_signature(const OpConfig &config) {
+    GemmChainParams p = parse_gemm_chain(config);
+    OpSignature sig;
+    sig.inputs = {{"a", {p.batch, p.m, p.k}}, {"b1", {p.batch, p.k, p.l}}, {"b2", {p.batch, p.l, p.n}}};
+    sig.output = {"output", {p.batch, p.m, p.n}};
+    const double first = double(p.batch) * p.m * p.l;
+    sig.flops = 2.0 * first * p.k + (p.between == ChainBetween::None ? 0.0 : first) + 2.0 * first * p.n;
+    sig.compute_bound = true;
+    return sig;
+}
+
+OpSignature conv_chain_signature(const OpConfig &config) {
+    ConvChainParams p = parse_conv_chain(config);
+    const ConvParams first = p.first(), second = p.second();
+    OpSignature sig;
+    sig.inputs = {{"input", image_shape(p.nhwc, p.n, p.c, p.h, p.w)},
+                  {"w1", conv_weights_shape(first)},
+                  {"b1", {p.oc1}},
+                  {"w2", conv_weights_shape(second)},
+                  {"b2", {p.oc2}}};
+    sig.output = {"output", image_shape(p.nhwc, p.n, p.oc2, p.oh, p.ow)};
+    // Each convolution, the first one's bias and relu, the second one's bias.
+    const double mid = double(p.n) * p.oc1 * p.h1 * p.w1, out = double(p.n) * p.oc2 * p.oh * p.ow;
+    sig.flops = conv_flops(first) + 2.0 * mid + conv_flops(second) + out;
+    sig.compute_bound = true;
     return sig;
 }
 

@@ -7,7 +7,7 @@ namespace tessera::ops {
 
 using namespace Halide;
 
-Func softmax(const SoftmaxParams &p, const Func &input) {
+Func softmax(const SoftmaxParams &p, const Func &input, const std::string &prefix, const std::string &out_name) {
     std::vector<Var> v = logical_vars(p.shape.size());
     RDom r(0, int(p.shape[p.axis]), "r");
     // Row functions are indexed like the input with the softmax axis fixed at 0,
@@ -17,7 +17,7 @@ Func softmax(const SoftmaxParams &p, const Func &input) {
     along[p.axis] = r;
     std::vector<Expr> row_args = as_exprs(v);
 
-    Func row_max("softmax_max"), exps("softmax_exp"), row_sum("softmax_sum"), out("softmax");
+    Func row_max(prefix + "_max"), exps(prefix + "_exp"), row_sum(prefix + "_sum"), out(out_name);
     ref(row_max, row_args) = Float(32).min();
     ref(row_max, row_args) = max(at(row_max, row_args), at(input, along));
     ref(exps, as_exprs(v)) = vector_exp(at(input, as_exprs(v)) - at(row_max, row));

@@ -5,8 +5,12 @@
 
 #include <Halide.h>
 
+#include <string>
+
 namespace tessera::ops {
 
-Halide::Func softmax(const SoftmaxParams &p, const Halide::Func &input);
+// Its Funcs are <prefix>_max, <prefix>_exp, <prefix>_sum and the output `out_name`.
+Halide::Func softmax(const SoftmaxParams &p, const Halide::Func &input, const std::string &prefix = "softmax",
+                     const std::string &out_name = "softmax");
 
 }  // namespace tessera::ops

@@ -133,6 +133,52 @@ TEST(BenchCli, ListValuesInShapeAndSuiteFile) {
     EXPECT_EQ(all[1]["op"], "softmax");
 }
 
+TEST(BenchCli, ChainFusedBesideUnfusedAndOnednn) {
+    // The chain as one pipeline, as its separate ops each scheduled by Tessera, and
+    // oneDNN's primitives in sequence: all checked, timed, and compared.
+    const std::string json = ::testing::TempDir() + "bench_chain.json";
+    std::remove(json.c_str());
+    Result r = bench("--op attention --shape B=2,M=9,N=5,K=7,L=11,mask=1 --schedulers tessera,TESSERA-UNFUSED,onednn "
+                     "--reps 3 --threads 2 --json " + json);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    nlohmann::json all = read_json(json);
+    ASSERT_EQ(all.size(), 3u) << all.dump(2);
+    EXPECT_EQ(all[0]["scheduler"], "Tessera");
+    EXPECT_EQ(all[1]["scheduler"], "Tessera-unfused");
+    EXPECT_EQ(all[2]["scheduler"], "oneDNN");
+    for (const auto &rec : all) {
+        EXPECT_TRUE(rec["ok"].get<bool>()) << rec.dump();
+        EXPECT_TRUE(rec["compute_bound"].get<bool>()) << rec.dump();
+        EXPECT_GT(rec["time_ms_median"].get<double>(), 0) << rec.dump();
+        EXPECT_GT(rec["speedup_vs_onednn"].get<double>(), 0) << rec.dump();
+    }
+    EXPECT_EQ(all[1]["impl"], "halide:Tessera per stage: batch_matmul, mul, add, softmax, batch_matmul");
+    EXPECT_GT(all[1]["compile_ms"].get<double>(), 0);
+    EXPECT_NE(r.output.find("Tessera vs Tessera-unfused"), std::string::npos) << r.output;
+}
+
+TEST(BenchCli, UnfusedStagesOfEveryChain) {
+    const std::string json = ::testing::TempDir() + "bench_unfused.json";
+    const std::string suite = ::testing::TempDir() + "chains.suite";
+    std::ofstream(suite) << "gemm_chain B=2 M=7 N=5 K=9 L=13 between=gelu\n"
+                            "gemm_chain M=6 N=4 K=5 L=11 between=scale\n"
+                            "conv_chain n=1 c=3 h=9 w=7 oc1=4 oc2=5 kh1=3 kw1=3 kh2=1 kw2=1 pad1=1 layout=nhwc\n"
+                            "relu shape=37\n";
+    Result r = bench("--suite-file " + suite + " --schedulers tessera-unfused --reps 3 --threads 2 --json " + json);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    nlohmann::json all = read_json(json);
+    ASSERT_EQ(all.size(), 4u) << all.dump(2);
+    const char *stages[] = {"batch_matmul, gelu, batch_matmul", "batch_matmul, mul, batch_matmul",
+                            "conv2d, bias_add, relu, conv2d, bias_add"};
+    for (int i = 0; i < 3; i++) {
+        EXPECT_TRUE(all[i]["ok"].get<bool>()) << all[i].dump();
+        EXPECT_EQ(all[i]["impl"], std::string("halide:Tessera per stage: ") + stages[i]);
+    }
+    // Not a chain: nothing to unfuse.
+    EXPECT_EQ(all[3]["status"], "n/a");
+    EXPECT_NE(all[3]["error"].get<std::string>().find("chain ops only"), std::string::npos) << all[3].dump();
+}
+
 TEST(BenchCli, CrashingContenderIsRecordedAndTheRunGoesOn) {
     const std::string json = ::testing::TempDir() + "bench_crash.json";
     // Test hook: the isolated child raises SIGSEGV when it builds this contender.

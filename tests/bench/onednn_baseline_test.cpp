@@ -64,6 +64,13 @@ std::vector<std::string> onednn_cases() {
                                   // Pads on every axis (a border box per side), and on h/w only.
                                   "pad shape=2x3x4x5 pads=1,0,2,1,0,2,1,3 value=2.5",
                                   "pad shape=2x17x5x5 pads=0,0,1,1,0,0,1,1",
+                                  // Chains with channels enough for blocked activations (the
+                                  // intermediate kept in oneDNN's layout), and longer GEMM chains.
+                                  "conv_chain c=32 h=14 w=15 oc1=48 oc2=32 kh1=3 kw1=3 kh2=1 kw2=1 pad1=1",
+                                  "conv_chain n=2 c=32 h=9 w=9 oc1=32 oc2=16 kh1=3 kw1=3 kh2=3 kw2=3 stride1=2 "
+                                  "pad1=1 pad2=1 layout=nhwc",
+                                  "attention B=2 M=64 N=64 K=64 L=96 mask=1",
+                                  "gemm_chain B=2 M=48 N=40 K=64 L=80 between=gelu",
                               });
     return cases;
 }
@@ -168,6 +175,23 @@ TEST(OnednnBaselineImpl, PlainFallbackGivesWayToBlockedJit) {
     onednn::OnednnOp padded(ops::parse_op_line("batch_norm shape=2x17x6x5 axis=1"));
     ASSERT_TRUE(padded.supported()) << padded.why_not();
     EXPECT_EQ(padded.impl().find("reorder"), std::string::npos) << padded.impl();
+}
+
+// The chains unfused: one primitive per stage, the epilogues fused as post-ops.
+TEST(OnednnBaselineImpl, ChainsAreTheirPrimitivesInSequence) {
+    onednn::OnednnOp attention(ops::parse_op_line("attention B=2 M=13 N=11 K=7 L=19 mask=1"));
+    ASSERT_TRUE(attention.supported()) << attention.why_not();
+    const std::string impl = attention.impl();
+    const size_t first = impl.find("matmul "), softmax = impl.find("; softmax "), second = impl.find("; matmul ");
+    EXPECT_TRUE(first == 0 && softmax != std::string::npos && second != std::string::npos && softmax < second) << impl;
+
+    onednn::OnednnOp gemms(ops::parse_op_line("gemm_chain M=13 N=11 K=7 L=19 between=relu"));
+    ASSERT_TRUE(gemms.supported()) << gemms.why_not();
+    EXPECT_NE(gemms.impl().find("; matmul "), std::string::npos) << gemms.impl();
+
+    onednn::OnednnOp convs(ops::parse_op_line("conv_chain c=3 h=13 w=11 oc1=5 oc2=7 kh1=3 kw1=3 kh2=1 kw2=1 pad1=1"));
+    ASSERT_TRUE(convs.supported()) << convs.why_not();
+    EXPECT_NE(convs.impl().find(" +relu post-op; conv "), std::string::npos) << convs.impl();
 }
 
 TEST(OnednnBaselineImpl, PadIsAllReorders) {

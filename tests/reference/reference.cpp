@@ -53,25 +53,29 @@ Tensor matmul_ref(const MatmulParams &p, const std::vector<Tensor> &in) {
     return out;
 }
 
-// Image access in either layout, logical (n, c, y, x).
-struct Image {
-    const Tensor &t;
+// Image access in either layout, logical (n, c, y, x), over floats (a Tensor) or
+// doubles (an intermediate of a chain).
+template <typename Data>
+struct ImageOf {
+    const Data &data;
     bool nhwc;
     int64_t c, h, w;
     double at(int64_t n, int64_t ch, int64_t y, int64_t x) const {
-        return nhwc ? t.data[((n * h + y) * w + x) * c + ch] : t.data[((n * c + ch) * h + y) * w + x];
+        return nhwc ? data[((n * h + y) * w + x) * c + ch] : data[((n * c + ch) * h + y) * w + x];
     }
 };
+
+using Image = ImageOf<decltype(Tensor::data)>;
 
 int64_t image_offset(bool nhwc, int64_t c, int64_t h, int64_t w, int64_t n, int64_t ch, int64_t y, int64_t x) {
     return nhwc ? ((n * h + y) * w + x) * c + ch : ((n * c + ch) * h + y) * w + x;
 }
 
-Tensor conv_ref(const ConvParams &p, const std::vector<Tensor> &in) {
-    Image img{in[0], p.nhwc, p.c, p.h, p.w};
-    const Tensor &wt = in[1];
+// The convolution's sums in double, in the output's layout.
+template <typename In>
+std::vector<double> conv_sums(const ConvParams &p, const In &img, const Tensor &wt) {
     const int64_t cg = p.c / p.groups, ocg = p.oc / p.groups;
-    Tensor out(p.nhwc ? Shape{p.n, p.oh, p.ow, p.oc} : Shape{p.n, p.oc, p.oh, p.ow});
+    std::vector<double> out(size_t(p.n * p.oc * p.oh * p.ow));
     for (int64_t n = 0; n < p.n; n++)
         for (int64_t o = 0; o < p.oc; o++)
             for (int64_t y = 0; y < p.oh; y++)
@@ -95,13 +99,20 @@ Tensor conv_ref(const ConvParams &p, const std::vector<Tensor> &in) {
                                 }
                                 acc += img.at(n, ch, iy, ix) * wv;
                             }
-                    out.data[image_offset(p.nhwc, p.oc, p.oh, p.ow, n, o, y, x)] = float(acc);
+                    out[image_offset(p.nhwc, p.oc, p.oh, p.ow, n, o, y, x)] = acc;
                 }
     return out;
 }
 
+Tensor conv_ref(const ConvParams &p, const std::vector<Tensor> &in) {
+    const std::vector<double> sums = conv_sums(p, Image{in[0].data, p.nhwc, p.c, p.h, p.w}, in[1]);
+    Tensor out(p.nhwc ? Shape{p.n, p.oh, p.ow, p.oc} : Shape{p.n, p.oc, p.oh, p.ow});
+    for (size_t i = 0; i < sums.size(); i++) out.data[i] = float(sums[i]);
+    return out;
+}
+
 Tensor pool_ref(const PoolParams &p, const std::vector<Tensor> &in) {
-    Image img{in[0], p.nhwc, p.c, p.h, p.w};
+    Image img{in[0].data, p.nhwc, p.c, p.h, p.w};
     if (p.kind == PoolKind::GlobalAvg) {
         Tensor out({p.n, p.c});
         for (int64_t n = 0; n < p.n; n++)
@@ -230,12 +241,15 @@ Tensor map_rows(const Tensor &x, int axis, const std::function<void(std::vector<
     return out;
 }
 
+// exp(x - max) / sum(exp(x - max)) in place.
+void softmax_row(std::vector<double> &row) {
+    double mx = *std::max_element(row.begin(), row.end()), total = 0;
+    for (double &v : row) total += (v = std::exp(v - mx));
+    for (double &v : row) v /= total;
+}
+
 Tensor softmax_ref(const SoftmaxParams &p, const std::vector<Tensor> &in) {
-    return map_rows(in[0], p.axis, [](std::vector<double> &row) {
-        double mx = *std::max_element(row.begin(), row.end()), total = 0;
-        for (double &v : row) total += (v = std::exp(v - mx));
-        for (double &v : row) v /= total;
-    });
+    return map_rows(in[0], p.axis, softmax_row);
 }
 
 Tensor layer_norm_ref(const NormParams &p, const std::vector<Tensor> &in) {
@@ -291,6 +305,85 @@ Tensor norm_ref(const NormParams &p, const std::vector<Tensor> &in) {
     return p.batch_norm ? batch_norm_ref(p, in) : layer_norm_ref(p, in);
 }
 
+// The chains keep their intermediates in double: the chain's exact value, whatever
+// precision a kernel keeps between its stages.
+
+// sum over r < n of a[r * stride_a] * b[r * stride_b], in double.
+double dot(const float *a, int64_t stride_a, const float *b, int64_t stride_b, int64_t n) {
+    double acc = 0;
+    for (int64_t r = 0; r < n; r++) acc += double(a[r * stride_a]) * b[r * stride_b];
+    return acc;
+}
+
+// A chain of two batched GEMMs row by row: `first_row(b, i, row)` fills row i of batch
+// b of the first stage (its product and whatever follows it, L values), which is
+// multiplied by second[b] ([L, N]) into the output [batch, M, N].
+Tensor two_gemm_rows(int64_t batch, int64_t m, int64_t n, int64_t l, const Tensor &second,
+                     const std::function<void(int64_t, int64_t, std::vector<double> &)> &first_row) {
+    Tensor out({batch, m, n});
+    std::vector<double> row(static_cast<size_t>(l));
+    for (int64_t b = 0; b < batch; b++)
+        for (int64_t i = 0; i < m; i++) {
+            first_row(b, i, row);
+            for (int64_t c = 0; c < n; c++) {
+                double acc = 0;
+                for (int64_t j = 0; j < l; j++) acc += row[j] * second.data[(b * l + j) * n + c];
+                out.data[(b * m + i) * n + c] = float(acc);
+            }
+        }
+    return out;
+}
+
+Tensor attention_ref(const AttentionParams &p, const std::vector<Tensor> &in) {
+    const Tensor &q = in[0], &k = in[1];
+    return two_gemm_rows(p.batch, p.m, p.n, p.l, in[2], [&](int64_t b, int64_t i, std::vector<double> &row) {
+        const float *q_row = q.data.data() + (b * p.m + i) * p.k;
+        for (int64_t j = 0; j < p.l; j++) {
+            const double score = dot(q_row, 1, k.data.data() + (b * p.l + j) * p.k, 1, p.k);
+            row[j] = p.scale * score + (p.mask ? double(in[3].data[(b * p.m + i) * p.l + j]) : 0.0);
+        }
+        softmax_row(row);
+    });
+}
+
+Tensor gemm_chain_ref(const GemmChainParams &p, const std::vector<Tensor> &in) {
+    const Tensor &a = in[0], &b1 = in[1];
+    UnaryParams f;
+    f.kind = p.between == ChainBetween::Gelu ? UnaryKind::Gelu : UnaryKind::Relu;
+    return two_gemm_rows(p.batch, p.m, p.n, p.l, in[2], [&](int64_t b, int64_t i, std::vector<double> &row) {
+        const float *a_row = a.data.data() + (b * p.m + i) * p.k;
+        for (int64_t j = 0; j < p.l; j++) {
+            const double x = dot(a_row, 1, b1.data.data() + b * p.k * p.l + j, p.l, p.k);
+            row[j] = p.between == ChainBetween::None    ? x
+                     : p.between == ChainBetween::Scale ? p.scale * x
+                                                        : unary_value(f, x);
+        }
+    });
+}
+
+Tensor conv_chain_ref(const ConvChainParams &p, const std::vector<Tensor> &in) {
+    const ConvParams first = p.first(), second = p.second();
+    std::vector<double> mid = conv_sums(first, Image{in[0].data, p.nhwc, p.c, p.h, p.w}, in[1]);
+    for (int64_t n = 0; n < p.n; n++)
+        for (int64_t c = 0; c < p.oc1; c++)
+            for (int64_t y = 0; y < p.h1; y++)
+                for (int64_t x = 0; x < p.w1; x++) {
+                    double &m = mid[image_offset(p.nhwc, p.oc1, p.h1, p.w1, n, c, y, x)];
+                    m = std::max(m + in[2].data[c], 0.0);
+                }
+    const ImageOf<std::vector<double>> relu{mid, p.nhwc, p.oc1, p.h1, p.w1};
+    const std::vector<double> sums = conv_sums(second, relu, in[3]);
+    Tensor out(p.nhwc ? Shape{p.n, p.oh, p.ow, p.oc2} : Shape{p.n, p.oc2, p.oh, p.ow});
+    for (int64_t n = 0; n < p.n; n++)
+        for (int64_t c = 0; c < p.oc2; c++)
+            for (int64_t y = 0; y < p.oh; y++)
+                for (int64_t x = 0; x < p.ow; x++) {
+                    const int64_t o = image_offset(p.nhwc, p.oc2, p.oh, p.ow, n, c, y, x);
+                    out.data[o] = float(sums[o] + in[4].data[c]);
+                }
+    return out;
+}
+
 // A row's reference: its params parser, then its loops.
 template <auto parse, auto ref>
 Tensor parsed(const OpConfig &config, const std::vector<Tensor> &inputs) {
@@ -312,6 +405,9 @@ const std::map<std::string, ReferenceFn> &reference_table() {
         {"norm", parsed<parse_norm, norm_ref>},
         {"transpose", parsed<parse_transpose, transpose_ref>},
         {"pad", parsed<parse_pad, pad_ref>},
+        {"attention", parsed<parse_attention, attention_ref>},
+        {"gemm_chain", parsed<parse_gemm_chain, gemm_chain_ref>},
+        {"conv_chain", parsed<parse_conv_chain, conv_chain_ref>},
     };
     return table;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace tessera {
@@ -43,6 +44,25 @@ Tensor random_tensor(const ops::Shape &shape, uint64_t seed, float lo = -1.0f, f
 
 // Fills with quiet NaN so an element the kernel never writes cannot pass a check.
 void poison(Tensor &t);
+
+// Lends `tensors` to a callee taking a std::vector<Tensor>& without copying them:
+// each is swapped into its slot of `args` (resized to fit), f(args) is called, and
+// they are swapped back, also when f throws. For kernels run in sequence, each on
+// some of an op's inputs and its predecessors' outputs. No tensor may appear twice.
+template <typename F>
+void with_lent_tensors(const std::vector<Tensor *> &tensors, std::vector<Tensor> &args, F &&f) {
+    struct Lease {
+        const std::vector<Tensor *> &tensors;
+        std::vector<Tensor> &args;
+        ~Lease() {
+            for (size_t i = 0; i < tensors.size(); i++) std::swap(*tensors[i], args[i]);
+        }
+    };
+    args.resize(tensors.size());
+    for (size_t i = 0; i < tensors.size(); i++) std::swap(*tensors[i], args[i]);
+    Lease lease{tensors, args};
+    f(args);
+}
 
 // max_i |actual_i - expected_i| / max(max_i |expected_i|, tiny): a norm-wise relative
 // error. Returns +infinity when shapes differ or any element of `actual` is NaN/inf.
