@@ -59,15 +59,16 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
     for (const chain::OperatorChain &oc : chain::find_chains(dag, plan)) {
         const double start = now_ms();
         const chain::ChainAnalysis analysis = chain::analyse_chain(oc, device);
-        std::string outcome = "no gain predicted: the stages are scheduled one by one", why_not;
+        std::string outcome = "no gain predicted: the stages are scheduled one by one", why_not, epilogue;
         if (analysis.predicted_gain > 1 && options.fuse_chains) {
-            if (rules::schedule_fused_gemm_chain(builder, oc, analysis, dag, plan, device, &why_not)) {
+            if (rules::schedule_fused_gemm_chain(builder, oc, analysis, dag, plan, device, &why_not, &epilogue)) {
                 outcome = "fused: " + oc.producer + " and the stages between computed per block of " + oc.consumer +
                           "'s rows";
                 c.handled.insert(oc.producer);
                 c.handled.insert(oc.consumer);
                 c.handled.insert(oc.between.begin(), oc.between.end());
                 c.row_of[oc.consumer] = {oc.consumer, ""};
+                if (!epilogue.empty()) c.handled.insert(epilogue);
             } else {
                 outcome = "not fused (" + why_not + "): the stages are scheduled one by one";
             }

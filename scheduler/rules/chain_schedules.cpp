@@ -1,6 +1,8 @@
 #include "chain_schedules.h"
 
 #include "loops.h"
+#include "read_patterns.h"
+#include "stage_schedules.h"
 
 #include <algorithm>
 #include <functional>
@@ -65,13 +67,24 @@ void gemm_micro_kernel(schedule::ScheduleBuilder &script, const std::string &f, 
 
 bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::OperatorChain &c,
                                const chain::ChainAnalysis &analysis, const analysis::FunctionDag &dag,
-                               const analysis::StagePlan &plan, const hal::DeviceSpec &d, std::string *why_not) {
+                               const analysis::StagePlan &plan, const hal::DeviceSpec &d, std::string *why_not,
+                               std::string *epilogue) {
     auto refuse = [&](const std::string &why) {
         if (why_not) *why_not = why;
         return false;
     };
     const analysis::FunctionNode *consumer = dag.find(c.consumer);
-    if (!consumer || !consumer->is_output) return refuse("the consumer is not the pipeline's output");
+    const analysis::FunctionNode *copy = nullptr;  // a pure output reading the consumer at the point
+    if (consumer && !consumer->is_output && consumer->consumers.size() == 1) {
+        const analysis::FunctionNode *e = dag.find(consumer->consumers[0]);
+        if (e && e->is_output && e->func.updates().empty() &&
+            analysis::epilogue_producer(plan.stages.at(e->func.name())[0], dag, plan) == consumer) {
+            copy = e;
+        }
+    }
+    if (!consumer || (!consumer->is_output && !copy)) {
+        return refuse("the consumer is neither the pipeline's output nor read only by it");
+    }
     const TensorExpr &u2 = plan.stages.at(c.consumer)[1], &u1 = plan.stages.at(c.producer)[1];
     if (u2.reduction_dims().size() != 1 || u1.reduction_dims().size() != 1) {
         return refuse("an op with more than one reduction loop (a convolution chain)");
@@ -101,7 +114,13 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     block = std::max(rows, block / rows * rows);
 
     // The consumer: initial value vectorised; update in blocks of rows, each block
-    // a loop over register tiles with the producer's block computed first.
+    // a loop over register tiles with the producer's block computed first. Under
+    // a final copy, at root, the copy's rows vectorised in parallel tasks.
+    if (copy) {
+        script.compute_root(c.consumer);
+        schedule_pure_output(script, plan.stages.at(copy->func.name())[0], d);
+        if (epilogue) *epilogue = copy->func.name();
+    }
     {
         schedule::StageBuilder s = script.stage(c.consumer);
         vector_split(s, n, u2.dims[pure2[0]].extent, d.vector_lanes, true);

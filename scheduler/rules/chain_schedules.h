@@ -15,10 +15,13 @@ namespace tessera::rules {
 
 // Applies the fused schedule and returns true, or returns false (applying
 // nothing) with the reason in `why_not` when the chain is not of that form: the
-// consumer an output with one reduction, over a pure dim of the producer, and its
-// second dim the rows both share.
+// consumer an output, or read only by a pure output at the point it writes (an
+// op's final copy; it is then computed at root and `epilogue` names that output,
+// scheduled here too), with one reduction, over a pure dim of the producer, and
+// its second dim the rows both share.
 bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::OperatorChain &c,
                                const chain::ChainAnalysis &analysis, const analysis::FunctionDag &dag,
-                               const analysis::StagePlan &plan, const hal::DeviceSpec &d, std::string *why_not);
+                               const analysis::StagePlan &plan, const hal::DeviceSpec &d, std::string *why_not,
+                               std::string *epilogue);
 
 }  // namespace tessera::rules
