@@ -33,10 +33,8 @@ public:
     StageScript &vectorize(const std::string &var);
     StageScript &unroll(const std::string &var);
     StageScript &parallel(const std::string &var);
-    // In loop `at`, prefetches what iteration `from` + `offset` reads of input
-    // buffer `input` (Halide's prefetch; `guarded`: not past the buffer's end,
-    // else unguarded, which x86's prefetch instructions allow: they never
-    // fault); false, applying nothing, when no pipeline Function wraps the buffer.
+    // As schedule::StageBuilder's (documented there); false, applying nothing,
+    // when no pipeline Function wraps the buffer.
     bool prefetch_input(const std::string &input, const std::string &at, const std::string &from, int offset,
                         bool guarded = true);
     // Leaves a serial update as written (Halide's Stage::unscheduled), on purpose.
@@ -63,28 +61,18 @@ public:
 
     // A live handle on a pipeline Function, declared in the source on first use.
     Halide::Func func(const std::string &name);
-    // Func-level directives.
+    // Func-level directives: each is schedule::ScheduleBuilder's of the same name
+    // (documented there), applied to the live Funcs and written as source.
     void compute_root(const std::string &f);
     void compute_at(const std::string &f, const std::string &consumer, const std::string &var);
-    // f's storage hoisted to consumer's loop `var` (Halide's store_at), a pure var.
     void store_at(const std::string &f, const std::string &consumer, const std::string &var);
-    // Creates `result` = the stage's rfactor intermediate (see Halide's Stage::rfactor).
     void rfactor(const std::string &f, int update, const std::string &rvar, const std::string &new_var,
                  const std::string &result);
-    // Creates `result` = f.in(consumer): a wrapper of f used only by consumer.
     void wrap(const std::string &f, const std::string &consumer, const std::string &result);
-    // Fixes the extent f is computed over along `var` (Halide's bound_extent): a
-    // tile at a guarded tail is then still computed whole, over padding.
     void bound_extent(const std::string &f, const std::string &var, int extent);
-    // Rounds the storage extent of dim `var` up to a multiple of `align` elements
-    // (Halide's align_storage): how a packed tile gets its row padding.
     void align_storage(const std::string &f, const std::string &var, int align);
-    // f's buffer on the stack (Halide's store_in(MemoryType::Stack)); Halide's
-    // runtime backs a run-time size above 16 KiB with the heap, so any size is safe.
     void store_on_stack(const std::string &f);
-    // Stores `f` in registers (every access unrolled or vectorised, extents bounded).
     void store_in_registers(const std::string &f);
-    // Storage order of f's pure vars, innermost first (Halide's reorder_storage).
     void reorder_storage(const std::string &f, const std::vector<std::string> &inner_first);
 
     // The name of the pipeline Function that wraps input buffer `input` (what a
