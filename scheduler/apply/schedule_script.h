@@ -1,6 +1,8 @@
-// ScheduleScript: applies scheduling directives to the live Funcs of a pipeline and
-// records the equivalent C++ at the same time, so the schedule_source Halide writes
-// into a .schedule.h is, by construction, what was applied. Names follow the
+// ScheduleScript: what apply/emit_schedule replays a PipelineSchedule's steps
+// through. It applies each directive to the live Funcs of a pipeline and records
+// the equivalent C++ at the same time, so the schedule_source Halide writes into a
+// .schedule.h is, by construction, what was applied (the ScheduleBuilder also runs
+// one over its sandbox copy, to answer the rules' questions). Names follow the
 // source Mullapudi2016 emits: `Func f = pipeline.get_func(i);`.
 #pragma once
 
