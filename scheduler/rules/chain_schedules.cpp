@@ -103,14 +103,25 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     for (size_t i = 2; i < pure2.size(); i++)
         batch.push_back(u2.dims[pure2[i]].name);
 
-    // Rows per block: the L2-level block the analysis chose along the rows, whole
-    // register tiles of rows.
-    int64_t block = u2.dims[pure2[1]].extent;
-    for (const chain::LevelBlocks &l : analysis.orders.front().levels) {
-        if (l.level == "L2") block = l.tile[pure2[1]];
+    // Rows per block: every row of the block holds the producer's whole row (the
+    // consumer's reduction is not blocked: a softmax between needs its rows whole,
+    // and Halide schedules cannot turn it into the online form), so the block is
+    // as many rows as keep the block's materialised stages (the producer's and
+    // each full-size stage between) within half of the outermost private cache,
+    // in whole register tiles of rows. (The analysis's blocks along the rows
+    // assume the reduction blocked too: on G1 they put all 512 rows in a block.)
+    (void)analysis;
+    int64_t materialised = 1;
+    for (const std::string &f : c.between) {
+        const std::vector<TensorExpr> &stages = plan.stages.at(f);
+        if (stages.size() == 1 && stages[0].dims.size() == pure1.size()) materialised++;
     }
+    const int64_t row_bytes = u1.dims[pure1[0]].extent * u1.element_bytes * materialised;
+    const int64_t budget = d.tile_layer(2).capacity_bytes / 2;
     int64_t rows = 1, tile_vectors = 1;
     register_tile(d, (u2.dims[pure2[0]].extent + d.vector_lanes - 1) / d.vector_lanes, rows, tile_vectors);
+    int64_t block = rows;
+    while (block * 2 * row_bytes <= budget && block * 2 <= u2.dims[pure2[1]].extent) block *= 2;
     block = std::max(rows, block / rows * rows);
 
     // The consumer: initial value vectorised; update in blocks of rows, each block
