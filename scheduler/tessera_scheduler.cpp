@@ -61,7 +61,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         const chain::ChainAnalysis analysis = chain::analyse_chain(oc, device);
         std::string outcome = "no gain predicted: the stages are scheduled one by one", why_not, epilogue;
         if (analysis.predicted_gain > 1 && options.fuse_chains) {
-            if (rules::schedule_fused_gemm_chain(builder, oc, analysis, dag, plan, device, &why_not, &epilogue)) {
+            if (rules::schedule_fused_gemm_chain(builder, oc, dag, plan, device, &why_not, &epilogue)) {
                 outcome = "fused: " + oc.producer + " and the stages between computed per block of " + oc.consumer +
                           "'s rows";
                 c.handled.insert(oc.producer);

@@ -66,7 +66,7 @@ void gemm_micro_kernel(schedule::ScheduleBuilder &script, const std::string &f, 
 }  // namespace
 
 bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::OperatorChain &c,
-                               const chain::ChainAnalysis &analysis, const analysis::FunctionDag &dag,
+                               const analysis::FunctionDag &dag,
                                const analysis::StagePlan &plan, const hal::DeviceSpec &d, std::string *why_not,
                                std::string *epilogue) {
     auto refuse = [&](const std::string &why) {
@@ -110,7 +110,6 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     // each full-size stage between) within half of the outermost private cache,
     // in whole register tiles of rows. (The analysis's blocks along the rows
     // assume the reduction blocked too: on G1 they put all 512 rows in a block.)
-    (void)analysis;
     int64_t materialised = 1;
     for (const std::string &f : c.between) {
         const std::vector<TensorExpr> &stages = plan.stages.at(f);

@@ -4,7 +4,7 @@
 // rows, so the intermediate (a block of rows of the scores) stays in cache.
 #pragma once
 
-#include "block_order.h"
+#include "device_spec.h"
 #include "operator_chain.h"
 #include "schedule_builder.h"
 #include "stage_plan.h"
@@ -20,7 +20,7 @@ namespace tessera::rules {
 // scheduled here too), with one reduction, over a pure dim of the producer, and
 // its second dim the rows both share.
 bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::OperatorChain &c,
-                               const chain::ChainAnalysis &analysis, const analysis::FunctionDag &dag,
+                               const analysis::FunctionDag &dag,
                                const analysis::StagePlan &plan, const hal::DeviceSpec &d, std::string *why_not,
                                std::string *epilogue);
 
