@@ -52,9 +52,15 @@ public:
 class ElementwiseGenerator : public OpGenerator<ElementwiseGenerator> {
 public:
     KeyParam op{"op", "relu"}, shape{"shape", ""}, shape_a{"shape_a", ""}, shape_b{"shape_b", ""}, axis{"axis", ""};
+    KeyParam clip_min{"min", ""}, clip_max{"max", ""};  // clip's bounds
     static const char *family_name() { return "elementwise"; }
     ops::OpConfig config() const {
-        return make_config(op, {{"shape", shape}, {"shape_a", shape_a}, {"shape_b", shape_b}, {"axis", axis}});
+        return make_config(op, {{"shape", shape},
+                                {"shape_a", shape_a},
+                                {"shape_b", shape_b},
+                                {"axis", axis},
+                                {"min", clip_min},
+                                {"max", clip_max}});
     }
 };
 

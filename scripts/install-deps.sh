@@ -11,8 +11,9 @@ packages=(
   cmake
   ninja-build
   g++
-  pocl-opencl-icd     # OpenCL on the CPU
-  ocl-icd-opencl-dev
+  pocl-opencl-icd     # OpenCL on the CPU: tests/gpu runs the OpenCL AOT libraries on it
+  ocl-icd-libopencl1  # the OpenCL ICD loader (libOpenCL.so.1) that finds PoCL
+  ocl-icd-opencl-dev  # libOpenCL.so, which Halide's OpenCL runtime opens
   opencl-headers
   python3
   python3-matplotlib  # plots of tessera-bench
