@@ -59,12 +59,16 @@ struct Figures {
     int64_t spill_bytes = 0;       // stores + loads
 };
 
+// "registers/shared bytes/spill bytes"
 std::string cell(const Figures *f) {
     if (!f) return "-";
-    char text[64];
-    std::snprintf(text, sizeof(text), "%d k %3d r %6lld B %lld sp", f->kernels, f->max_registers,
-                  (long long)f->max_shared_bytes, (long long)f->spill_bytes);
-    return text;
+    return std::to_string(f->max_registers) + "/" + std::to_string(f->max_shared_bytes) + "/" +
+           std::to_string(f->spill_bytes);
+}
+
+const std::vector<std::string> &table_archs() {
+    static const std::vector<std::string> archs = {"sm_75", "sm_86", "sm_90"};
+    return archs;
 }
 
 TEST(Ptxas, EveryOperatorSpillsNothingAndFitsTheCaps) {
@@ -82,7 +86,9 @@ TEST(Ptxas, EveryOperatorSpillsNothingAndFitsTheCaps) {
         const bool checked = o.scheduler == asserted;
 
         const StmtOffload offload = read_stmt_offload(o.stmt);
-        if (checked) EXPECT_EQ(offload_problem(offload), "");
+        if (checked) {
+            EXPECT_EQ(offload_problem(offload), "");
+        }
         std::map<std::string, const KernelLaunch *> launch_of;
         for (const KernelLaunch &l : offload.launches) launch_of[l.kernel] = &l;
 
@@ -103,8 +109,10 @@ TEST(Ptxas, EveryOperatorSpillsNothingAndFitsTheCaps) {
                 auto launch = launch_of.find(k.name);
                 if (launch != launch_of.end()) {
                     const int64_t dynamic = KernelLaunch::literal(launch->second->shared_bytes);
-                    if (checked) EXPECT_GE(dynamic, 0) << "shared memory computed at run time: "
-                                                       << launch->second->shared_bytes;
+                    if (checked) {
+                        EXPECT_GE(dynamic, 0) << "shared memory computed at run time: "
+                                              << launch->second->shared_bytes;
+                    }
                     shared += std::max<int64_t>(dynamic, 0);
                     threads = 1;
                     for (const std::string &t : launch->second->threads) {
@@ -123,25 +131,33 @@ TEST(Ptxas, EveryOperatorSpillsNothingAndFitsTheCaps) {
                 EXPECT_LE(k.registers, caps.register_cap_per_thread) << "registers per thread";
                 EXPECT_LE(shared, caps.shared_bytes_per_block) << "shared memory per block";
                 EXPECT_LE(shared, caps.shared_bytes_per_sm) << "shared memory per SM";
-                if (threads > 0) EXPECT_LE(threads * k.registers, caps.registers_per_sm) << threads << " threads";
+                if (threads > 0) {
+                    EXPECT_LE(threads * k.registers, caps.registers_per_sm) << threads << " threads per block";
+                }
             }
         }
     }
 
-    // The table: op x arch, a column per scheduler (the asserted one first).
-    std::printf("\nptxas -v: kernels (k), max registers per thread (r), max shared bytes per block (B), "
-                "spill bytes (sp)\n%-22s %-6s", "op", "arch");
-    for (const std::string &s : schedulers) std::printf(" %-32s", s.c_str());
+    // The table: a row per op; per scheduler (the asserted one first) its kernel count
+    // and, per architecture, max registers per thread / max shared bytes per block /
+    // spill bytes over the op's kernels.
+    std::printf("\nptxas -v per op: kernels, then registers/shared bytes/spill bytes per arch\n%-22s", "op");
+    for (const std::string &s : schedulers) {
+        std::printf(" | %-7s", s.c_str());
+        for (const std::string &arch : table_archs()) std::printf(" %-11s", arch.c_str());
+    }
     std::printf("\n");
     for (const std::string &op : ops) {
-        for (const std::string &arch : {"sm_75", "sm_86", "sm_90"}) {
-            std::printf("%-22s %-6s", op.c_str(), arch);
-            for (const std::string &s : schedulers) {
+        std::printf("%-22s", op.c_str());
+        for (const std::string &s : schedulers) {
+            auto first = table.find(s + "|" + op + "|sm_86");
+            std::printf(" | %7d", first == table.end() ? 0 : first->second.kernels);
+            for (const std::string &arch : table_archs()) {
                 auto it = table.find(s + "|" + op + "|" + arch);
-                std::printf(" %-32s", cell(it == table.end() ? nullptr : &it->second).c_str());
+                std::printf(" %-11s", cell(it == table.end() ? nullptr : &it->second).c_str());
             }
-            std::printf("\n");
         }
+        std::printf("\n");
     }
 }
 
