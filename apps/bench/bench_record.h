@@ -13,6 +13,9 @@ namespace tessera::bench {
 
 // The name tessera-bench uses for the oneDNN baseline in --schedulers and reports.
 inline const std::string kOnednn = "oneDNN";
+// The GPU baselines (baselines/cublas, baselines/cudnn), in builds that found CUDA.
+inline const std::string kCublas = "cuBLAS";
+inline const std::string kCudnn = "cuDNN";
 // The contender running a chain op's stages each scheduled by Tessera on its own
 // (unfused_chain.h), beside "Tessera", the chain scheduled as one pipeline.
 inline const std::string kTesseraUnfused = "Tessera-unfused";

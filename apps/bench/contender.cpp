@@ -5,12 +5,21 @@
 #include "stopwatch.h"
 #include "unfused_chain.h"
 
+#include "gpu_baseline.h"
+
 #include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
 #ifdef TESSERA_HAVE_ONEDNN
 #include "onednn_op.h"
+#endif
+#ifdef TESSERA_HAVE_CUBLAS
+#include "cublas_gemm.h"
+#include "cuda_device.h"
+#endif
+#ifdef TESSERA_HAVE_CUDNN
+#include "cudnn_conv.h"
 #endif
 
 namespace tessera::bench {
@@ -22,6 +31,37 @@ bool have_onednn() {
     return false;
 #endif
 }
+
+std::vector<std::string> usable_gpu_baselines() {
+    std::vector<std::string> names;
+#ifdef TESSERA_HAVE_CUBLAS
+    if (!cuda::why_no_gpu().empty()) return names;
+    names.push_back(kCublas);
+#endif
+#ifdef TESSERA_HAVE_CUDNN
+    names.push_back(kCudnn);
+#endif
+    return names;
+}
+
+namespace {
+
+// The cuBLAS or cuDNN baseline for `config`, or nullptr with `why_not` set when this
+// build lacks it. One without a GPU to run on is unsupported: "no GPU (...)".
+std::unique_ptr<cuda::GpuBaseline> make_gpu_baseline(const ops::OpConfig &config, const std::string &name,
+                                                     std::string &why_not) {
+#ifdef TESSERA_HAVE_CUBLAS
+    if (name == kCublas) return cuda::make_cublas_op(config);
+#endif
+#ifdef TESSERA_HAVE_CUDNN
+    if (name == kCudnn) return cuda::make_cudnn_op(config);
+#endif
+    (void)config;
+    why_not = "this build has no " + name + " (CMake did not find it under the CUDA toolkit)";
+    return nullptr;
+}
+
+}  // namespace
 
 Variant split_variant(const std::string &contender) {
     Variant v;
@@ -53,6 +93,14 @@ Contender::Contender(const ops::OpConfig &config, const std::string &scheduler) 
         compile_ms_ = unfused_->compile_ms();
         return;
     }
+    if (variant.base == kCublas || variant.base == kCudnn) {
+        Stopwatch watch;
+        gpu_ = make_gpu_baseline(config, variant.base, why_not_);
+        // Handles, descriptors, the algorithm search and the workspace: the baseline's set-up.
+        compile_ms_ = watch.lap_ms();
+        if (gpu_ && !gpu_->supported()) why_not_ = gpu_->why_not();
+        return;
+    }
     if (variant.base != kOnednn) {
         {
             const ScopedEnvironment settings(variant.env);  // while it is scheduled
@@ -76,6 +124,7 @@ Contender::Contender(const ops::OpConfig &config, const std::string &scheduler) 
 Contender::~Contender() = default;
 
 std::string Contender::impl() const {
+    if (gpu_) return gpu_->impl();
 #ifdef TESSERA_HAVE_ONEDNN
     if (onednn_) return onednn_->impl();
 #endif
@@ -97,6 +146,10 @@ void Contender::run(std::vector<Tensor> &inputs, Tensor &output) {
     }
     if (unfused_) {
         unfused_->run(inputs, output);
+        return;
+    }
+    if (gpu_ && gpu_->supported()) {
+        gpu_->run(inputs, output);
         return;
     }
 #ifdef TESSERA_HAVE_ONEDNN

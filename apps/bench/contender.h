@@ -1,5 +1,5 @@
 // Contender: one way of running an op that tessera-bench times: the op JIT-compiled
-// with a Halide autoscheduler, the oneDNN baseline, or (chain ops only) the chain's
+// with a Halide autoscheduler, the oneDNN baseline, the cuBLAS or cuDNN baseline, or (chain ops only) the chain's
 // stages each compiled and scheduled by Tessera on its own ("Tessera-unfused").
 #pragma once
 
@@ -11,6 +11,9 @@
 
 namespace tessera::onednn {
 class OnednnOp;
+}
+namespace tessera::cuda {
+class GpuBaseline;
 }
 
 namespace tessera::bench {
@@ -46,6 +49,7 @@ public:
 private:
     std::unique_ptr<JitOp> halide_;
     std::unique_ptr<onednn::OnednnOp> onednn_;
+    std::unique_ptr<cuda::GpuBaseline> gpu_;  // cuBLAS or cuDNN
     std::unique_ptr<UnfusedChain> unfused_;
     std::string scheduler_, why_not_;
     double schedule_ms_ = 0, compile_ms_ = 0;
@@ -53,5 +57,7 @@ private:
 
 // True when this build has the oneDNN baseline.
 bool have_onednn();
+// The GPU baselines this build has (cuBLAS, cuDNN) that can run here: a GPU is present.
+std::vector<std::string> usable_gpu_baselines();
 
 }  // namespace tessera::bench

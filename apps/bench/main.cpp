@@ -63,6 +63,7 @@ struct Options {
     // policy"); --timing interleaved with --omp-wait passive is the other way.
     std::string omp_wait = "default";
     std::string timing = "auto";  // alone with oneDNN among the contenders, else interleaved
+    std::string target;  // --target: the Halide contenders' JIT target (HL_JIT_TARGET), e.g. host-cuda
     bool interleaved = false;
     bool list = false;
     bool help = false;
@@ -79,11 +80,14 @@ std::vector<std::string> known_contenders() {
     std::vector<std::string> all = tessera::scheduler_names();
     all.push_back(kTesseraUnfused);
     all.push_back(kOnednn);
+    all.push_back(tessera::bench::kCublas);
+    all.push_back(tessera::bench::kCudnn);
     return all;
 }
 
 // Every Halide autoscheduler but "none" (Halide's unscheduled default), and oneDNN;
-// with a chain op among `configs`, Tessera-unfused after Tessera.
+// with a chain op among `configs`, Tessera-unfused after Tessera; cuBLAS and cuDNN
+// where the build has them and a GPU is present.
 std::vector<std::string> default_contenders(const std::vector<tessera::ops::OpConfig> &configs = {}) {
     const bool chains = std::any_of(configs.begin(), configs.end(), [](const tessera::ops::OpConfig &c) {
         return tessera::bench::is_chain_op(c.op);
@@ -94,6 +98,7 @@ std::vector<std::string> default_contenders(const std::vector<tessera::ops::OpCo
         if (s == "Tessera" && chains) all.push_back(kTesseraUnfused);
     }
     all.push_back(kOnednn);
+    for (const std::string &gpu : tessera::bench::usable_gpu_baselines()) all.push_back(gpu);
     return all;
 }
 
@@ -114,7 +119,9 @@ std::vector<std::string> parse_schedulers(const std::string &list) {
             if (lower(known) == lower(variant.base)) canonical = known;
         }
         if (!canonical.empty() && !variant.env.empty()) {
-            if (canonical == kOnednn) throw UsageError("oneDNN takes no variant settings ('" + name + "')");
+            if (canonical == kOnednn || canonical == tessera::bench::kCublas || canonical == tessera::bench::kCudnn) {
+                throw UsageError(canonical + " takes no variant settings ('" + name + "')");
+            }
             canonical += name.substr(variant.base.size());
         }
         if (canonical.empty()) {
@@ -152,7 +159,7 @@ void usage(std::FILE *to) {
     for (const std::string &s : known_contenders()) names += (names.empty() ? "" : ",") + s;
     std::fprintf(to,
                  "usage: tessera-bench (--op NAME [--shape K=V,...] | --suite default|roller|chimera|memory | --suite-file F)\n"
-                 "                     [--schedulers LIST] [--reps N] [--threads N] [--seed N] [--timeout S]\n"
+                 "                     [--schedulers LIST] [--reps N] [--threads N] [--seed N] [--timeout S] [--target T]\n"
                  "                     [--timing alone|interleaved] [--omp-wait default|active|passive]\n"
                  "                     [--json F] [--csv F] [--plot F.png] [--verbose]\n"
                  "       tessera-bench --model F.onnx [--input [name=]x.npy]... [--against onnxruntime,pytorch|none]\n"
@@ -171,6 +178,8 @@ void usage(std::FILE *to) {
                  "                 conv_chain) as its separate ops, each scheduled by Tessera on its own\n"
                  "  --reps         timed interleaved rounds at most (default 20, at least 3; stops after ~1.5 s)\n"
                  "  --threads      threads for every contender (HL_NUM_THREADS, OMP_NUM_THREADS; default all cores)\n"
+                 "  --target       the Halide contenders' JIT target (default host; host-cuda and host-opencl\n"
+                 "                 need a GPU or OpenCL device: JIT with PoCL crashes, see tests/README.md)\n"
                  "  --seed         seed of the random inputs (default 1)\n"
                  "  --timeout      seconds one op may take before its running contender is marked crashed (180)\n"
                  "  --timing       alone: each contender timed in its own process, one after the other (the\n"
@@ -259,6 +268,12 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--plot") o.plot = next();
         else if (arg == "--reps") o.settings.reps = to_int(arg, next(), 1);
         else if (arg == "--threads") o.threads = to_int(arg, next(), 1);
+        else if (arg == "--target") {
+            o.target = next();
+            if (!Halide::Target::validate_target_string(o.target)) {
+                throw UsageError("--target: '" + o.target + "' is not a Halide target (e.g. host, host-cuda, host-opencl)");
+            }
+        }
         else if (arg == "--timeout") {
             o.settings.timeout_s = to_int(arg, next(), 1);
             o.timeout_given = true;
@@ -280,6 +295,7 @@ Options parse_args(int argc, char **argv) {
         else throw UsageError("unknown argument '" + arg + "'");
     }
     if (o.models()) {
+        if (!o.target.empty()) throw UsageError("--target is for ops: a model is compiled for this host");
         check_model_options(o, argc, argv, schedulers);
         return o;
     }
@@ -348,6 +364,7 @@ int run(const Options &o) {
     for (const std::string &s : schedulers) names += " " + s;
     std::printf("tessera-bench: %zu ops from %s, %d threads, seed %llu, contenders:%s\n", configs.size(),
                 source.c_str(), o.threads, (unsigned long long)o.settings.seed, names.c_str());
+    if (!o.target.empty()) std::printf("Halide contenders JIT-compiled for %s\n", o.target.c_str());
     std::printf("%s\n", profile_line(profile).c_str());
     std::printf("timing: %s; OMP_WAIT_POLICY=%s", o.interleaved ? "interleaved rounds" : "each contender alone",
                 o.omp_wait == "default" ? "unset (libgomp's default)" : o.omp_wait.c_str());
@@ -505,6 +522,9 @@ int main(int argc, char **argv) {
                              "no --model");
 #endif
         }
+        // The JIT target reaches every contender, also in the forked children, through
+        // the environment JitOp reads.
+        if (!options.target.empty()) setenv("HL_JIT_TARGET", options.target.c_str(), 1);
         tessera::bench::ensure_thread_environment(options.threads, options.omp_wait.c_str(), argv);
         return run(options);
     } catch (const UsageError &e) {

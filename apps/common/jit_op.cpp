@@ -92,6 +92,8 @@ void JitOp::run(std::vector<Tensor> &inputs, Tensor &output) {
     for (size_t i = 0; i < params_.size(); i++) params_[i].set(as_halide_buffer(inputs[i]));
     Halide::Buffer<float> out = as_halide_buffer(output);
     pipeline_.realize(out, target_);
+    // A GPU target leaves the output on the device (the inputs were copied there).
+    if (target_.has_gpu_feature()) out.copy_to_host();
 }
 
 std::vector<Tensor> make_inputs(const ops::OpSignature &sig, uint64_t seed) {

@@ -2,6 +2,9 @@
 // run writes JSON and CSV with every required field; a contender that crashes is
 // recorded as such while the others still run.
 #include "run_command.h"
+#ifdef TESSERA_HAVE_CUBLAS
+#include "cuda_device.h"
+#endif
 
 #include <gtest/gtest.h>
 
@@ -155,6 +158,31 @@ TEST(BenchCli, ChainFusedBesideUnfusedAndOnednn) {
     EXPECT_EQ(all[1]["impl"], "halide:Tessera per stage: batch_matmul, mul, add, softmax, batch_matmul");
     EXPECT_GT(all[1]["compile_ms"].get<double>(), 0);
     EXPECT_NE(r.output.find("Tessera vs Tessera-unfused"), std::string::npos) << r.output;
+}
+
+// cuBLAS and cuDNN are contenders in every build: where the build lacks them or no
+// GPU is present their rows say so (status n/a), and the run goes on.
+TEST(BenchCli, GpuBaselinesRunOrSayWhyNot) {
+    const std::string json = ::testing::TempDir() + "bench_gpu.json";
+    std::remove(json.c_str());
+    Result r = bench("--op matmul --shape M=33,N=17,K=9 --schedulers cublas,cudnn --reps 3 --threads 2 --json " + json);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    nlohmann::json all = read_json(json);
+    ASSERT_EQ(all.size(), 2u) << all.dump(2);
+    EXPECT_EQ(all[0]["scheduler"], "cuBLAS");
+    EXPECT_EQ(all[1]["scheduler"], "cuDNN");
+    std::string expected = "this build has no cuBLAS";
+#ifdef TESSERA_HAVE_CUBLAS
+    expected = tessera::cuda::why_no_gpu().empty() ? "" : "no GPU";
+#endif
+    if (expected.empty()) {
+        EXPECT_TRUE(all[0]["ok"].get<bool>()) << all[0].dump();
+    } else {
+        EXPECT_EQ(all[0]["status"], "n/a") << all[0].dump();
+        EXPECT_NE(all[0]["error"].get<std::string>().find(expected), std::string::npos) << all[0].dump();
+        EXPECT_NE(r.output.find(expected), std::string::npos) << r.output;
+    }
+    EXPECT_EQ(all[1]["status"], "n/a") << all[1].dump();  // no matmul in cuDNN's baseline
 }
 
 TEST(BenchCli, UnfusedStagesOfEveryChain) {
