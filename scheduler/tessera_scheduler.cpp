@@ -3,6 +3,7 @@
 
 #include "emit_schedule.h"
 #include "explanation.h"
+#include "gpu_steps.h"
 #include "chain_schedules.h"
 #include "operator_chain.h"
 #include "stage_steps.h"
@@ -28,18 +29,25 @@ SchedulerOptions SchedulerOptions::from_environment(int parallelism) {
     return o;
 }
 
+namespace {
+
+ScheduleOutcome finish_schedule(SchedulingContext &c, schedule::ScheduleBuilder &builder,
+                                const std::vector<Function> &order) {
+    ScheduleOutcome outcome;
+    outcome.schedule = builder.finish();
+    outcome.source = apply::emit_schedule(outcome.schedule, order);
+    explain_schedule(c.explain, outcome.schedule);
+    outcome.explanation = c.explain.str();
+    return outcome;
+}
+
+}  // namespace
+
 ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target, const SchedulerOptions &options) {
     std::vector<Function> outputs;
     for (const Func &f : pipeline.outputs())
         outputs.push_back(f.function());
     analysis::FunctionDag dag(outputs);
-    // GPU schedules belong to a later stage of the project: say so rather than
-    // hand back host loops the user may take for GPU kernels.
-    if (target.has_gpu_feature()) {
-        user_warning << "Tessera: target " << target.to_string()
-                     << " has a GPU feature, but Tessera builds CPU schedules only so far: every stage of "
-                     << outputs.front().name() << "'s pipeline is scheduled for the host CPU and runs there\n";
-    }
     // Vectors hold the pipeline's values: lanes of its (first) output's type.
     const int element_bytes = outputs.front().output_types().front().bytes();
     const hal::DeviceSpec device =
@@ -55,6 +63,11 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
     schedule::ScheduleBuilder builder(order, output_names);
     SchedulingContext c(dag, plan, device, options, builder);
     c.explain << "Tessera: " << device.describe();
+    if (device.gpu) {
+        // GPU kernels by construction; chains are scheduled one by one there.
+        schedule_gpu_stages(c);
+        return finish_schedule(c, builder, order);
+    }
     // Chains of compute-intensive stages: Chimera's block-order analysis.
     for (const chain::OperatorChain &oc : chain::find_chains(dag, plan)) {
         const double start = now_ms();
@@ -109,12 +122,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         }
     }
 
-    ScheduleOutcome outcome;
-    outcome.schedule = builder.finish();
-    outcome.source = apply::emit_schedule(outcome.schedule, order);
-    explain_schedule(c.explain, outcome.schedule);
-    outcome.explanation = c.explain.str();
-    return outcome;
+    return finish_schedule(c, builder, order);
 }
 
 }  // namespace tessera

@@ -63,4 +63,29 @@ inline analysis::TensorExpr nchw_conv(int64_t kh, int64_t kw, int64_t stride = 1
     return t;
 }
 
+// A GEMM's update, out(n, m) += a(k, m) * b(n, k): loop dims n, m (spatial),
+// then k.
+inline analysis::TensorExpr gemm(int64_t m, int64_t n, int64_t k) {
+    analysis::TensorExpr t;
+    t.func = "gemm";
+    t.stage = 1;
+    t.ops_per_point = 2;
+    t.dims = {{"n", 0, n, false}, {"m", 0, m, false}, {"k", 0, k, true}};
+    analysis::AccessMap a;
+    a.tensor = "a";
+    a.is_input = true;
+    a.coef = {{0, 0, 1}, {0, 1, 0}};
+    a.offset = {0, 0};
+    analysis::AccessMap b;
+    b.tensor = "b";
+    b.is_input = true;
+    b.coef = {{1, 0, 0}, {0, 0, 1}};
+    b.offset = {0, 0};
+    t.reads = {a, b};
+    t.write.tensor = "gemm";
+    t.write.coef = {{1, 0, 0}, {0, 1, 0}};
+    t.write.offset = {0, 0};
+    return t;
+}
+
 }  // namespace tessera::test

@@ -268,29 +268,6 @@ TEST(TesseraPlugin, UnanalysableStageGetsSafeScheduleAndWarning) {
     }
 }
 
-TEST(TesseraPlugin, GpuTargetWarnsThatSchedulesAreForTheHost) {
-    ImageParam in(Float(32), 2, "in");
-    in.set_estimates({{0, 64}, {0, 64}});
-    Var x("x"), y("y");
-    Func f("scaled");
-    f(x, y) = in(x, y) * 2.0f;
-    f.set_estimates({{0, 64}, {0, 64}});
-    load_plugin(TESSERA_PLUGIN_PATH);
-    testing::internal::CaptureStderr();
-    Pipeline(f).auto_schedule("Tessera", get_host_target().with_feature(Target::CUDA), host_machine_params());
-    std::string err = testing::internal::GetCapturedStderr();
-    EXPECT_NE(err.find("has a GPU feature, but Tessera builds CPU schedules only so far"), std::string::npos) << err;
-    EXPECT_NE(err.find("scaled's pipeline is scheduled for the host CPU"), std::string::npos) << err;
-
-    testing::internal::CaptureStderr();
-    Func g("scaled_host");
-    g(x, y) = in(x, y) * 3.0f;
-    g.set_estimates({{0, 64}, {0, 64}});
-    Pipeline(g).auto_schedule("Tessera", get_host_target(), host_machine_params());
-    err = testing::internal::GetCapturedStderr();
-    EXPECT_EQ(err.find("GPU feature"), std::string::npos) << err;
-}
-
 // `source` with its Func identifiers renamed as in `like` (matched by their
 // pipeline.get_func index): Halide renames a Func whose name is taken ("conv2d$1",
 // written conv2d_1 in schedule source).

@@ -24,12 +24,15 @@ void emit_directive(StageScript &s, const LoopDirective &directive) {
                        if (d.kind == LoopKind::Vectorized) s.vectorize(d.var);
                        if (d.kind == LoopKind::Unrolled) s.unroll(d.var);
                        if (d.kind == LoopKind::Parallel) s.parallel(d.var);
+                       if (d.kind == LoopKind::GpuBlock) s.gpu_blocks(d.var);
+                       if (d.kind == LoopKind::GpuThread) s.gpu_threads(d.var);
                    },
                    [&](const PrefetchInput &d) {
                        const bool found = s.prefetch_input(d.input, d.at, d.from, d.offset, d.guarded);
                        internal_assert(found) << "no Function wraps prefetched input " << d.input << "\n";
                    },
                    [&](const LeaveUnscheduled &) { s.unscheduled(); },
+                   [&](const GpuSingleThread &) { s.gpu_single_thread(); },
                },
                directive);
 }
@@ -49,9 +52,12 @@ std::string emit_schedule(const PipelineSchedule &schedule, const std::vector<Ha
                        [&](const Wrap &s) { script.wrap(s.func, s.consumer, s.result); },
                        [&](const BoundExtent &s) { script.bound_extent(s.func, s.var, s.extent); },
                        [&](const AlignStorage &s) { script.align_storage(s.func, s.var, s.align); },
+                       [&](const BoundStorage &s) { script.bound_storage(s.func, s.var, s.extent); },
                        [&](const StoreIn &s) {
                            if (s.memory == Halide::MemoryType::Register)
                                script.store_in_registers(s.func);
+                           else if (s.memory == Halide::MemoryType::GPUShared)
+                               script.store_in_shared(s.func);
                            else
                                script.store_on_stack(s.func);
                        },

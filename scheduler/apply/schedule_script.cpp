@@ -94,11 +94,11 @@ void ScheduleScript::rfactor(const std::string &f, int update, const std::string
 }
 
 void ScheduleScript::wrap(const std::string &f, const std::string &consumer, const std::string &result) {
-    Func w = func(f).in(func(consumer));
+    Func w = consumer.empty() ? func(f).in() : func(f).in(func(consumer));
     handles_[result] = w;
     by_name_[result] = w.function();
     declared_.insert(ident(result));
-    statement("Func " + ident(result) + " = " + ident(f) + ".in(" + ident(consumer) + ");");
+    statement("Func " + ident(result) + " = " + ident(f) + ".in(" + (consumer.empty() ? "" : ident(consumer)) + ");");
 }
 
 void ScheduleScript::bound_extent(const std::string &f, const std::string &var, int extent) {
@@ -113,6 +113,12 @@ void ScheduleScript::align_storage(const std::string &f, const std::string &var,
     statement(ident(f) + ".align_storage(" + ident(var) + ", " + std::to_string(align) + ");");
 }
 
+void ScheduleScript::bound_storage(const std::string &f, const std::string &var, int extent) {
+    func(f).bound_storage(Var(var), extent);
+    declare_var(var, false);
+    statement(ident(f) + ".bound_storage(" + ident(var) + ", " + std::to_string(extent) + ");");
+}
+
 void ScheduleScript::store_on_stack(const std::string &f) {
     func(f).store_in(MemoryType::Stack);
     statement(ident(f) + ".store_in(MemoryType::Stack);");
@@ -121,6 +127,11 @@ void ScheduleScript::store_on_stack(const std::string &f) {
 void ScheduleScript::store_in_registers(const std::string &f) {
     func(f).store_in(MemoryType::Register);
     statement(ident(f) + ".store_in(MemoryType::Register);");
+}
+
+void ScheduleScript::store_in_shared(const std::string &f) {
+    func(f).store_in(MemoryType::GPUShared);
+    statement(ident(f) + ".store_in(MemoryType::GPUShared);");
 }
 
 void ScheduleScript::reorder_storage(const std::string &f, const std::vector<std::string> &inner_first) {
@@ -240,6 +251,10 @@ StageScript &StageScript::loop_directive(const std::string &directive, const std
         update_ < 0 ? (void)func_.vectorize(v) : (void)stage_->vectorize(v);
     } else if (directive == "unroll") {
         update_ < 0 ? (void)func_.unroll(v) : (void)stage_->unroll(v);
+    } else if (directive == "gpu_blocks") {
+        update_ < 0 ? (void)func_.gpu_blocks(v) : (void)stage_->gpu_blocks(v);
+    } else if (directive == "gpu_threads") {
+        update_ < 0 ? (void)func_.gpu_threads(v) : (void)stage_->gpu_threads(v);
     } else {
         internal_assert(directive == "parallel") << directive;
         update_ < 0 ? (void)func_.parallel(v) : (void)stage_->parallel(v);
@@ -283,6 +298,24 @@ StageScript &StageScript::unscheduled() {
 
 StageScript &StageScript::parallel(const std::string &var) {
     return loop_directive("parallel", var);
+}
+
+}  // namespace tessera::apply
+
+namespace tessera::apply {
+
+StageScript &StageScript::gpu_blocks(const std::string &var) {
+    return loop_directive("gpu_blocks", var);
+}
+
+StageScript &StageScript::gpu_threads(const std::string &var) {
+    return loop_directive("gpu_threads", var);
+}
+
+StageScript &StageScript::gpu_single_thread() {
+    update_ < 0 ? (void)func_.gpu_single_thread() : (void)stage_->gpu_single_thread();
+    emit("gpu_single_thread()");
+    return *this;
 }
 
 }  // namespace tessera::apply

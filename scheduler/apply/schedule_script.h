@@ -35,6 +35,9 @@ public:
     StageScript &vectorize(const std::string &var);
     StageScript &unroll(const std::string &var);
     StageScript &parallel(const std::string &var);
+    StageScript &gpu_blocks(const std::string &var);
+    StageScript &gpu_threads(const std::string &var);
+    StageScript &gpu_single_thread();
     // As schedule::StageBuilder's (documented there); false, applying nothing,
     // when no pipeline Function wraps the buffer.
     bool prefetch_input(const std::string &input, const std::string &at, const std::string &from, int offset,
@@ -73,8 +76,10 @@ public:
     void wrap(const std::string &f, const std::string &consumer, const std::string &result);
     void bound_extent(const std::string &f, const std::string &var, int extent);
     void align_storage(const std::string &f, const std::string &var, int align);
+    void bound_storage(const std::string &f, const std::string &var, int extent);
     void store_on_stack(const std::string &f);
     void store_in_registers(const std::string &f);
+    void store_in_shared(const std::string &f);
     void reorder_storage(const std::string &f, const std::vector<std::string> &inner_first);
 
     // The name of the pipeline Function that wraps input buffer `input` (what a

@@ -3,13 +3,15 @@
 // line size and a per-core bandwidth, in any number; execution units are cores x
 // vector lanes x FMA pipes. The rTile construction reads only this: the x86 spec
 // is built from the Halide Target, the parallelism Halide gives the autoscheduler
-// and a DeviceProfile (hal/x86_device.cpp); other architectures add a builder.
+// and a DeviceProfile (hal/x86_device.cpp); a GPU's from the target's compute
+// capability or OpenCL device (hal/gpu_device.cpp), a "core" being an SM.
 #pragma once
 
 #include "device_profile.h"
 
 #include <Halide.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@ enum class MemoryRole {
     Registers,     // the vector register file
     PrivateCache,  // a core's own cache (L1, L2)
     SharedCache,   // shared by the cores; capacity is one core's share
+    Scratchpad,    // on-chip memory the program manages (a GPU's shared memory)
     Memory,        // DRAM
 };
 
@@ -28,6 +31,32 @@ struct MemoryLayer {
     int64_t capacity_bytes;    // usable by one core's tiles (a shared cache: its share); DRAM: effectively unbounded
     int64_t line_bytes;        // transfer granularity
     double gbs_per_core;       // bandwidth into the layer above when every core streams at once
+};
+
+// What a GPU schedule is built from (seed 000 §4: warps, 32-byte transactions,
+// 32 banks of 4 bytes, shared memory and registers per SM), one SM's figures
+// unless named otherwise.
+struct GpuFigures {
+    std::string name;                   // "CUDA sm_86 (NVIDIA A10)", "PoCL CPU device"
+    int sms = 1;                        // streaming multiprocessors (OpenCL: compute units)
+    int fp32_lanes_per_sm = 64;         // FP32 FMAs per cycle per SM
+    double clock_ghz = 1.0;
+    int warp = 32;                      // threads issued together; thread tiles are multiples of it
+    int max_threads_per_block = 1024;
+    int max_threads_per_sm = 1024;
+    int registers_per_sm = 65536;       // 32-bit registers
+    int max_registers_per_thread = 255;
+    // The registers per thread Tessera's tiles keep within: two blocks of
+    // kBlockThreads threads resident per SM (hal/gpu_device.cpp).
+    int register_cap_per_thread = 128;
+    int64_t shared_bytes_per_sm = 64 << 10;
+    int64_t shared_bytes_per_block = 48 << 10;  // without an opt-in launch attribute
+    int shared_banks = 32;
+    int bank_bytes = 4;
+    int transaction_bytes = 32;         // a memory sector: coalescing granularity
+    int64_t l2_bytes = 4 << 20;         // the chip's
+    double dram_gbs = 300;              // the chip's
+    std::string source;                 // where the figures come from
 };
 
 struct DeviceSpec {
@@ -55,6 +84,8 @@ struct DeviceSpec {
     // into `layers`. The layers around them are read from their positions.
     std::vector<size_t> tile_layers;
     std::string profile_source;
+    // Set on a GPU (arch "cuda" or "opencl"): what its schedules are built from.
+    std::optional<GpuFigures> gpu;
 
     // The accumulators that keep every FMA pipe busy.
     int min_accumulators() const { return fma_pipes * fma_latency; }
@@ -72,13 +103,14 @@ struct DeviceSpec {
 
 // The profile the HAL uses for `target`: the host's (hal::host_profile: a
 // measured or $TESSERA_DEVICE_PROFILE file, else built-in figures) for an x86
-// target, whose vector width it scales to the target's. A user error names any
-// other architecture.
+// target, whose vector width it scales to the target's; for a GPU target the
+// host's too (its host code), the GPU's figures come from hal/gpu_device.h. A user
+// error names any other architecture.
 DeviceProfile profile_for_target(const Halide::Target &target);
 
 // The spec for `target` (the element size of the pipeline's values; `parallelism`
-// cores, 0: the profile's). x86 only for now; other targets get a user error
-// naming the target.
+// cores, 0: the profile's): a GPU's when the target has CUDA or OpenCL (its figures
+// from hal/gpu_device.h), else x86's; other targets get a user error naming it.
 DeviceSpec make_device_spec(const Halide::Target &target, int parallelism, const DeviceProfile &profile,
                             int element_bytes = 4);
 

@@ -1,8 +1,8 @@
 // AlignmentPolicy: what aligning an rTile to a device means, behind one interface
-// the construction and the perf model ask (Roller's alignment, seed 000 §3.1). The
+// the construction and the perf model ask (Roller's alignment, seed 000 §3.1): the
 // x86 policy (rtile/alignment.h: vectors, the register file, cache lines, 4 KiB
-// aliasing) is the one implemented; a GPU's (warps, 32-byte transactions, shared
-// memory banks) implements the same questions.
+// aliasing) and a GPU's (warps, registers per thread, shared-memory banks; asked by
+// rtile/gpu_program.cpp) answer the same questions.
 #pragma once
 
 #include "device_spec.h"

@@ -9,6 +9,8 @@ const char *to_string(LoopKind k) {
     case LoopKind::Vectorized: return "vectorized";
     case LoopKind::Unrolled: return "unrolled";
     case LoopKind::Parallel: return "parallel";
+    case LoopKind::GpuBlock: return "gpu_block";
+    case LoopKind::GpuThread: return "gpu_thread";
     default: return "serial";
     }
 }
@@ -85,6 +87,7 @@ const char *memory_name(Halide::MemoryType m) {
     case Halide::MemoryType::Stack: return "stack";
     case Halide::MemoryType::Register: return "registers";
     case Halide::MemoryType::Heap: return "heap";
+    case Halide::MemoryType::GPUShared: return "GPU shared memory";
     default: return "";
     }
 }
@@ -104,6 +107,8 @@ std::string PipelineSchedule::describe() const {
             s << ", " << var << " bound to " << extent;
         for (const auto &[var, align] : f.storage_alignment)
             s << ", " << var << " aligned to " << align;
+        for (const auto &[var, extent] : f.storage_extents)
+            s << ", " << var << " stored " << extent << " wide";
         if (!f.storage_order.empty()) {
             s << ", storage";
             for (const std::string &v : f.storage_order)

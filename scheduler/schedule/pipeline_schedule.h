@@ -51,6 +51,7 @@ struct FuncSchedule {
     Placement compute, store;  // store: Inline kind when not set apart from compute
     std::map<std::string, int> bound_extents;
     std::map<std::string, int> storage_alignment;
+    std::map<std::string, int> storage_extents;  // bound_storage: padded storage
     Halide::MemoryType memory = Halide::MemoryType::Auto;
     std::vector<std::string> storage_order;  // innermost first; empty: Halide's
     std::vector<StageSchedule> stages;       // the stages given directives, pure first

@@ -91,6 +91,12 @@ void ScheduleBuilder::bound_extent(const std::string &f, const std::string &var,
     sandbox_.bound_extent(f, var, extent);
 }
 
+void ScheduleBuilder::bound_storage(const std::string &f, const std::string &var, int extent) {
+    record(BoundStorage{f, var, extent}, {f});
+    func_schedule(f).storage_extents[var] = extent;
+    sandbox_.bound_storage(f, var, extent);
+}
+
 void ScheduleBuilder::align_storage(const std::string &f, const std::string &var, int align) {
     record(AlignStorage{f, var, align}, {f});
     func_schedule(f).storage_alignment[var] = align;
@@ -107,6 +113,12 @@ void ScheduleBuilder::store_in_registers(const std::string &f) {
     record(StoreIn{f, MemoryType::Register}, {f});
     func_schedule(f).memory = MemoryType::Register;
     sandbox_.store_in_registers(f);
+}
+
+void ScheduleBuilder::store_in_shared(const std::string &f) {
+    record(StoreIn{f, MemoryType::GPUShared}, {f});
+    func_schedule(f).memory = MemoryType::GPUShared;
+    sandbox_.store_in_shared(f);
 }
 
 void ScheduleBuilder::reorder_storage(const std::string &f, const std::vector<std::string> &inner_first) {
@@ -135,7 +147,9 @@ PipelineSchedule ScheduleBuilder::finish() {
                 l.kind = dim.for_type == Internal::ForType::Vectorized ? LoopKind::Vectorized
                          : dim.for_type == Internal::ForType::Unrolled ? LoopKind::Unrolled
                          : dim.for_type == Internal::ForType::Parallel ? LoopKind::Parallel
-                                                                       : LoopKind::Serial;
+                         : dim.for_type == Internal::ForType::GPUBlock ? LoopKind::GpuBlock
+                         : dim.for_type == Internal::ForType::GPUThread ? LoopKind::GpuThread
+                                                                        : LoopKind::Serial;
                 s.loops.push_back(l);
             }
         }
@@ -190,6 +204,21 @@ StageBuilder &StageBuilder::unroll(const std::string &var) {
 StageBuilder &StageBuilder::parallel(const std::string &var) {
     sandbox_->parallel(var);
     return record(MarkLoop{var, LoopKind::Parallel});
+}
+
+StageBuilder &StageBuilder::gpu_blocks(const std::string &var) {
+    sandbox_->gpu_blocks(var);
+    return record(MarkLoop{var, LoopKind::GpuBlock});
+}
+
+StageBuilder &StageBuilder::gpu_threads(const std::string &var) {
+    sandbox_->gpu_threads(var);
+    return record(MarkLoop{var, LoopKind::GpuThread});
+}
+
+StageBuilder &StageBuilder::gpu_single_thread() {
+    sandbox_->gpu_single_thread();
+    return record(GpuSingleThread{});
 }
 
 bool StageBuilder::prefetch_input(const std::string &input, const std::string &at, const std::string &from, int offset,

@@ -36,6 +36,11 @@ public:
     StageBuilder &vectorize(const std::string &var);
     StageBuilder &unroll(const std::string &var);
     StageBuilder &parallel(const std::string &var);
+    // The loop runs as GPU blocks / as a block's threads (innermost marked first
+    // becomes the x dimension, as in Halide).
+    StageBuilder &gpu_blocks(const std::string &var);
+    StageBuilder &gpu_threads(const std::string &var);
+    StageBuilder &gpu_single_thread();
     // In loop `at`, prefetches what iteration `from` + `offset` reads of input
     // buffer `input` (Halide's prefetch; `guarded`: not past the buffer's end,
     // else unguarded, which x86's prefetch instructions allow: they never
@@ -77,11 +82,16 @@ public:
     // Rounds the storage extent of dim `var` up to a multiple of `align` elements
     // (Halide's align_storage): how a packed tile gets its row padding.
     void align_storage(const std::string &f, const std::string &var, int align);
+    // f's storage along var has `extent` points (at least what is computed: the
+    // rest pads the rows, as against shared-memory bank conflicts).
+    void bound_storage(const std::string &f, const std::string &var, int extent);
     // f's buffer on the stack (Halide's runtime backs a run-time size above 16 KiB
     // with the heap, so any size is safe).
     void store_on_stack(const std::string &f);
     // Stores `f` in registers (every access unrolled or vectorised, extents bounded).
     void store_in_registers(const std::string &f);
+    // f's buffer in a GPU block's shared memory (computed at a block-level loop).
+    void store_in_shared(const std::string &f);
     // Storage order of f's pure vars, innermost first (Halide's reorder_storage).
     void reorder_storage(const std::string &f, const std::vector<std::string> &inner_first);
     // The pipeline Function that wraps input buffer `input` (what a generator's

@@ -12,7 +12,8 @@
 
 namespace tessera::schedule {
 
-enum class LoopKind { Serial, Vectorized, Unrolled, Parallel };
+// GpuBlock / GpuThread: the loop runs as a GPU's blocks / a block's threads.
+enum class LoopKind { Serial, Vectorized, Unrolled, Parallel, GpuBlock, GpuThread };
 const char *to_string(LoopKind k);
 
 // Directives on the loops of one stage (a Func's pure definition or an update).
@@ -27,7 +28,7 @@ struct Fuse {
 struct Reorder {
     std::vector<std::string> inner_first;
 };
-struct MarkLoop {  // vectorize, unroll or parallel
+struct MarkLoop {  // vectorize, unroll, parallel, gpu_blocks or gpu_threads
     std::string var;
     LoopKind kind;
 };
@@ -37,7 +38,8 @@ struct PrefetchInput {  // Halide's prefetch of an input buffer (see StageBuilde
     bool guarded;
 };
 struct LeaveUnscheduled {};  // a serial update left as written, on purpose
-using LoopDirective = std::variant<Split, Fuse, Reorder, MarkLoop, PrefetchInput, LeaveUnscheduled>;
+struct GpuSingleThread {};   // a stage without loops run by one GPU thread (Halide's gpu_single_thread)
+using LoopDirective = std::variant<Split, Fuse, Reorder, MarkLoop, PrefetchInput, LeaveUnscheduled, GpuSingleThread>;
 
 // Func-level steps.
 struct DeclareFunc {  // a handle on a pipeline Function (named in the source)
@@ -57,10 +59,14 @@ struct Rfactor {  // `result` = the update's rfactor intermediate
     int update;
     std::string rvar, new_var, result;
 };
-struct Wrap {  // `result` = func.in(consumer)
+struct Wrap {  // `result` = func.in(consumer); func.in() for every consumer when `consumer` is empty
     std::string func, consumer, result;
 };
 struct BoundExtent {
+    std::string func, var;
+    int extent;
+};
+struct BoundStorage {  // f's storage extent along var: at least what is computed (padding)
     std::string func, var;
     int extent;
 };
@@ -91,7 +97,7 @@ struct CloseStage {
     int block;
 };
 
-using Step = std::variant<DeclareFunc, ComputeRoot, ComputeAt, StoreAt, Rfactor, Wrap, BoundExtent, AlignStorage,
+using Step = std::variant<DeclareFunc, ComputeRoot, ComputeAt, StoreAt, Rfactor, Wrap, BoundExtent, BoundStorage, AlignStorage,
                           StoreIn, ReorderStorage, OpenStage, StageDirective, CloseStage>;
 
 }  // namespace tessera::schedule

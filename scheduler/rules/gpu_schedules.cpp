@@ -1,0 +1,280 @@
+#include "gpu_schedules.h"
+
+#include "diagnostics.h"
+
+#include <algorithm>
+#include <set>
+
+namespace tessera::rules {
+
+using namespace Halide;
+using analysis::TensorExpr;
+using schedule::ScheduleBuilder;
+using schedule::StageBuilder;
+
+namespace {
+
+// A Halide name as part of a loop's name ("k$x" -> "kx").
+std::string clean(const std::string &name) {
+    std::string s;
+    for (char ch : name) {
+        if (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_') s += ch;
+    }
+    return s;
+}
+
+// The Functions a definition calls directly.
+class DirectCalls : public Internal::IRVisitor {
+public:
+    std::set<std::string> names;
+
+private:
+    using Internal::IRVisitor::visit;
+    void visit(const Internal::Call *op) override {
+        if (op->call_type == Internal::Call::Halide) names.insert(op->name);
+        Internal::IRVisitor::visit(op);
+    }
+};
+
+// The loops one dim is tiled into: blocks, the threads within a block and each
+// thread's register tile (empty when the tile has one point).
+struct TiledDim {
+    std::string block, thread, reg;
+};
+
+TiledDim tile_dim(StageBuilder &s, const std::string &var, int64_t threads, int64_t reg, TailStrategy tail) {
+    const std::string base = clean(var);
+    TiledDim t{base + "_block", base + "_thread", reg > 1 ? base + "_reg" : ""};
+    if (reg > 1) {
+        s.split(var, t.block, base + "_in", int(threads * reg), tail);
+        s.split(base + "_in", t.thread, t.reg, int(reg), TailStrategy::Auto);
+    } else {
+        s.split(var, t.block, t.thread, int(threads), tail);
+    }
+    return t;
+}
+
+// Splits the register tile of a Func computed per block: `threads` x `reg` points,
+// all of the block's, so the splits are exact.
+TiledDim tile_within_block(StageBuilder &s, const std::string &var, int64_t reg) {
+    const std::string base = clean(var);
+    TiledDim t{"", base + "_thread", reg > 1 ? base + "_reg" : ""};
+    if (reg > 1) {
+        s.split(var, t.thread, t.reg, int(reg), TailStrategy::Auto);
+    } else {
+        t.thread = var;
+    }
+    return t;
+}
+
+// The loops of `tiled` (or of f itself): block tiles, threads, register tiles
+// unrolled; the remaining pure dims are blocks too, up to Halide's three.
+void schedule_tiles(StageBuilder &s, const std::vector<std::string> &args, const rtile::GpuProgram &p,
+                    TailStrategy tail, const std::vector<std::string> &inner_loops, std::string *innermost_block) {
+    std::vector<std::string> reg, threads, blocks;
+    auto tile = [&](int dim, int64_t t, int64_t r) {
+        if (dim < 0) return;
+        const TiledDim d = tile_dim(s, args[dim], t, r, tail);
+        if (!d.reg.empty()) reg.push_back(d.reg);
+        threads.push_back(d.thread);
+        blocks.push_back(d.block);
+    };
+    tile(p.x_dim, p.threads_x, p.reg_x);
+    tile(p.y_dim, p.threads_y, p.reg_y);
+    std::vector<std::string> others;
+    for (size_t i = 0; i < args.size(); i++) {
+        if (int(i) != p.x_dim && int(i) != p.y_dim) others.push_back(args[i]);
+    }
+    std::vector<std::string> order = inner_loops;
+    order.insert(order.end(), reg.begin(), reg.end());
+    order.insert(order.end(), threads.begin(), threads.end());
+    order.insert(order.end(), blocks.begin(), blocks.end());
+    order.insert(order.end(), others.begin(), others.end());
+    s.reorder(order);
+    for (const std::string &r : reg) s.unroll(r);
+    for (const std::string &t : threads) s.gpu_threads(t);
+    // Halide has three block dimensions; further dims stay serial loops around
+    // the kernel (fusing them would leave the per-block Funcs without constant
+    // bounds).
+    for (const std::string &b : blocks) s.gpu_blocks(b);
+    for (size_t i = 0; i < others.size() && blocks.size() + i < 3; i++) s.gpu_blocks(others[i]);
+    if (innermost_block) *innermost_block = blocks.empty() ? (others.empty() ? "" : others[0]) : blocks.front();
+}
+
+// A staged operand's copy: every point of the step's tile loaded by the block's
+// threads together, consecutive threads along its innermost dim (coalesced).
+void schedule_cooperative_copy(StageBuilder &s, const std::vector<std::string> &args, const rtile::GpuProgram &p) {
+    std::string flat = args[0];
+    for (size_t i = 1; i < args.size(); i++) {
+        const std::string next = "flat_" + std::to_string(i);
+        s.fuse(flat, args[i], next);
+        flat = next;
+    }
+    if (p.threads_y > 1) {
+        s.split(flat, "copy_step", "copy_threads", int(p.threads()), TailStrategy::GuardWithIf);
+        s.split("copy_threads", "copy_thread_y", "copy_thread_x", int(p.threads_x), TailStrategy::Auto);
+        s.gpu_threads("copy_thread_x").gpu_threads("copy_thread_y");
+    } else {
+        s.split(flat, "copy_step", "copy_thread_x", int(p.threads_x), TailStrategy::GuardWithIf);
+        s.gpu_threads("copy_thread_x");
+    }
+}
+
+}  // namespace
+
+std::vector<StagedOperand> staged_operands(const TensorExpr &compute, const rtile::GpuProgram &p,
+                                           const analysis::StagePlan &plan) {
+    const Internal::Function &f = plan.env.at(compute.func);
+    DirectCalls calls;
+    internal_assert(!f.updates().empty());
+    for (const Expr &e : f.updates()[0].values()) e.accept(&calls);
+    for (const Expr &e : f.updates()[0].args()) e.accept(&calls);
+    std::vector<int64_t> tile(compute.dims.size());
+    for (size_t j = 0; j < tile.size(); j++) tile[j] = p.block_extent(compute, j);
+    std::vector<StagedOperand> operands;
+    std::set<std::string> taken;
+    for (size_t k = 0; k < p.staged_reads.size(); k++) {
+        const analysis::AccessMap &m = compute.reads[p.staged_reads[k]];
+        std::string callee = m.tensor;
+        if (m.is_input) {
+            auto w = plan.input_wrappers.find(m.tensor);
+            if (w == plan.input_wrappers.end()) continue;
+            callee = w->second;
+        }
+        if (!calls.names.count(callee) || taken.count(callee)) continue;
+        // The copy is one box per step: a Function read at two places (a
+        // sliding window's taps) is copied once, over both.
+        taken.insert(callee);
+        operands.push_back({callee, p.staged_reads[k], m.tile_extent(0, tile), p.staged_padding[k]});
+    }
+    return operands;
+}
+
+void schedule_gpu_compute(ScheduleBuilder &b, const TensorExpr &compute, const rtile::GpuProgram &p,
+                          const std::string &tiled, const std::vector<StagedOperand> &operands) {
+    const std::string &f = compute.func;
+    const std::vector<std::string> fargs = b.func(f).function().args();
+    std::vector<std::string> rvars;  // innermost first
+    for (size_t j : compute.reduction_dims()) rvars.push_back(compute.dims[j].name);
+
+    if (tiled.empty()) {
+        // f is an output: its pure stage and its update carry the tiles; each
+        // thread runs its points' whole reductions in turn.
+        { StageBuilder s = b.stage(f); schedule_tiles(s, fargs, p, TailStrategy::GuardWithIf, {}, nullptr); }
+        StageBuilder u = b.stage(f, 0);
+        schedule_tiles(u, fargs, p, TailStrategy::GuardWithIf, rvars, nullptr);
+        return;
+    }
+
+    std::string block_loop;
+    {
+        const std::vector<std::string> targs = b.func(tiled).function().args();
+        StageBuilder s = b.stage(tiled);
+        schedule_tiles(s, targs, p, TailStrategy::ShiftInwards, {}, &block_loop);
+    }
+    b.compute_at(f, tiled, block_loop);
+    b.store_in_registers(f);
+    // The accumulators: the block's tile, each thread its register tile.
+    auto thread_tiles = [&](StageBuilder &s, std::vector<std::string> &reg, std::vector<std::string> &threads) {
+        auto one = [&](int dim, int64_t r) {
+            if (dim < 0) return;
+            const TiledDim d = tile_within_block(s, fargs[dim], r);
+            if (!d.reg.empty()) reg.push_back(d.reg);
+            threads.push_back(d.thread);
+        };
+        one(p.x_dim, p.reg_x);
+        one(p.y_dim, p.reg_y);
+    };
+    {
+        StageBuilder s = b.stage(f);
+        std::vector<std::string> reg, threads;
+        thread_tiles(s, reg, threads);
+        std::vector<std::string> order = reg;
+        order.insert(order.end(), threads.begin(), threads.end());
+        s.reorder(order);
+        for (const std::string &r : reg) s.unroll(r);
+        for (const std::string &t : threads) s.gpu_threads(t);
+    }
+    const std::string stepped = compute.dims[p.reduction_dim].name;
+    const std::string step_loop = clean(stepped) + "_step", step_inner = clean(stepped) + "_in";
+    {
+        StageBuilder u = b.stage(f, 0);
+        std::vector<std::string> reg, threads;
+        thread_tiles(u, reg, threads);
+        u.split(stepped, step_loop, step_inner, int(p.reduction_step), TailStrategy::GuardWithIf);
+        // Register tile innermost (unrolled: one operand load serves a row or
+        // column of it), then the window and the step's points, the threads, and
+        // the steps outside the threads: each step's operands are staged once
+        // per block.
+        std::vector<std::string> order = reg;
+        for (const std::string &r : rvars) order.push_back(r == stepped ? step_inner : r);
+        order.insert(order.end(), threads.begin(), threads.end());
+        order.push_back(step_loop);
+        u.reorder(order);
+        for (const std::string &r : reg) u.unroll(r);
+        for (const std::string &t : threads) u.gpu_threads(t);
+    }
+    for (const StagedOperand &op : operands) {
+        const std::string copy = op.func + "_shared";
+        b.wrap(op.func, f, copy);
+        b.compute_at(copy, f, step_loop);
+        b.store_in_shared(copy);
+        const std::vector<std::string> cargs = b.func(copy).function().args();
+        if (op.padding > 0) b.bound_storage(copy, cargs[0], int(op.row + op.padding));
+        StageBuilder s = b.stage(copy);
+        schedule_cooperative_copy(s, cargs, p);
+    }
+}
+
+void schedule_gpu_pointwise(ScheduleBuilder &b, const std::string &f, const std::vector<int64_t> &extents,
+                            int64_t block_threads) {
+    const Internal::Function fn = b.func(f).function();
+    const std::vector<std::string> args = fn.args();
+    for (int update = -1; update < int(fn.updates().size()); update++) {
+        // The stage's pure loops (an update's: the pure vars it writes at).
+        std::vector<size_t> pure;
+        for (size_t i = 0; i < args.size(); i++) {
+            if (update < 0) {
+                pure.push_back(i);
+                continue;
+            }
+            const Internal::Variable *v = fn.updates()[update].args()[i].as<Internal::Variable>();
+            if (v && v->name == args[i]) pure.push_back(i);
+        }
+        StageBuilder s = b.stage(f, update);
+        if (pure.empty()) {
+            s.gpu_single_thread();
+            continue;
+        }
+        // Threads along the innermost dim, fused with the next while it is short.
+        std::string threads_of = args[pure[0]];
+        int64_t points = extents.at(pure[0]);
+        size_t next = 1;
+        for (; next < pure.size() && points < block_threads; next++) {
+            const std::string fused = threads_of + "_" + clean(args[pure[next]]);
+            s.fuse(threads_of, args[pure[next]], fused);
+            threads_of = fused;
+            points *= extents.at(pure[next]);
+        }
+        int64_t threads = 1;
+        while (threads < std::min(points, block_threads)) threads *= 2;
+        const std::string block = clean(threads_of) + "_block", thread = clean(threads_of) + "_thread";
+        s.split(threads_of, block, thread, int(threads), TailStrategy::GuardWithIf);
+        s.gpu_threads(thread);
+        std::vector<std::string> blocks = {block};
+        for (size_t i = next; i < pure.size(); i++) blocks.push_back(args[pure[i]]);
+        if (blocks.size() > 3) {
+            std::string outer = blocks[2];
+            for (size_t i = 3; i < blocks.size(); i++) {
+                const std::string fused = outer + "_" + clean(blocks[i]);
+                s.fuse(outer, blocks[i], fused);
+                outer = fused;
+            }
+            blocks.resize(2);
+            blocks.push_back(outer);
+        }
+        for (const std::string &bl : blocks) s.gpu_blocks(bl);
+    }
+}
+
+}  // namespace tessera::rules
