@@ -1,18 +1,32 @@
 #include "gpu_caps.h"
 
+#include "device_spec.h"
+#include "gpu_device.h"
+
+#include <Halide.h>
+
 #include <stdexcept>
 
 namespace tessera::gpu {
+namespace {
 
-// The figures of NVIDIA's CUDA C++ Programming Guide (technical specifications per
-// compute capability). To be read from the HAL's GPU DeviceSpec
-// (tessera::hal::make_device_spec on a host-cuda-cuda_capability_XX target, its
-// `gpu` figures) once the scheduler has one: this function is the one place to change.
+GpuCaps caps_of(const hal::GpuFigures &g) {
+    return GpuCaps{g.register_cap_per_thread, g.registers_per_sm, g.shared_bytes_per_block, g.shared_bytes_per_sm};
+}
+
+}  // namespace
+
+// The HAL's figures, as the scheduler sees them: the DeviceSpec of the CUDA target
+// the PTX was generated for. Halide 14 has no cuda_capability_90 feature, so sm_90's
+// come from the HAL's table directly.
 GpuCaps gpu_caps(const std::string &arch) {
-    constexpr int64_t KiB = 1024;
-    if (arch == "sm_75") return GpuCaps{255, 64 * KiB, 64 * KiB, 64 * KiB};
-    if (arch == "sm_86") return GpuCaps{255, 64 * KiB, 99 * KiB, 100 * KiB};
-    if (arch == "sm_90") return GpuCaps{255, 64 * KiB, 227 * KiB, 228 * KiB};
+    if (arch == "sm_75" || arch == "sm_86") {
+        const Halide::Target target("host-cuda-cuda_capability_" + arch.substr(3));
+        const hal::DeviceSpec spec = hal::make_device_spec(target, 0, hal::profile_for_target(target));
+        if (!spec.gpu) throw std::logic_error("the HAL's spec for " + target.to_string() + " has no GPU figures");
+        return caps_of(*spec.gpu);
+    }
+    if (arch == "sm_90") return caps_of(hal::cuda_figures(90));
     throw std::invalid_argument("no GPU caps for " + arch);
 }
 
