@@ -60,6 +60,10 @@ TEST(StmtOffload, ComputedSizesAreNotLiterals) {
     EXPECT_EQ(KernelLaunch::literal("t42"), -1);
     EXPECT_EQ(KernelLaunch::literal("(int32)128"), 128);
     EXPECT_EQ(KernelLaunch::literal("0"), 0);
+    EXPECT_EQ(KernelLaunch::literal("0 + (232*4)"), 928);
+    EXPECT_EQ(KernelLaunch::literal("(uint64)2*(3 - 1)"), 4);
+    EXPECT_EQ(KernelLaunch::literal("0 + (t5*4)"), -1);
+    EXPECT_EQ(KernelLaunch::literal("4 +"), -1);
 }
 
 TEST(PtxasLog, RegistersSpillsAndSharedPerKernel) {

@@ -1,5 +1,6 @@
 #include "stmt_offload.h"
 
+#include <cctype>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -45,10 +46,88 @@ bool parse_launch(const std::string &line, KernelLaunch &launch) {
 
 }  // namespace
 
+namespace {
+
+// A constant integer expression of the statement ("128", "(int32)4", "0 + (232*4)"):
+// literals, casts, + - * / and parentheses. Anything else (a variable) is not constant.
+class ConstantExpr {
+public:
+    explicit ConstantExpr(const std::string &text) : text_(text) {}
+    bool evaluate(int64_t &value) {
+        if (!sum(value)) return false;
+        skip_spaces();
+        return at_ == text_.size();
+    }
+
+private:
+    void skip_spaces() {
+        while (at_ < text_.size() && text_[at_] == ' ') at_++;
+    }
+    bool take(char c) {
+        skip_spaces();
+        if (at_ < text_.size() && text_[at_] == c) {
+            at_++;
+            return true;
+        }
+        return false;
+    }
+    bool sum(int64_t &value) {
+        if (!product(value)) return false;
+        for (;;) {
+            int64_t rhs;
+            if (take('+')) {
+                if (!product(rhs)) return false;
+                value += rhs;
+            } else if (take('-')) {
+                if (!product(rhs)) return false;
+                value -= rhs;
+            } else {
+                return true;
+            }
+        }
+    }
+    bool product(int64_t &value) {
+        if (!factor(value)) return false;
+        for (;;) {
+            int64_t rhs;
+            if (take('*')) {
+                if (!factor(rhs)) return false;
+                value *= rhs;
+            } else if (take('/')) {
+                if (!factor(rhs) || rhs == 0) return false;
+                value /= rhs;
+            } else {
+                return true;
+            }
+        }
+    }
+    bool factor(int64_t &value) {
+        static const std::regex cast(R"(^\((u?int\d+)\))");
+        skip_spaces();
+        std::smatch m;
+        const std::string rest = text_.substr(at_);
+        if (std::regex_search(rest, m, cast)) {
+            at_ += m.length(0);
+            return factor(value);
+        }
+        if (take('(')) return sum(value) && take(')');
+        size_t digits = 0;
+        while (at_ + digits < text_.size() && std::isdigit((unsigned char)text_[at_ + digits])) digits++;
+        if (digits == 0) return false;
+        value = std::stoll(text_.substr(at_, digits));
+        at_ += digits;
+        return true;
+    }
+
+    const std::string &text_;
+    size_t at_ = 0;
+};
+
+}  // namespace
+
 int64_t KernelLaunch::literal(const std::string &text) {
-    static const std::regex number(R"(^\(?(?:u?int\d+\))?(\d+)$)");
-    std::smatch m;
-    return std::regex_match(text, m, number) ? std::stoll(m[1].str()) : -1;
+    int64_t value = 0;
+    return ConstantExpr(text).evaluate(value) ? value : -1;
 }
 
 StmtOffload parse_stmt_offload(const std::string &text) {

@@ -15,7 +15,8 @@ struct KernelLaunch {
     std::string kernel;
     std::string threads[3];   // threads per block along x, y, z: a literal or an expression
     std::string shared_bytes; // dynamic shared memory of the launch: a literal or an expression
-    // The literal's value, or -1 when the statement computes it.
+    // The value of a constant expression ("128", "0 + (232*4)"), or -1 when it
+    // depends on a variable (computed at run time).
     static int64_t literal(const std::string &text);
 };
 
