@@ -13,11 +13,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace tessera::gpu {
@@ -71,10 +73,37 @@ const std::vector<std::string> &table_archs() {
     return archs;
 }
 
+// ptxas on every object's PTX for each of its architectures, several at a time: one
+// run mostly waits for its 40 MB binary to page in. Keyed by object path and arch.
+std::map<std::string, PtxasResult> assemble_all(const std::vector<CudaObject> &objects) {
+    struct Job {
+        std::string key, ptx, arch;
+    };
+    std::vector<Job> jobs;
+    for (const CudaObject &o : objects) {
+        const std::vector<std::string> modules = ptx_modules_in_object(o.object);
+        if (modules.size() != 1) continue;  // reported by the test
+        for (const std::string &arch : archs_for(o.capability)) jobs.push_back({o.object + "|" + arch, modules[0], arch});
+    }
+    std::vector<PtxasResult> results(jobs.size());
+    std::atomic<size_t> next{0};
+    std::vector<std::thread> workers;
+    for (int w = 0; w < 4; w++) {
+        workers.emplace_back([&] {
+            for (size_t i = next++; i < jobs.size(); i = next++) results[i] = run_ptxas(TESSERA_PTXAS, jobs[i].ptx, jobs[i].arch);
+        });
+    }
+    for (std::thread &t : workers) t.join();
+    std::map<std::string, PtxasResult> by_key;
+    for (size_t i = 0; i < jobs.size(); i++) by_key[jobs[i].key] = std::move(results[i]);
+    return by_key;
+}
+
 TEST(Ptxas, EveryOperatorSpillsNothingAndFitsTheCaps) {
     const std::vector<CudaObject> objects = read_manifest(TESSERA_GPU_CUDA_MANIFEST);
     ASSERT_FALSE(objects.empty()) << "no CUDA objects listed in " << TESSERA_GPU_CUDA_MANIFEST;
     const std::string asserted = TESSERA_GPU_SCHEDULER;
+    std::map<std::string, PtxasResult> assembled = assemble_all(objects);
 
     std::vector<std::string> schedulers, ops;
     std::map<std::string, Figures> table;  // scheduler|op|arch
@@ -98,7 +127,7 @@ TEST(Ptxas, EveryOperatorSpillsNothingAndFitsTheCaps) {
 
         for (const std::string &arch : archs_for(o.capability)) {
             const GpuCaps caps = gpu_caps(arch);
-            const PtxasResult result = run_ptxas(TESSERA_PTXAS, modules[0], arch);
+            const PtxasResult &result = assembled[o.object + "|" + arch];
             ASSERT_EQ(result.exit_status, 0) << result.log;
             EXPECT_EQ(result.kernels.size(), offload.kernels.size()) << result.log;
             Figures &f = table[o.scheduler + "|" + o.name + "|" + arch];
