@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -107,6 +108,24 @@ TEST(OpenclOffloadCheck, RejectsHostOnlySchedule) {
     ASSERT_EQ(run.status, 0);
     EXPECT_FALSE(run.output_on_device);
     EXPECT_LE(relative_error(run.output, reference(ops::parse_op_line(kernel.config), inputs)), kRelTolerance);
+}
+
+// Every operator of the catalogue has a GPU case under every scheduler of the suite
+// (generators/gpu_aot_suite.cmake: a new op needs one there).
+TEST(OpenclSuite, CoversEveryCataloguedOp) {
+    std::vector<std::string> schedulers;
+    for (const GpuAotKernel &k : opencl_kernels()) {
+        if (std::find(schedulers.begin(), schedulers.end(), k.scheduler) == schedulers.end()) schedulers.push_back(k.scheduler);
+    }
+    ASSERT_FALSE(schedulers.empty());
+    for (const ops::OpInfo &op : ops::op_catalog()) {
+        for (const std::string &scheduler : schedulers) {
+            const bool covered = std::any_of(opencl_kernels().begin(), opencl_kernels().end(), [&](const GpuAotKernel &k) {
+                return k.scheduler == scheduler && ops::parse_op_line(k.config).op == op.name;
+            });
+            EXPECT_TRUE(covered) << op.name << " has no case for " << scheduler;
+        }
+    }
 }
 
 // Halide's LLVM and PoCL's in one process crash: this binary must never load libHalide.
