@@ -38,8 +38,15 @@ OpenedModel open_model(const ModelOptions &o) {
     } catch (const Halide::CompileError &e) {
         throw UsageError("--target '" + o.target + "' is not a Halide target string");
     }
-    if (s.target.has_gpu_feature()) {
-        throw UsageError("--target " + o.target + ": GPU targets are not compiled yet (x86 targets only)");
+    const bool gpu = s.target.has_feature(Halide::Target::CUDA) || s.target.has_feature(Halide::Target::OpenCL);
+    if (s.target.has_gpu_feature() && !gpu) {
+        throw UsageError("--target " + o.target + ": of the GPU APIs only CUDA and OpenCL are compiled");
+    }
+    if (gpu && !o.ahead_of_time) {
+        // A JIT run would load the GPU driver into this process, which links
+        // libHalide: PoCL's LLVM and Halide's collide there.
+        throw UsageError("--target " + o.target + ": GPU targets are compiled ahead of time (tessera compile "
+                         "--target ...), then run with tessera-run-library DIR");
     }
     s.graph = graph::import_onnx(o.model, o.input_shapes);
     s.prepared = graph::prepare_graph(s.graph);

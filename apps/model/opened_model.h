@@ -28,6 +28,7 @@ struct ModelOptions {
     std::map<std::string, std::vector<int64_t>> input_shapes;
     bool fuse = true;
     std::string scheduler = "Tessera";
+    bool ahead_of_time = false;  // `tessera compile`: GPU targets allowed
     std::string target = "host";
 };
 

@@ -12,6 +12,7 @@ namespace tessera::cli {
 
 int compile_command(const std::vector<std::string> &args) {
     ModelOptions o;
+    o.ahead_of_time = true;
     CompileSettings c;
     bool explain = false;
     for (size_t i = 0; i < args.size(); i++) {

@@ -109,6 +109,12 @@ int run_command(const std::vector<std::string> &args) {
     if (std::filesystem::is_directory(o.model)) {
         if (reference) throw UsageError("run: --reference needs the .onnx model, not a compiled folder");
         library = std::make_unique<CompiledLibrary>(o.model);
+        if (library->on_gpu()) {
+            // Its GPU runtime would load the driver (PoCL's LLVM) into a process that
+            // links libHalide's.
+            throw UsageError("run: " + o.model + " was compiled for " + library->target() +
+                             ": run it with tessera-run-library " + o.model);
+        }
         if (threads > 0) library->set_threads(threads);
         r.inputs = library->inputs();
         r.outputs = library->outputs();

@@ -98,6 +98,62 @@ int main(int, char **argv) {
     EXPECT_NE(r.output.find("FAILED"), std::string::npos) << r.output;
 }
 
+// A small CNN: 3x3 conv with bias and ReLU, 2x2 max pool, 1x1 conv, global average.
+std::string write_cnn(const std::string &file) {
+    ModelBuilder b(13);
+    b.input("image", {1, 3, 12, 12}).output("pooled");
+    b.initializer("w1", testing::random_floats({8, 3, 3, 3}, 21, -0.4f, 0.4f));
+    b.initializer("b1", testing::random_floats({8}, 22));
+    b.initializer("w2", testing::random_floats({6, 8, 1, 1}, 23, -0.4f, 0.4f));
+    auto &c1 = b.node("Conv", {"image", "w1", "b1"}, {"c1"});
+    testing::set_ints(c1, "pads", {1, 1, 1, 1});
+    testing::set_ints(c1, "kernel_shape", {3, 3});
+    b.node("Relu", {"c1"}, {"r1"});
+    auto &pool = b.node("MaxPool", {"r1"}, {"p1"});
+    testing::set_ints(pool, "kernel_shape", {2, 2});
+    testing::set_ints(pool, "strides", {2, 2});
+    b.node("Conv", {"p1", "w2"}, {"c2"});
+    b.node("GlobalAveragePool", {"c2"}, {"pooled"});
+    return b.save(file);
+}
+
+// GPU targets: compiled ahead of time (Tessera's GPU schedules for every
+// partition); an OpenCL library runs on PoCL in tessera-run-library (no libHalide
+// in the process) and matches the reference; a CUDA library compiles (no GPU
+// here to run it); `tessera run` refuses both with the way to run them.
+TEST(TesseraCli, GpuTargetsCompileAheadOfTimeAndOpenClRunsOnPocl) {
+    for (const auto &[name, model] : {std::pair<std::string, std::string>{"cnn", write_cnn("gpu_cnn.onnx")},
+                                      {"mlp", write_mlp("gpu_mlp.onnx")}}) {
+        SCOPED_TRACE(name);
+        const Graph g = import_onnx(model);
+        const std::string input = g.inputs.at(0), out = testing::temp_path(name + "_opencl");
+        std::filesystem::remove_all(out);
+        CommandResult r = tessera("compile " + model + " -o " + out + " --target host-opencl");
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const TensorData x = testing::random_floats(g.value(input).shape, 31);
+        write_npy(out + "/x.npy", x);
+        write_npy(out + "/want.npy", evaluate(g, {{input, x}}).at(g.outputs.at(0)));
+        r = tessera::test::run_command(std::string(TESSERA_RUN_LIBRARY_BIN) + " " + out + " --input " + out +
+                                       "/x.npy --expect " + out + "/want.npy --tolerance 1e-5 --reps 2");
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_NE(r.output.find("max relative error"), std::string::npos) << r.output;
+        r = tessera("run " + out + " --input " + out + "/x.npy");
+        EXPECT_EQ(r.exit_code, 2) << r.output;
+        EXPECT_NE(r.output.find("run it with tessera-run-library"), std::string::npos) << r.output;
+
+        const std::string cuda = testing::temp_path(name + "_cuda");
+        std::filesystem::remove_all(cuda);
+        r = tessera("compile " + model + " -o " + cuda + " --target host-cuda-cuda_capability_86");
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_TRUE(std::filesystem::exists(cuda + "/lib" + std::filesystem::path(model).stem().string() + ".so"))
+            << r.output;
+    }
+    CommandResult r = tessera("compile " + write_mlp("gpu_mlp.onnx") + " -o " + testing::temp_path("metal") +
+                              " --target host-metal");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("only CUDA and OpenCL"), std::string::npos) << r.output;
+}
+
 TEST(TesseraCli, EmbeddedWeightsNeedNoFile) {
     const std::string model = write_mlp("mlp_embedded.onnx"), out = testing::temp_path("mlp_embedded_out");
     std::filesystem::remove_all(out);
