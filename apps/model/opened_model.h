@@ -6,6 +6,7 @@
 
 #include "graph.h"
 #include "partition.h"
+#include "plan_chains.h"
 #include "plan_fusion.h"
 #include "prepare_graph.h"
 

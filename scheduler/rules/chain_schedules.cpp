@@ -76,15 +76,16 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     const analysis::FunctionNode *consumer = dag.find(c.consumer);
     const analysis::FunctionNode *copy = nullptr;  // a pure output reading the consumer at the point
     if (consumer && !consumer->is_output && consumer->consumers.size() == 1) {
+        // Its one reader, seen through the pure Funcs the plan inlines (a graph
+        // partition's output reads the op's pure output, inlined, which reads it).
         const analysis::FunctionNode *e = dag.find(consumer->consumers[0]);
+        while (e && plan.inlined.count(e->func.name()) && e->consumers.size() == 1) e = dag.find(e->consumers[0]);
         if (e && e->is_output && e->func.updates().empty() &&
             analysis::epilogue_producer(plan.stages.at(e->func.name())[0], dag, plan) == consumer) {
             copy = e;
         }
     }
-    if (!consumer || (!consumer->is_output && !copy)) {
-        return refuse("the consumer is neither the pipeline's output nor read only by it");
-    }
+    if (!consumer) return refuse("the consumer is not a stage of the pipeline");
     const TensorExpr &u2 = plan.stages.at(c.consumer)[1], &u1 = plan.stages.at(c.producer)[1];
     if (u2.reduction_dims().size() != 1 || u1.reduction_dims().size() != 1) {
         return refuse("an op with more than one reduction loop (a convolution chain)");
@@ -125,11 +126,15 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
 
     // The consumer: initial value vectorised; update in blocks of rows, each block
     // a loop over register tiles with the producer's block computed first. Under
-    // a final copy, at root, the copy's rows vectorised in parallel tasks.
+    // a final copy, at root, the copy's rows vectorised in parallel tasks; read by
+    // anything else (attention's heads transposed back, as a graph partition ends),
+    // at root, its readers scheduled as usual.
     if (copy) {
         script.compute_root(c.consumer);
         schedule_pure_output(script, plan.stages.at(copy->func.name())[0], d);
         if (epilogue) *epilogue = copy->func.name();
+    } else if (!consumer->is_output) {
+        script.compute_root(c.consumer);
     }
     {
         schedule::StageBuilder s = script.stage(c.consumer);

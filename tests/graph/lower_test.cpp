@@ -10,6 +10,7 @@
 #include "import_onnx.h"
 #include "jit_model.h"
 #include "model_builder.h"
+#include "plan_chains.h"
 #include "plan_fusion.h"
 #include "remove_dead.h"
 #include "rewrite_patterns.h"
@@ -289,6 +290,43 @@ TEST(GraphLowering, FanOutInsideAMemoryBoundRegionIsOneKernel) {
     EXPECT_EQ(partition_ops(g, plan), (std::vector<std::string>{"ReduceMean+Sub+Mul+ReduceMean+Add+Div"}))
         << describe_plan(g, plan);
     expect_matches_reference(g, plan, 10);
+}
+
+// Attention as PyTorch exports it: Q·Kᵀ / sqrt(d) + mask, softmax, ·V (3-D:
+// heads x sequence x features), then a projection. The two products and the
+// stages between them go to one partition (plan_chains), the projection stays
+// apart (a chain holds two products). Computed by the plugin, whose chain
+// analysis fuses or not, it matches the reference.
+TEST(GraphLowering, AttentionChainIsOnePartition) {
+    ModelBuilder b(13);
+    b.input("q", {4, 24, 16}).input("k", {4, 16, 24}).input("v", {4, 24, 8}).output("y");
+    b.initializer("scale", TensorData::floats({}, {4.0f}));
+    b.initializer("mask", weights({24, 24}, 41, 1.0f));
+    b.initializer("proj", weights({8, 8}, 42));
+    b.node("MatMul", {"q", "k"}, {"scores"});
+    b.node("Div", {"scores", "scale"}, {"scaled"});
+    b.node("Add", {"scaled", "mask"}, {"masked"});
+    testing::set_int(b.node("Softmax", {"masked"}, {"probs"}), "axis", -1);
+    b.node("MatMul", {"probs", "v"}, {"context"});
+    b.node("MatMul", {"context", "proj"}, {"y"});
+    const Graph g = prepared(b);
+    const FusionPlan fused = plan_fusion(g, {4.0, true});
+    const FusionPlan chained = plan_chains(g, fused);
+    const std::vector<std::string> ops = partition_ops(g, chained);
+    ASSERT_EQ(ops.size(), fused.partitions.size() - 1) << describe_plan(g, chained);
+    EXPECT_EQ(ops[0], "MatMul+Div+Add+Softmax+MatMul") << describe_plan(g, chained);
+    EXPECT_TRUE(chained.partitions[0].chain);
+    EXPECT_EQ(chained.partitions[0].name.substr(0, 3), "p0_");
+    EXPECT_NE(describe_plan(g, chained).find(" chain "), std::string::npos);
+    expect_matches_reference(g, chained, 43);
+    // A product whose output is also read elsewhere (here: the graph's output)
+    // is no chain.
+    ModelBuilder two(13);
+    two.input("a", {16, 16}).input("b", {16, 16}).output("ab").output("abb");
+    two.node("MatMul", {"a", "b"}, {"ab"});
+    two.node("MatMul", {"ab", "b"}, {"abb"});
+    const Graph g2 = prepared(two);
+    EXPECT_EQ(plan_chains(g2, plan_fusion(g2, {4.0, true})).partitions.size(), 2u);
 }
 
 TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {
