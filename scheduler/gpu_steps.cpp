@@ -82,11 +82,12 @@ void schedule_gpu_stages(SchedulingContext &c) {
             }
         }
         if (!node.is_output) c.builder.compute_root(name);
-        rules::schedule_gpu_pointwise(c.builder, name, region_extents(node), block_threads);
-        c.explain << "  " << name << ": "
-                  << (reason.empty() ? "" : "unanalysable (" + reason + "), ")
+        const int across = rules::schedule_gpu_pointwise(c.builder, name, region_extents(node), block_threads);
+        c.explain << "  " << name << ": " << (reason.empty() ? "" : "unanalysable (" + reason + "), ")
                   << "at root, threads along its innermost dims"
-                  << (node.func.has_update_definition() ? ", reductions serial in each thread" : "") << "\n";
+                  << (across ? ", each output's reduction across a block's threads (rfactor)"
+                      : node.func.has_update_definition() ? ", reductions serial in each thread" : "")
+                  << "\n";
     }
 }
 

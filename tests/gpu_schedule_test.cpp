@@ -109,6 +109,25 @@ TEST(GpuSchedule, StagesWithoutReuseRunOnBlocksAndThreads) {
     }
 }
 
+TEST(GpuSchedule, LongReductionsWithFewOutputsShareABlocksThreads) {
+    ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"TESSERA_GPU_PROFILE", ""}});
+    // 6 rows of 1000: a block per row, its 256 threads each a strided part of the
+    // row, the parts summed from shared memory.
+    const ScheduleOutcome few = schedule_for(build("softmax shape=6x1000 axis=1"), kCuda86);
+    int partials = 0;
+    for (const FuncSchedule &f : few.schedule.funcs()) {
+        if (f.origin != FuncSchedule::Origin::Rfactor) continue;
+        partials++;
+        EXPECT_EQ(f.memory, MemoryType::GPUShared) << f.name;
+        EXPECT_EQ(f.compute.kind, Placement::Kind::At) << f.name;
+        EXPECT_TRUE(has_loop_kind(f, LoopKind::GpuThread)) << f.name;
+    }
+    EXPECT_EQ(partials, 2) << few.explanation;  // the maximum and the sum
+    // 20000 rows of 300: a thread per row already fills the GPU.
+    const ScheduleOutcome many = schedule_for(build("softmax shape=20000x300 axis=1"), kCuda86);
+    for (const FuncSchedule &f : many.schedule.funcs()) EXPECT_NE(f.origin, FuncSchedule::Origin::Rfactor) << f.name;
+}
+
 // Every family, scheduled by Tessera and compiled for both GPU targets (Halide
 // emits PTX through LLVM and OpenCL C; neither needs a device).
 TEST(GpuSchedule, EveryFamilyCompilesForCudaAndOpenCl) {

@@ -120,6 +120,44 @@ void schedule_cooperative_copy(StageBuilder &s, const std::vector<std::string> &
     }
 }
 
+// A reduction over one long RDom with few outputs (a softmax's row maxima and
+// sums, a layer norm's moments): one block per output, the reduction split over
+// the block's threads through rfactor, each thread a strided part, the partial
+// results in shared memory and summed by one thread. Returns false (nothing done)
+// when the stage is not such a reduction.
+bool reduce_across_threads(ScheduleBuilder &b, const std::string &f, int update, const std::vector<size_t> &pure,
+                           const std::vector<std::string> &args, int64_t points, int64_t block_threads) {
+    const Internal::Function fn = b.func(f).function();
+    const std::vector<Internal::ReductionVariable> &rvars = fn.updates()[update].schedule().rvars();
+    if (rvars.size() != 1 || pure.empty()) return false;
+    const int64_t *extent = Internal::as_const_int(rvars[0].extent);
+    // Enough outputs for a thread each on every SM, or too short a reduction to share.
+    if (!extent || *extent < block_threads || points >= 64 * block_threads) return false;
+    const std::string r = rvars[0].var, lanes = clean(r) + "_lanes", steps = clean(r) + "_steps";
+    const std::string partial = f + "_partial" + std::to_string(update), lane = "lane";
+    {
+        StageBuilder s = b.stage(f, update);
+        s.split(r, steps, lanes, int(block_threads), TailStrategy::GuardWithIf);
+    }
+    b.rfactor(f, update, lanes, lane, partial);
+    // The outputs: one block each (their pure dims fused), the lanes summed serially.
+    std::string block = args[pure[0]];
+    {
+        StageBuilder s = b.stage(f, update);
+        for (size_t i = 1; i < pure.size(); i++) {
+            const std::string fused = block + "_" + clean(args[pure[i]]);
+            s.fuse(block, args[pure[i]], fused);
+            block = fused;
+        }
+        s.gpu_blocks(block);
+    }
+    b.compute_at(partial, f, block);
+    b.store_in_shared(partial);
+    b.stage(partial).gpu_threads(lane);
+    b.stage(partial, 0).gpu_threads(lane);
+    return true;
+}
+
 }  // namespace
 
 std::vector<StagedOperand> staged_operands(const TensorExpr &compute, const rtile::GpuProgram &p,
@@ -226,10 +264,11 @@ void schedule_gpu_compute(ScheduleBuilder &b, const TensorExpr &compute, const r
     }
 }
 
-void schedule_gpu_pointwise(ScheduleBuilder &b, const std::string &f, const std::vector<int64_t> &extents,
+int schedule_gpu_pointwise(ScheduleBuilder &b, const std::string &f, const std::vector<int64_t> &extents,
                             int64_t block_threads) {
     const Internal::Function fn = b.func(f).function();
     const std::vector<std::string> args = fn.args();
+    int across_threads = 0;
     for (int update = -1; update < int(fn.updates().size()); update++) {
         // The stage's pure loops (an update's: the pure vars it writes at).
         std::vector<size_t> pure;
@@ -240,6 +279,14 @@ void schedule_gpu_pointwise(ScheduleBuilder &b, const std::string &f, const std:
             }
             const Internal::Variable *v = fn.updates()[update].args()[i].as<Internal::Variable>();
             if (v && v->name == args[i]) pure.push_back(i);
+        }
+        if (update >= 0) {
+            int64_t points = 1;
+            for (size_t i : pure) points *= extents.at(i);
+            if (reduce_across_threads(b, f, update, pure, args, points, block_threads)) {
+                across_threads++;
+                continue;
+            }
         }
         StageBuilder s = b.stage(f, update);
         if (pure.empty()) {
@@ -275,6 +322,7 @@ void schedule_gpu_pointwise(ScheduleBuilder &b, const std::string &f, const std:
         }
         for (const std::string &bl : blocks) s.gpu_blocks(bl);
     }
+    return across_threads;
 }
 
 }  // namespace tessera::rules

@@ -47,9 +47,11 @@ void schedule_gpu_compute(schedule::ScheduleBuilder &b, const analysis::TensorEx
 // Stage loops of `f` (every stage) onto blocks and threads: coalesced threads
 // along the innermost dim, fused with the next ones while it has fewer points
 // than a block's threads; a stage's reduction loops run serially inside each
-// thread; a stage without pure loops runs on one thread. `extents`: the points
-// per pure dim (estimates), innermost first.
-void schedule_gpu_pointwise(schedule::ScheduleBuilder &b, const std::string &f, const std::vector<int64_t> &extents,
+// thread, or, for a long reduction with few outputs, across a block's threads
+// (rfactor); a stage without pure loops runs on one thread. `extents`: the points
+// per pure dim (estimates), innermost first. Returns the updates reduced across
+// threads.
+int schedule_gpu_pointwise(schedule::ScheduleBuilder &b, const std::string &f, const std::vector<int64_t> &extents,
                             int64_t block_threads);
 
 }  // namespace tessera::rules
