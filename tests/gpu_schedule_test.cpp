@@ -3,6 +3,12 @@
 // every op family's pipeline scheduled by Tessera and compiled by Halide for CUDA
 // (PTX) and OpenCL (C): no device is needed for either. Running the kernels is
 // the OpenCL-on-PoCL and ptxas tests' job (tests/README.md).
+// Halide's generated headers never use their `target` parameter.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "gpu_matmul.schedule.h"
+#include "gpu_softmax.schedule.h"
+#pragma GCC diagnostic pop
 #include "gpu_device.h"
 #include "op_builder.h"
 #include "halide_axes.h"
@@ -157,6 +163,33 @@ TEST(GpuSchedule, EveryFamilyCompilesForCudaAndOpenCl) {
             const ScheduleOutcome o = schedule_for(b, target);
             EXPECT_NO_THROW(Pipeline(b.out).compile_to_module(args, "kernel", Target(target)));
         }
+    }
+}
+
+// The .schedule.h a generator emits for a GPU target (tests/CMakeLists.txt),
+// applied to a fresh pipeline of the same op, schedules it for the GPU as Tessera
+// did and compiles for that target.
+TEST(GpuSchedule, EmittedScheduleHeadersApplyAndCompile) {
+    const struct {
+        const char *line, *target;
+        void (*apply)(Pipeline, Target);
+    } headers[] = {
+        {"matmul M=96 N=80 K=64 bias=1", kCuda86, apply_schedule_gpu_matmul},
+        {"softmax shape=6x1000 axis=1", kOpenCl, apply_schedule_gpu_softmax},
+    };
+    for (const auto &h : headers) {
+        SCOPED_TRACE(h.line);
+        const BuiltOp b = build(h.line);
+        Pipeline p(b.out);
+        h.apply(p, Target(h.target));
+        std::vector<Argument> args;
+        for (const ImageParam &param : b.params) args.push_back(param);
+        EXPECT_NO_THROW(p.compile_to_module(args, "kernel", Target(h.target)));
+        bool gpu_loops = false;
+        for (const Internal::Dim &d : b.out.function().definition().schedule().dims()) {
+            gpu_loops |= d.for_type == Internal::ForType::GPUBlock;
+        }
+        EXPECT_TRUE(gpu_loops);
     }
 }
 
