@@ -115,6 +115,21 @@ TEST(GpuSchedule, StagesWithoutReuseRunOnBlocksAndThreads) {
     }
 }
 
+TEST(GpuSchedule, TransposesStageTilesInSharedMemory) {
+    ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"TESSERA_GPU_PROFILE", ""}});
+    const ScheduleOutcome o = schedule_for(build("transpose shape=37x131 perm=1,0"), kCuda86);
+    int tiles = 0;
+    for (const FuncSchedule &f : o.schedule.funcs()) {
+        if (f.origin != FuncSchedule::Origin::Wrapper) continue;
+        tiles++;
+        EXPECT_EQ(f.memory, MemoryType::GPUShared) << f.name;
+        EXPECT_EQ(f.compute.consumer.rfind("transpose", 0), 0u) << f.name;  // "transpose$1" after another test
+        ASSERT_EQ(f.storage_extents.size(), 1u) << f.name;
+        EXPECT_EQ(f.storage_extents.begin()->second, 33) << f.name;  // a bank word of padding
+    }
+    EXPECT_EQ(tiles, 1) << o.explanation;
+}
+
 TEST(GpuSchedule, LongReductionsWithFewOutputsShareABlocksThreads) {
     ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"TESSERA_GPU_PROFILE", ""}});
     // 6 rows of 1000: a block per row, its 256 threads each a strided part of the
