@@ -27,6 +27,11 @@ void add_input_shape(ModelOptions &options, const std::string &arg) {
     options.input_shapes[arg.substr(0, eq)] = dims;
 }
 
+void set_layout(ModelOptions &options, const std::string &arg) {
+    if (arg != "packed" && arg != "fixed") throw UsageError("--layout takes fixed or packed, got '" + arg + "'");
+    options.pack_weights = arg == "packed";
+}
+
 OpenedModel open_model(const ModelOptions &o) {
     OpenedModel s;
     std::string scheduler;
@@ -43,6 +48,8 @@ OpenedModel open_model(const ModelOptions &o) {
     }
     s.graph = graph::import_onnx(o.model, o.input_shapes);
     s.prepared = graph::prepare_graph(s.graph);
+    // Before the plan: the partitions then read the packed constants.
+    if (o.pack_weights) s.packed_weights = graph::pack_weights(s.graph);
     const hal::DeviceProfile profile = hal::host_profile();
     s.plan = graph::plan_fusion(s.graph, {hal::balance_flops_per_byte(profile), o.fuse});
     const Halide::Target target = s.target;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "graph.h"
+#include "pack_weights.h"
 #include "partition.h"
 #include "plan_fusion.h"
 #include "prepare_graph.h"
@@ -27,16 +28,23 @@ struct ModelOptions {
     std::string model;  // .onnx path
     std::map<std::string, std::vector<int64_t>> input_shapes;
     bool fuse = true;
+    // Constant weights packed into the panels the packed conv2d / matmul read
+    // (pack_weights, --layout packed); off (--layout fixed, the default) keeps the
+    // model's own layouts: packed, the models ran 8-25% slower (docs/results.md).
+    bool pack_weights = false;
     std::string scheduler = "Tessera";
     std::string target = "host";
 };
 
 // Parses "name=1x3x224x224" into options.input_shapes; throws UsageError.
 void add_input_shape(ModelOptions &options, const std::string &arg);
+// Parses --layout's value: "fixed" (the default) or "packed"; throws UsageError.
+void set_layout(ModelOptions &options, const std::string &arg);
 
 struct OpenedModel {
     graph::Graph graph;
     graph::PrepareReport prepared;
+    int packed_weights = 0;  // nodes whose constant weights pack_weights laid out as panels
     graph::FusionPlan plan;
     Halide::Target target;
     std::function<void(Halide::Pipeline &)> schedule;  // the chosen scheduler, for target
