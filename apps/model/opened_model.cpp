@@ -28,8 +28,10 @@ void add_input_shape(ModelOptions &options, const std::string &arg) {
 }
 
 void set_layout(ModelOptions &options, const std::string &arg) {
-    if (arg != "packed" && arg != "fixed") throw UsageError("--layout takes fixed or packed, got '" + arg + "'");
-    options.pack_weights = arg == "packed";
+    if (arg != "auto" && arg != "packed" && arg != "fixed") {
+        throw UsageError("--layout takes auto, packed or fixed, got '" + arg + "'");
+    }
+    options.layout = arg;
 }
 
 OpenedModel open_model(const ModelOptions &o) {
@@ -49,7 +51,10 @@ OpenedModel open_model(const ModelOptions &o) {
     s.graph = graph::import_onnx(o.model, o.input_shapes);
     s.prepared = graph::prepare_graph(s.graph);
     // Before the plan: the partitions then read the packed constants.
-    if (o.pack_weights) s.packed_weights = graph::pack_weights(s.graph);
+    if (o.layout != "fixed") {
+        s.packed_weights =
+            graph::pack_weights(s.graph, o.layout == "packed" ? graph::PackOptions{} : graph::matrix_vector_products());
+    }
     const hal::DeviceProfile profile = hal::host_profile();
     s.plan = graph::plan_fusion(s.graph, {hal::balance_flops_per_byte(profile), o.fuse});
     const Halide::Target target = s.target;

@@ -28,17 +28,18 @@ struct ModelOptions {
     std::string model;  // .onnx path
     std::map<std::string, std::vector<int64_t>> input_shapes;
     bool fuse = true;
-    // Constant weights packed into the panels the packed conv2d / matmul read
-    // (pack_weights, --layout packed); off (--layout fixed, the default) keeps the
-    // model's own layouts: packed, the models ran 8-25% slower (docs/results.md).
-    bool pack_weights = false;
+    // --layout: which constant weights pack_weights lays out as the panels the
+    // packed conv2d / matmul read. auto (the default): matrix-vector products only;
+    // packed: every convolution and matrix product (the models ran 8-25% slower,
+    // docs/results.md); fixed: none, the model's own layouts.
+    std::string layout = "auto";
     std::string scheduler = "Tessera";
     std::string target = "host";
 };
 
 // Parses "name=1x3x224x224" into options.input_shapes; throws UsageError.
 void add_input_shape(ModelOptions &options, const std::string &arg);
-// Parses --layout's value: "fixed" (the default) or "packed"; throws UsageError.
+// Parses --layout's value: "auto" (the default), "packed" or "fixed"; throws UsageError.
 void set_layout(ModelOptions &options, const std::string &arg);
 
 struct OpenedModel {

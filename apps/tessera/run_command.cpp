@@ -126,7 +126,7 @@ int run_command(const std::vector<std::string> &args) {
         };
     } else {
         // The reference evaluator runs the model as written (pack_weights is for the compiled path).
-        if (reference) o.pack_weights = false;
+        if (reference) o.layout = "fixed";
         opened = std::make_unique<OpenedModel>(open_model(o));
         const graph::Graph &g = opened->graph;
         for (const std::string &n : g.inputs) r.inputs.push_back({n, g.value(n).shape});

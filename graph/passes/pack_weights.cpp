@@ -28,6 +28,13 @@ TensorData pack_matrix(const TensorData &m, bool transposed, int64_t b) {
     return out;
 }
 
+// Rows of A in a Gemm / MatMul: M, or every row of every batch.
+int64_t rows_of_a(const Graph &g, const Node &node) {
+    const Shape &a = g.value(node.inputs[0]).shape;
+    if (node.op_type == "Gemm") return node.get_int("transA", 0) != 0 ? a[1] : a[0];
+    return num_elements(a) / a.back();
+}
+
 bool f32_constant(const Graph &g, const Node &node, size_t k, size_t rank) {
     if (!node.has_input(k) || !g.is_constant(node.inputs[k])) return false;
     const TensorInfo &info = g.value(node.inputs[k]);
@@ -35,6 +42,13 @@ bool f32_constant(const Graph &g, const Node &node, size_t k, size_t rank) {
 }
 
 }  // namespace
+
+PackOptions matrix_vector_products() {
+    PackOptions o;
+    o.convolutions = false;
+    o.max_rows = 1;
+    return o;
+}
 
 int64_t packed_block(const Node &node) {
     return node.get_int(kPackedBlockAttr, 0);
@@ -47,12 +61,13 @@ int pack_weights(Graph &g, const PackOptions &o) {
         TensorData panels_data;
         int64_t block = 0;
         const std::string &x = node.inputs[0];
-        if (node.op_type == "Conv" && node.get_int("group", 1) == 1 && f32_constant(g, node, 1, 4) &&
+        if (node.op_type == "Conv" && o.convolutions && node.get_int("group", 1) == 1 && f32_constant(g, node, 1, 4) &&
             g.value(x).shape.size() == 4) {
             block = o.conv_block;
             panels_data = pack_conv(*g.value(node.inputs[1]).data, block);
         } else if ((node.op_type == "Gemm" || node.op_type == "MatMul") && f32_constant(g, node, 1, 2) &&
-                   g.value(x).shape.size() >= 2 && (node.op_type == "MatMul" || g.value(x).shape.size() == 2)) {
+                   g.value(x).shape.size() >= 2 && (node.op_type == "MatMul" || g.value(x).shape.size() == 2) &&
+                   (o.max_rows == 0 || rows_of_a(g, node) <= o.max_rows)) {
             block = o.matmul_block;
             panels_data = pack_matrix(*g.value(node.inputs[1]).data,
                                       node.op_type == "Gemm" && node.get_int("transB", 0) != 0, block);

@@ -19,7 +19,16 @@ inline constexpr const char *kPackedBlockAttr = "tessera_packed_block";
 struct PackOptions {
     int64_t conv_block = 16;    // conv2d's packed default (generators/ops/op_params.cpp says why)
     int64_t matmul_block = 64;  // matmul's
+    bool convolutions = true;
+    // Matrix products with at most this many rows of A (0: any). Matrix-vector products
+    // (a classifier's Gemm, transB) gain the most: the plugin streams an [N,K] B by
+    // rows of K, a packed one by contiguous panels.
+    int64_t max_rows = 0;
 };
+
+// What `tessera compile --layout auto` packs: the matrix-vector products only.
+// Packed, the convolutions and larger GEMMs ran slower in the models (graph/README.md).
+PackOptions matrix_vector_products();
 
 // Returns the number of nodes whose weights were packed.
 int pack_weights(Graph &g, const PackOptions &options = {});

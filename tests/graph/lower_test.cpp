@@ -139,6 +139,11 @@ TEST(GraphLowering, PackedWeightsComputeTheModelAsWritten) {
         << describe_plan(g, plan);
     expect_matches_reference(g, plan, 21, &original);
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 22, &original);
+    // --layout auto: the classifier (a matrix-vector product) only.
+    Graph vector_products = original;
+    EXPECT_EQ(pack_weights(vector_products, matrix_vector_products()), 1);
+    for (const Node &n : vector_products.nodes) EXPECT_EQ(packed_block(n) > 0, n.op_type == "Gemm") << n.name;
+    expect_matches_reference(vector_products, plan_fusion(vector_products, {4.0, true}), 24, &original);
 }
 
 // A MatMul of 3-D activations by a constant B (a transformer's projection): rows

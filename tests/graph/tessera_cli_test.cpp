@@ -174,7 +174,7 @@ TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
     r = tessera("run " + model + " --layout sideways");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--layout takes fixed or packed, got 'sideways'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--layout takes auto, packed or fixed, got 'sideways'"), std::string::npos) << r.output;
 }
 
 // --layout packed: the weights file holds the panels (both matrices padded to whole
