@@ -30,7 +30,7 @@ struct ModelOptions {
     bool fuse = true;
     // --layout: which constant weights pack_weights lays out as the panels the
     // packed conv2d / matmul read. auto (the default): matrix-vector products only;
-    // packed: every convolution and matrix product (the models ran 8-25% slower,
+    // packed: every convolution and matrix product (the models ran 9-36% slower,
     // docs/results.md); fixed: none, the model's own layouts.
     std::string layout = "auto";
     std::string scheduler = "Tessera";
