@@ -27,6 +27,13 @@ void add_input_shape(ModelOptions &options, const std::string &arg) {
     options.input_shapes[arg.substr(0, eq)] = dims;
 }
 
+void set_layout(ModelOptions &options, const std::string &arg) {
+    if (arg != "auto" && arg != "packed" && arg != "fixed") {
+        throw UsageError("--layout takes auto, packed or fixed, got '" + arg + "'");
+    }
+    options.layout = arg;
+}
+
 OpenedModel open_model(const ModelOptions &o) {
     OpenedModel s;
     std::string scheduler;
@@ -50,6 +57,11 @@ OpenedModel open_model(const ModelOptions &o) {
     }
     s.graph = graph::import_onnx(o.model, o.input_shapes);
     s.prepared = graph::prepare_graph(s.graph);
+    // Before the plan: the partitions then read the packed constants.
+    if (o.layout != "fixed") {
+        s.packed_weights =
+            graph::pack_weights(s.graph, o.layout == "packed" ? graph::PackOptions{} : graph::matrix_vector_products());
+    }
     const hal::DeviceProfile profile = hal::host_profile();
     s.plan = graph::plan_fusion(s.graph, {hal::balance_flops_per_byte(profile), o.fuse});
     if (o.fuse) s.plan = graph::plan_chains(s.graph, s.plan);

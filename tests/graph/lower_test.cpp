@@ -10,6 +10,7 @@
 #include "import_onnx.h"
 #include "jit_model.h"
 #include "model_builder.h"
+#include "pack_weights.h"
 #include "plan_chains.h"
 #include "plan_fusion.h"
 #include "remove_dead.h"
@@ -50,13 +51,15 @@ std::vector<std::string> partition_ops(const Graph &g, const FusionPlan &plan) {
     return out;
 }
 
-// Compiles `g` under `plan` and compares every output with the reference evaluator.
-void expect_matches_reference(const Graph &g, const FusionPlan &plan, uint64_t seed) {
+// Compiles `g` under `plan` and compares every output with the reference evaluator
+// on `reference` (default: `g` itself; a packed graph is checked against the model
+// as written).
+void expect_matches_reference(const Graph &g, const FusionPlan &plan, uint64_t seed, const Graph *reference = nullptr) {
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
     JitModel model(g, plan, schedule_with_tessera, Halide::get_host_target());
     TensorMap inputs;
     for (const std::string &name : g.inputs) inputs[name] = testing::random_floats(g.value(name).shape, seed++);
-    const TensorMap got = model.run(inputs), want = evaluate(g, inputs);
+    const TensorMap got = model.run(inputs), want = evaluate(reference ? *reference : g, inputs);
     for (const std::string &name : g.outputs) {
         const double err = testing::relative_error(got.at(name), want.at(name));
         EXPECT_LE(err, kTolerance) << name << " (NaN: a partition left elements unwritten)";
@@ -116,6 +119,47 @@ TEST(GraphLowering, ResnetBlockFusesEpiloguesAndMatchesTheReference) {
     EXPECT_EQ(unfused.partitions.size(), g.nodes.size() - 1);
     EXPECT_EQ(unfused.partitions.size(), size_t(unfused.kernels_before));
     expect_matches_reference(g, unfused, 2);
+}
+
+// Constant weights packed at compile time (pack_weights): both convolutions (8
+// output channels in a panel of 16: half of it padding) and the classifier (Gemm,
+// transB) read panels, fused and unfused, and compute what the model as written does.
+TEST(GraphLowering, PackedWeightsComputeTheModelAsWritten) {
+    const Graph original = prepared(resnet_block());
+    Graph g = original;
+    EXPECT_EQ(pack_weights(g), 3);
+    for (const Node &n : g.nodes) {
+        if (n.op_type != "Conv" && n.op_type != "Gemm") continue;
+        EXPECT_GT(packed_block(n), 0) << n.name;
+        EXPECT_EQ(g.value(n.inputs[1]).shape, n.op_type == "Conv" ? (Shape{1, 8, 3, 3, 16}) : (Shape{1, 8, 64}));
+    }
+    EXPECT_EQ(pack_weights(g), 0);  // packed once
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    EXPECT_EQ(partition_ops(g, plan),
+              (std::vector<std::string>{"Conv+Relu", "Conv+Add+Relu", "GlobalAveragePool+Flatten+Gemm"}))
+        << describe_plan(g, plan);
+    expect_matches_reference(g, plan, 21, &original);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 22, &original);
+    // --layout auto: the classifier (a matrix-vector product) only.
+    Graph vector_products = original;
+    EXPECT_EQ(pack_weights(vector_products, matrix_vector_products()), 1);
+    for (const Node &n : vector_products.nodes) EXPECT_EQ(packed_block(n) > 0, n.op_type == "Gemm") << n.name;
+    expect_matches_reference(vector_products, plan_fusion(vector_products, {4.0, true}), 24, &original);
+}
+
+// A MatMul of 3-D activations by a constant B (a transformer's projection): rows
+// merged, B packed as panels no block divides (N=40, block 64) with a bias after it.
+TEST(GraphLowering, PackedMatMulOverMergedRows) {
+    ModelBuilder b(17);
+    b.input("x", {2, 5, 12}).output("y");
+    b.initializer("w", weights({12, 40}, 41));
+    b.initializer("bias", weights({40}, 42));
+    b.node("MatMul", {"x", "w"}, {"xw"});
+    b.node("Add", {"xw", "bias"}, {"y"});
+    const Graph original = prepared(b);
+    Graph g = original;
+    EXPECT_EQ(pack_weights(g), 1);
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 23, &original);
 }
 
 // 1x1 expand + relu6, 3x3 depthwise + relu6, 1x1 project, + skip.

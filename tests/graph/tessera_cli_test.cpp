@@ -86,7 +86,8 @@ int main(int, char **argv) {
 
     // tessera run on the folder, the .onnx (JIT) and --reference agree with --expect.
     write_npy(out + "/want.npy", want);
-    for (const std::string &target : {out, model, model + " --reference", model + " --no-fusion"}) {
+    for (const std::string &target : {out, model, model + " --reference", model + " --no-fusion",
+                                      model + " --layout packed", model + " --layout packed --reference"}) {
         r = tessera("run " + target + " --input " + out + "/x.npy --expect " + out + "/want.npy --reps 2");
         EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
         EXPECT_NE(r.output.find("max relative error"), std::string::npos) << r.output;
@@ -227,6 +228,28 @@ TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     EXPECT_NE(r.output.find("-o DIR is required"), std::string::npos) << r.output;
     r = tessera("frobnicate");
     EXPECT_EQ(r.exit_code, 2) << r.output;
+    r = tessera("run " + model + " --layout sideways");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--layout takes auto, packed or fixed, got 'sideways'"), std::string::npos) << r.output;
+}
+
+// --layout packed: the weights file holds the panels (both matrices padded to whole
+// panels of 64 columns), and the library computes what the model as written does.
+TEST(TesseraCli, PackedLayoutWritesPanelsToTheWeightsFile) {
+    const std::string model = write_mlp("mlp_packed.onnx"), out = testing::temp_path("mlp_packed_out");
+    std::filesystem::remove_all(out);
+    CommandResult r = tessera("compile " + model + " -o " + out + " --name mlp --layout packed");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("constant weights of 2 node(s) packed"), std::string::npos) << r.output;
+    // w1 [24,40] -> [1][24][64], w2 [40,10] -> [1][40][64], plus the biases (40 + 10):
+    // 4146 floats, against 1410 as written.
+    EXPECT_NE(r.output.find("0.02 MB of weights"), std::string::npos) << r.output;
+    const std::string x = out + "/x.npy", want = out + "/want.npy";
+    write_npy(x, testing::random_floats({3, 24}, 7));
+    r = tessera("run " + model + " --reference --input " + x + " --output " + want + " --reps 1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = tessera("run " + out + " --input " + x + " --expect " + want + " --reps 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 }  // namespace
