@@ -11,10 +11,11 @@ class MatmulGenerator : public OpGenerator<MatmulGenerator> {
 public:
     KeyParam op{"op", "matmul"}, B{"B", ""}, M{"M", ""}, N{"N", ""}, K{"K", ""};
     KeyParam trans_a{"trans_a", ""}, trans_b{"trans_b", ""}, bias{"bias", ""};
+    KeyParam packed{"packed", ""}, block{"block", ""};
     static const char *family_name() { return "matmul"; }
     ops::OpConfig config() const {
         return make_config(op, {{"B", B}, {"M", M}, {"N", N}, {"K", K}, {"trans_a", trans_a},
-                                {"trans_b", trans_b}, {"bias", bias}});
+                                {"trans_b", trans_b}, {"bias", bias}, {"packed", packed}, {"block", block}});
     }
 };
 
@@ -22,12 +23,12 @@ class ConvGenerator : public OpGenerator<ConvGenerator> {
 public:
     KeyParam op{"op", "conv2d"}, n{"n", ""}, c{"c", ""}, h{"h", ""}, w{"w", ""}, oc{"oc", ""};
     KeyParam kh{"kh", ""}, kw{"kw", ""}, stride{"stride", ""}, pad{"pad", ""}, dilation{"dilation", ""};
-    KeyParam groups{"groups", ""}, layout{"layout", ""};
+    KeyParam groups{"groups", ""}, layout{"layout", ""}, packed{"packed", ""}, block{"block", ""};
     static const char *family_name() { return "conv"; }
     ops::OpConfig config() const {
         return make_config(op, {{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"oc", oc}, {"kh", kh}, {"kw", kw},
                                 {"stride", stride}, {"pad", pad}, {"dilation", dilation}, {"groups", groups},
-                                {"layout", layout}});
+                                {"layout", layout}, {"packed", packed}, {"block", block}});
     }
 };
 
@@ -83,9 +84,11 @@ public:
 class LayoutGenerator : public OpGenerator<LayoutGenerator> {
 public:
     KeyParam op{"op", "transpose"}, shape{"shape", ""}, perm{"perm", ""}, pads{"pads", ""}, value{"value", ""};
+    KeyParam axis{"axis", ""}, block{"block", ""}, front{"front", ""};
     static const char *family_name() { return "layout"; }
     ops::OpConfig config() const {
-        return make_config(op, {{"shape", shape}, {"perm", perm}, {"pads", pads}, {"value", value}});
+        return make_config(op, {{"shape", shape}, {"perm", perm}, {"pads", pads}, {"value", value},
+                                {"axis", axis}, {"block", block}, {"front", front}});
     }
 };
 

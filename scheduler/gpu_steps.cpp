@@ -33,6 +33,24 @@ void schedule_gpu_compute_stage(SchedulingContext &c, const FunctionNode &node, 
     }
 }
 
+// A pure stage reading one tensor transposed: tiles staged in shared memory.
+bool schedule_transpose(SchedulingContext &c, const FunctionNode &node, const TensorExpr &out) {
+    for (size_t i = 0; i < out.reads.size(); i++) {
+        const analysis::AccessMap &m = out.reads[i];
+        std::string callee = m.tensor;
+        if (m.is_input) {
+            auto w = c.plan.input_wrappers.find(m.tensor);
+            if (w == c.plan.input_wrappers.end()) continue;
+            callee = w->second;
+        }
+        if (!rules::schedule_gpu_transpose(c.builder, out, int(i), callee)) continue;
+        c.explain << "  " << node.func.name() << ": a transpose of " << callee
+                  << ": 32 x 32 tiles staged in shared memory, both sides coalesced\n";
+        return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 void schedule_gpu_stages(SchedulingContext &c) {
@@ -82,11 +100,13 @@ void schedule_gpu_stages(SchedulingContext &c) {
             }
         }
         if (!node.is_output) c.builder.compute_root(name);
-        rules::schedule_gpu_pointwise(c.builder, name, region_extents(node), block_threads);
-        c.explain << "  " << name << ": "
-                  << (reason.empty() ? "" : "unanalysable (" + reason + "), ")
+        if (reason.empty() && !node.func.has_update_definition() && schedule_transpose(c, node, stages[0])) continue;
+        const int across = rules::schedule_gpu_pointwise(c.builder, name, region_extents(node), block_threads);
+        c.explain << "  " << name << ": " << (reason.empty() ? "" : "unanalysable (" + reason + "), ")
                   << "at root, threads along its innermost dims"
-                  << (node.func.has_update_definition() ? ", reductions serial in each thread" : "") << "\n";
+                  << (across ? ", each output's reduction across a block's threads (rfactor)"
+                      : node.func.has_update_definition() ? ", reductions serial in each thread" : "")
+                  << "\n";
     }
 }
 

@@ -141,7 +141,10 @@ void schedule_unanalysable(SchedulingContext &c, const FunctionNode &node, const
     const std::string &name = node.func.name();
     user_warning << "Tessera: stage " << name << " cannot be analysed (" << reason
                  << "); it gets a safe schedule: computed at root, outer loop parallel\n";
-    rules::schedule_safe(c.builder, node.func, node.region.empty() ? 0 : node.region[0].extent, c.device);
+    std::vector<int64_t> extents;
+    for (const analysis::Extent &e : node.region)
+        extents.push_back(e.extent);
+    rules::schedule_safe(c.builder, node.func, extents, c.device);
     c.explain << "  " << name << ": unanalysable (" << reason << "): safe schedule\n";
     c.row_of[name] = {name, ""};
 }

@@ -3,6 +3,12 @@
 // every op family's pipeline scheduled by Tessera and compiled by Halide for CUDA
 // (PTX) and OpenCL (C): no device is needed for either. Running the kernels is
 // the OpenCL-on-PoCL and ptxas tests' job (tests/README.md).
+// Halide's generated headers never use their `target` parameter.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "gpu_matmul.schedule.h"
+#include "gpu_softmax.schedule.h"
+#pragma GCC diagnostic pop
 #include "gpu_device.h"
 #include "op_builder.h"
 #include "halide_axes.h"
@@ -109,6 +115,40 @@ TEST(GpuSchedule, StagesWithoutReuseRunOnBlocksAndThreads) {
     }
 }
 
+TEST(GpuSchedule, TransposesStageTilesInSharedMemory) {
+    ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"TESSERA_GPU_PROFILE", ""}});
+    const ScheduleOutcome o = schedule_for(build("transpose shape=37x131 perm=1,0"), kCuda86);
+    int tiles = 0;
+    for (const FuncSchedule &f : o.schedule.funcs()) {
+        if (f.origin != FuncSchedule::Origin::Wrapper) continue;
+        tiles++;
+        EXPECT_EQ(f.memory, MemoryType::GPUShared) << f.name;
+        EXPECT_EQ(f.compute.consumer.rfind("transpose", 0), 0u) << f.name;  // "transpose$1" after another test
+        ASSERT_EQ(f.storage_extents.size(), 1u) << f.name;
+        EXPECT_EQ(f.storage_extents.begin()->second, 33) << f.name;  // a bank word of padding
+    }
+    EXPECT_EQ(tiles, 1) << o.explanation;
+}
+
+TEST(GpuSchedule, LongReductionsWithFewOutputsShareABlocksThreads) {
+    ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"TESSERA_GPU_PROFILE", ""}});
+    // 6 rows of 1000: a block per row, its 256 threads each a strided part of the
+    // row, the parts summed from shared memory.
+    const ScheduleOutcome few = schedule_for(build("softmax shape=6x1000 axis=1"), kCuda86);
+    int partials = 0;
+    for (const FuncSchedule &f : few.schedule.funcs()) {
+        if (f.origin != FuncSchedule::Origin::Rfactor) continue;
+        partials++;
+        EXPECT_EQ(f.memory, MemoryType::GPUShared) << f.name;
+        EXPECT_EQ(f.compute.kind, Placement::Kind::At) << f.name;
+        EXPECT_TRUE(has_loop_kind(f, LoopKind::GpuThread)) << f.name;
+    }
+    EXPECT_EQ(partials, 2) << few.explanation;  // the maximum and the sum
+    // 20000 rows of 300: a thread per row already fills the GPU.
+    const ScheduleOutcome many = schedule_for(build("softmax shape=20000x300 axis=1"), kCuda86);
+    for (const FuncSchedule &f : many.schedule.funcs()) EXPECT_NE(f.origin, FuncSchedule::Origin::Rfactor) << f.name;
+}
+
 // Every family, scheduled by Tessera and compiled for both GPU targets (Halide
 // emits PTX through LLVM and OpenCL C; neither needs a device).
 TEST(GpuSchedule, EveryFamilyCompilesForCudaAndOpenCl) {
@@ -138,6 +178,33 @@ TEST(GpuSchedule, EveryFamilyCompilesForCudaAndOpenCl) {
             const ScheduleOutcome o = schedule_for(b, target);
             EXPECT_NO_THROW(Pipeline(b.out).compile_to_module(args, "kernel", Target(target)));
         }
+    }
+}
+
+// The .schedule.h a generator emits for a GPU target (tests/CMakeLists.txt),
+// applied to a fresh pipeline of the same op, schedules it for the GPU as Tessera
+// did and compiles for that target.
+TEST(GpuSchedule, EmittedScheduleHeadersApplyAndCompile) {
+    const struct {
+        const char *line, *target;
+        void (*apply)(Pipeline, Target);
+    } headers[] = {
+        {"matmul M=96 N=80 K=64 bias=1", kCuda86, apply_schedule_gpu_matmul},
+        {"softmax shape=6x1000 axis=1", kOpenCl, apply_schedule_gpu_softmax},
+    };
+    for (const auto &h : headers) {
+        SCOPED_TRACE(h.line);
+        const BuiltOp b = build(h.line);
+        Pipeline p(b.out);
+        h.apply(p, Target(h.target));
+        std::vector<Argument> args;
+        for (const ImageParam &param : b.params) args.push_back(param);
+        EXPECT_NO_THROW(p.compile_to_module(args, "kernel", Target(h.target)));
+        bool gpu_loops = false;
+        for (const Internal::Dim &d : b.out.function().definition().schedule().dims()) {
+            gpu_loops |= d.for_type == Internal::ForType::GPUBlock;
+        }
+        EXPECT_TRUE(gpu_loops);
     }
 }
 

@@ -155,6 +155,19 @@ inline const std::vector<std::string> &op_cases() {
         "transpose shape=40x1100 perm=1,0",
         "pad shape=3x5x7 pads=0,1,2,1,0,3 value=-1.5",
         "pad shape=6x9 pads=2,0,0,1",
+        // Panels (packed weights, NCHW[x]c): blocks no extent divides (zero-padded),
+        // the blocks' axis moved to the front (a matmul's B)
+        "pack_panels shape=5x3x3x3 axis=0 block=8",
+        "pack_panels shape=37x21 axis=1 block=16 front=1",
+        "pack_panels shape=2x20x5x7 axis=1 block=8",
+        // Packed weights: oc and N no block divides (the last panel's padding lanes are
+        // computed and dropped), strides, 1x1, a bias, A stored transposed
+        "conv2d n=1 c=3 h=17 w=13 oc=5 kh=3 kw=3 pad=1 packed=1 block=8",
+        "conv2d n=2 c=6 h=11 w=12 oc=40 kh=3 kw=3 stride=2 pad=1 packed=1",
+        "conv2d n=1 c=16 h=14 w=14 oc=32 kh=3 kw=3 pad=1 packed=1",
+        "conv2d n=1 c=8 h=9 w=7 oc=24 kh=1 kw=1 packed=1 block=8",
+        "matmul M=37 N=53 K=29 packed=1",
+        "matmul M=17 N=40 K=64 trans_a=1 bias=1 packed=1 block=8",
         // Chains of compute-intensive ops, one pipeline each: sizes of one, primes and
         // lengths no vector width divides (the softmax axis L, the reductions K and L)
         "attention M=1 N=1 K=1 L=1",

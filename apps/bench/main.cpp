@@ -50,7 +50,7 @@ struct Options {
     std::string op, shape, suite, suite_file, json, csv, plot;
     std::vector<std::string> schedulers;
     // Models (--model, or --suite models / --models DIR).
-    std::string model, models_dir, python, work_dir;
+    std::string model, models_dir, python, work_dir, layout = "auto";
     std::vector<std::string> inputs;
     std::vector<std::string> against = {tessera::bench::kOnnxRuntime, tessera::bench::kPyTorch};
     int warmup = 5;
@@ -165,7 +165,8 @@ void usage(std::FILE *to) {
                  "       tessera-bench --model F.onnx [--input [name=]x.npy]... [--against onnxruntime,pytorch|none]\n"
                  "                     [--threads T] [--reps N] [--warmup N] [--timing interleaved|alone]\n"
                  "                     [--tolerance E] [--python PY]\n"
-                 "                     [--json F] [--plot F.png] [--work-dir D] [--timeout S] [--verbose]\n"
+                 "                     [--json F] [--plot F.png] [--work-dir D] [--layout auto|packed|fixed] [--timeout S]\n"
+                 "                     [--verbose]\n"
                  "       tessera-bench --suite models [--models DIR] [same options as --model but --input]\n"
                  "       tessera-bench --list\n"
                  "  --op, --shape  one op, e.g. --op matmul --shape M=512,N=1024,K=64\n"
@@ -205,6 +206,7 @@ void usage(std::FILE *to) {
                  "  --python       the peers' interpreter (default $TESSERA_PEER_PYTHON, else .venv-peers/bin/python)\n"
                  "  --suite models apps/suites/models.suite: each NAME.onnx in --models DIR (default models/)\n"
                  "  --work-dir     keep the compiled library there (default: a temporary folder)\n"
+                 "  --layout       auto (default), packed or fixed: as tessera compile --layout\n"
                  "  --timeout      seconds for each model, and for each peer's reply (default 900)\n"
                  "  --json, --plot one record per model and contender; a bar chart of the speedups over onnxruntime\n",
                  names.c_str());
@@ -252,6 +254,12 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--against") o.against = parse_peers(next());
         else if (arg == "--python") o.python = next();
         else if (arg == "--work-dir") o.work_dir = next();
+        else if (arg == "--layout") {
+            o.layout = next();
+            if (o.layout != "auto" && o.layout != "packed" && o.layout != "fixed") {
+                throw UsageError("--layout takes auto, packed or fixed, got '" + o.layout + "'");
+            }
+        }
         else if (arg == "--warmup") o.warmup = to_int(arg, next(), 0);
         else if (arg == "--tolerance") {
             const std::string v = next();
@@ -299,7 +307,7 @@ Options parse_args(int argc, char **argv) {
         check_model_options(o, argc, argv, schedulers);
         return o;
     }
-    for (const char *flag : {"--input", "--against", "--python", "--work-dir", "--warmup", "--tolerance"}) {
+    for (const char *flag : {"--input", "--against", "--python", "--work-dir", "--warmup", "--tolerance", "--layout"}) {
         for (int i = 1; i < argc; i++) {
             if (flag == std::string(argv[i])) throw UsageError(std::string(flag) + " is for models: use it with --model or --suite models");
         }
@@ -422,6 +430,7 @@ int run_models(const Options &o) {
     base.warmup = o.warmup;
     base.tolerance = o.tolerance;
     base.work_dir = o.work_dir;
+    base.layout = o.layout;
     base.timeout_s = o.settings.timeout_s;
     base.verbose = !o.settings.quiet;
     base.interleaved = o.timing != "alone";

@@ -167,6 +167,7 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
     model_options.model = o.model;
     cli::OpenedModel opened;
     try {
+        cli::set_layout(model_options, o.layout);
         opened = cli::open_model(model_options);
     } catch (const graph::GraphError &e) {
         throw ModelInputError(e.what());

@@ -34,6 +34,7 @@ CompiledLibrary::CompiledLibrary(const std::string &dir) {
         std::ifstream in(plan_path);
         const nlohmann::json plan = nlohmann::json::parse(in);
         name_ = plan.at("name").get<std::string>();
+        target_ = plan.value("target", "");
         inputs_ = specs(plan.at("inputs"));
         outputs_ = specs(plan.at("outputs"));
     } catch (const nlohmann::json::exception &e) {

@@ -24,6 +24,9 @@ public:
     CompiledLibrary &operator=(const CompiledLibrary &) = delete;
 
     const std::string &name() const { return name_; }
+    const std::string &target() const { return target_; }  // the Halide target it was compiled for
+    // Whether its kernels run on a GPU (a CUDA or OpenCL target).
+    bool on_gpu() const { return target_.find("cuda") != std::string::npos || target_.find("opencl") != std::string::npos; }
     const std::vector<TensorSpec> &inputs() const { return inputs_; }
     const std::vector<TensorSpec> &outputs() const { return outputs_; }
     void set_threads(int threads);
@@ -32,7 +35,7 @@ public:
     void run(const std::vector<const graph::TensorData *> &inputs, std::vector<graph::TensorData> &outputs);
 
 private:
-    std::string name_;
+    std::string name_, target_;
     std::vector<TensorSpec> inputs_, outputs_;
     void *library_ = nullptr;
     void *model_ = nullptr;

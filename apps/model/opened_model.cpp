@@ -27,6 +27,13 @@ void add_input_shape(ModelOptions &options, const std::string &arg) {
     options.input_shapes[arg.substr(0, eq)] = dims;
 }
 
+void set_layout(ModelOptions &options, const std::string &arg) {
+    if (arg != "auto" && arg != "packed" && arg != "fixed") {
+        throw UsageError("--layout takes auto, packed or fixed, got '" + arg + "'");
+    }
+    options.layout = arg;
+}
+
 OpenedModel open_model(const ModelOptions &o) {
     OpenedModel s;
     std::string scheduler;
@@ -38,13 +45,26 @@ OpenedModel open_model(const ModelOptions &o) {
     } catch (const Halide::CompileError &e) {
         throw UsageError("--target '" + o.target + "' is not a Halide target string");
     }
-    if (s.target.has_gpu_feature()) {
-        throw UsageError("--target " + o.target + ": GPU targets are not compiled yet (x86 targets only)");
+    const bool gpu = s.target.has_feature(Halide::Target::CUDA) || s.target.has_feature(Halide::Target::OpenCL);
+    if (s.target.has_gpu_feature() && !gpu) {
+        throw UsageError("--target " + o.target + ": of the GPU APIs only CUDA and OpenCL are compiled");
+    }
+    if (gpu && !o.ahead_of_time) {
+        // A JIT run would load the GPU driver into this process, which links
+        // libHalide: PoCL's LLVM and Halide's collide there.
+        throw UsageError("--target " + o.target + ": GPU targets are compiled ahead of time (tessera compile "
+                         "--target ...), then run with tessera-run-library DIR");
     }
     s.graph = graph::import_onnx(o.model, o.input_shapes);
     s.prepared = graph::prepare_graph(s.graph);
+    // Before the plan: the partitions then read the packed constants.
+    if (o.layout != "fixed") {
+        s.packed_weights =
+            graph::pack_weights(s.graph, o.layout == "packed" ? graph::PackOptions{} : graph::matrix_vector_products());
+    }
     const hal::DeviceProfile profile = hal::host_profile();
     s.plan = graph::plan_fusion(s.graph, {hal::balance_flops_per_byte(profile), o.fuse});
+    if (o.fuse) s.plan = graph::plan_chains(s.graph, s.plan);
     const Halide::Target target = s.target;
     s.schedule = [scheduler, target](Halide::Pipeline &p) {
         apply_scheduler(p, scheduler, target, host_machine_params());

@@ -12,6 +12,7 @@ namespace tessera::cli {
 
 int compile_command(const std::vector<std::string> &args) {
     ModelOptions o;
+    o.ahead_of_time = true;
     CompileSettings c;
     bool explain = false;
     for (size_t i = 0; i < args.size(); i++) {
@@ -26,6 +27,7 @@ int compile_command(const std::vector<std::string> &args) {
         else if (a == "--scheduler") o.scheduler = value();
         else if (a == "--input-shape") add_input_shape(o, value());
         else if (a == "--no-fusion") o.fuse = false;
+        else if (a == "--layout") set_layout(o, value());
         else if (a == "--explain") explain = true;
         else if (a == "--embed-weights") c.embed_weights = true;
         else if (a == "-j" || a == "--jobs") {
@@ -45,6 +47,12 @@ int compile_command(const std::vector<std::string> &args) {
                 o.model.c_str(), s.graph.opset, s.graph.nodes.size(), s.target.to_string().c_str(),
                 o.scheduler.c_str());
     std::printf("passes: %s\n", s.prepared.summary().c_str());
+    if (o.layout == "fixed") {
+        std::printf("layouts: fixed (the model's own)\n");
+    } else {
+        std::printf("layouts: %s, constant weights of %d node(s) packed into panels at compile time\n",
+                    o.layout.c_str(), s.packed_weights);
+    }
     if (explain) std::printf("%s", graph::describe_plan(s.graph, s.plan).c_str());
     std::fflush(stdout);
 

@@ -10,6 +10,7 @@ namespace tessera::cli {
 
 int inspect_command(const std::vector<std::string> &args) {
     ModelOptions o;
+    o.ahead_of_time = true;  // inspects what compile would do, runs nothing
     for (size_t i = 0; i < args.size(); i++) {
         const std::string &a = args[i];
         if (a == "--input-shape") {

@@ -92,6 +92,7 @@ int run_command(const std::vector<std::string> &args) {
         else if (a == "--reference") reference = true;
         else if (a == "--profile") profile = true;
         else if (a == "--no-fusion") o.fuse = false;
+        else if (a == "--layout") set_layout(o, value());
         else if (a == "--scheduler") o.scheduler = value();
         else if (a == "--input-shape") add_input_shape(o, value());
         else if (!a.empty() && a[0] == '-') throw UsageError("run: unknown option '" + a + "'");
@@ -109,6 +110,12 @@ int run_command(const std::vector<std::string> &args) {
     if (std::filesystem::is_directory(o.model)) {
         if (reference) throw UsageError("run: --reference needs the .onnx model, not a compiled folder");
         library = std::make_unique<CompiledLibrary>(o.model);
+        if (library->on_gpu()) {
+            // Its GPU runtime would load the driver (PoCL's LLVM) into a process that
+            // links libHalide's.
+            throw UsageError("run: " + o.model + " was compiled for " + library->target() +
+                             ": run it with tessera-run-library " + o.model);
+        }
         if (threads > 0) library->set_threads(threads);
         r.inputs = library->inputs();
         r.outputs = library->outputs();
@@ -124,6 +131,8 @@ int run_command(const std::vector<std::string> &args) {
             return m;
         };
     } else {
+        // The reference evaluator runs the model as written (pack_weights is for the compiled path).
+        if (reference) o.layout = "fixed";
         opened = std::make_unique<OpenedModel>(open_model(o));
         const graph::Graph &g = opened->graph;
         for (const std::string &n : g.inputs) r.inputs.push_back({n, g.value(n).shape});

@@ -110,6 +110,20 @@ private:
 }  // namespace
 
 std::unique_ptr<Kernel> make_conv_kernel(const ops::ConvParams &p) {
+    if (p.packed) {
+        ops::ConvParams plain = p;
+        plain.packed = false;
+        const int64_t per_channel = p.c * p.kh * p.kw, block = p.block;
+        // Panels [oc/block][c][kh][kw][block] -> OIHW.
+        return with_unpacked_weights(
+            make_conv_kernel(plain), 1, {p.oc, p.c, p.kh, p.kw},
+            [per_channel, block](const Tensor &packed, Tensor &oihw) {
+                for (int64_t o = 0; o < oihw.shape[0]; o++)
+                    for (int64_t i = 0; i < per_channel; i++)
+                        oihw.data[size_t(o * per_channel + i)] =
+                            packed.data[size_t((o / block * per_channel + i) * block + o % block)];
+            });
+    }
     return std::make_unique<ConvKernel>(p);
 }
 

@@ -77,6 +77,19 @@ std::unique_ptr<Kernel> make_matmul_stage(const ops::MatmulParams &p, const Epil
 }
 
 std::unique_ptr<Kernel> make_matmul_kernel(const ops::MatmulParams &p) {
+    if (p.packed) {
+        ops::MatmulParams plain = p;
+        plain.packed = false;
+        const int64_t k = p.k, block = p.block;
+        // Panels [N/block][K][block] -> B[K,N].
+        return with_unpacked_weights(
+            make_matmul_stage(plain, Epilogue()), 1, {p.k, p.n}, [k, block](const Tensor &packed, Tensor &b) {
+                const int64_t n = b.shape[1];
+                for (int64_t r = 0; r < k; r++)
+                    for (int64_t j = 0; j < n; j++)
+                        b.data[size_t(r * n + j)] = packed.data[size_t((j / block * k + r) * block + j % block)];
+            });
+    }
     return make_matmul_stage(p, Epilogue());
 }
 

@@ -150,6 +150,12 @@ private:
 };
 
 // Factories, one per family; each throws Unsupported when oneDNN cannot run the op.
+// A kernel over plain weights run on packed ones: `unpack` fills the plain weights
+// (input `input`, shape `plain_shape`) from the packed, once per weight buffer.
+using Unpack = std::function<void(const Tensor &packed, Tensor &plain)>;
+std::unique_ptr<Kernel> with_unpacked_weights(std::unique_ptr<Kernel> plain, size_t input, ops::Shape plain_shape,
+                                              Unpack unpack);
+
 std::unique_ptr<Kernel> make_matmul_kernel(const ops::MatmulParams &p);
 std::unique_ptr<Kernel> make_conv_kernel(const ops::ConvParams &p);
 std::unique_ptr<Kernel> make_pool_kernel(const ops::PoolParams &p);

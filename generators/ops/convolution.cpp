@@ -17,9 +17,29 @@ Func zero_padded(const ConvParams &p, const Func &input) {
     return padded;
 }
 
+// conv2d over packed weights (nchw, groups 1): the sums in the channel-blocked
+// order [n][oc/block][oh][ow][block], so a block of output channels is the
+// innermost, stride-1 dim the register tile vectorises, reading one contiguous
+// weight panel per tap; the output is the sums back in NCHW.
+Func conv2d_packed(const ConvParams &p, const Func &input, const Func &panels, const std::string &name) {
+    Func in = zero_padded(p, input);
+    Var xi("xi"), x("x"), y("y"), co("co"), c("c"), n("n");
+    RDom r(0, int(p.kw), 0, int(p.kh), 0, int(p.c), "r");
+    Expr ix = x * int(p.stride) + r[0] * int(p.dilation) - int(p.pad);
+    Expr iy = y * int(p.stride) + r[1] * int(p.dilation) - int(p.pad);
+    Func sum(!name.empty() ? name + "_sum" : "conv2d_sum");
+    sum(xi, x, y, co, n) = 0.0f;
+    sum(xi, x, y, co, n) += in(ix, iy, r[2], n) * panels(xi, r[0], r[1], r[2], co);
+    Func conv(!name.empty() ? name : "conv2d");
+    const int block = int(p.block);
+    conv(x, y, c, n) = sum(c % block, x, y, c / block, n);
+    return conv;
+}
+
 }  // namespace
 
 Func conv2d(const ConvParams &p, const Func &input, const Func &weights, const std::string &name) {
+    if (p.packed) return conv2d_packed(p, input, weights, name);
     Func in = zero_padded(p, input);
     Func w = weights;
     Var x("x"), y("y"), c("c"), n("n");

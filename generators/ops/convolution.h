@@ -11,6 +11,7 @@
 
 namespace tessera::ops {
 
+// Packed weights (p.packed) are pack_panels' [oc/block][c][kh][kw][block].
 // `name` names the output Func and, with "_sum", its sum (default: conv2d or
 // depthwise_conv2d, their sums conv2d_sum and depthwise_sum).
 Halide::Func conv2d(const ConvParams &p, const Halide::Func &input, const Halide::Func &weights,

@@ -22,7 +22,30 @@ Func matmul_sum(const MatmulParams &p, const Func &a, const Func &b, const Produ
     return product;
 }
 
+namespace {
+
+// matmul over B packed as panels [N/block][K][block]: the sums in the order
+// [M][N/block][block], so a panel's block of columns is the innermost dim the
+// register tile vectorises, read contiguously along k; that order is C's own
+// (padded to whole panels), and the output takes the sums back by column.
+Func matmul_packed(const MatmulParams &p, const Func &a, const Func &panels, const Func &bias) {
+    Var xi("xi"), no("no"), n("n"), m("m");
+    RDom k(0, static_cast<int>(p.k), "k");
+    Expr a_val = p.trans_a ? Func(a)(m, k) : Func(a)(k, m);
+    Func sum("matmul_sum");
+    sum(xi, no, m) = 0.0f;
+    sum(xi, no, m) += a_val * Func(panels)(xi, k, no);
+    const int block = static_cast<int>(p.block);
+    Expr product = sum(n % block, n / block, m);
+    Func out(p.bias ? "matmul_bias" : "matmul");
+    out(n, m) = p.bias ? product + Func(bias)(n) : product;
+    return out;
+}
+
+}  // namespace
+
 Func matmul(const MatmulParams &p, const Func &a, const Func &b, const Func &bias) {
+    if (p.packed) return matmul_packed(p, a, b, bias);
     // The output is a pure Func over the sums (with or without a bias): an output
     // written by an update is first zeroed in a pass of its own (Halide cannot fuse a
     // Func's pure stage with its update), while a pure output lets the scheduler

@@ -10,7 +10,8 @@
 
 namespace tessera::ops {
 
-// `bias` is used only when p.bias is set.
+// `bias` is used only when p.bias is set; packed B (p.packed) is pack_panels'
+// [N/block][K][block].
 Halide::Func matmul(const MatmulParams &p, const Halide::Func &a, const Halide::Func &b, const Halide::Func &bias);
 
 // Names in a product's Func: the Func, its column Var (its rows are `m`, its batch

@@ -7,6 +7,7 @@
 #include "linear.h"
 #include "normalization.h"
 #include "op_registry.h"
+#include "panels.h"
 #include "pooling.h"
 #include "reduction.h"
 #include "softmax.h"
@@ -60,6 +61,10 @@ Func build_transpose(const OpConfig &config, const std::vector<Func> &inputs) {
 
 Func build_pad(const OpConfig &config, const std::vector<Func> &inputs) {
     return pad(parse_pad(config), inputs[0]);
+}
+
+Func build_pack(const OpConfig &config, const std::vector<Func> &inputs) {
+    return pack_panels(parse_pack(config), inputs[0]);
 }
 
 Func build_attention(const OpConfig &config, const std::vector<Func> &inputs) {

@@ -25,6 +25,10 @@ std::vector<KeyInfo> conv_keys(bool depthwise) {
                             });
     if (!depthwise) keys.push_back({"groups", "1", "channel groups (c and oc divisible by it)"});
     keys.push_back({"layout", "nchw", "nchw or nhwc"});
+    if (!depthwise) {
+        keys.push_back({"packed", "0", "weights as panels [oc/block][c][kh][kw][block] (pack_panels; nchw, groups 1)"});
+        keys.push_back({"block", "16", "packed: the panels' width, a multiple of 8"});
+    }
     return keys;
 }
 
@@ -49,7 +53,9 @@ std::vector<OpInfo> matmul_entries() {
           {"K", "", "reduction extent"},
           {"trans_a", "0", "A stored as [K,M]"},
           {"trans_b", "0", "B stored as [N,K]"},
-          {"bias", "0", "add a bias[N] input"}}},
+          {"bias", "0", "add a bias[N] input"},
+          {"packed", "0", "B as panels [N/block][K][block] (pack_panels)"},
+          {"block", "64", "packed: the panels' width, a multiple of 8"}}},
         {"batch_matmul", "matmul", "C[B,M,N] = A[B,M,K] * B[B,K,N]",
          {{"B", "", "batch"},
           {"M", "", "rows"},
@@ -155,6 +161,17 @@ std::vector<OpInfo> pad_entries() {
          {shape_key(),
           {"pads", "", "befores then afters per axis, e.g. 0,1,1,0,1,1"},
           {"value", "0", "padding value"}}},
+    };
+}
+
+std::vector<OpInfo> pack_entries() {
+    return {
+        {"pack_panels", "layout",
+         "split an axis into blocks, the position within a block innermost (zero-padded): weight panels, NCHW[x]c",
+         {shape_key(),
+          {"axis", "0", "the axis split into blocks"},
+          {"block", "16", "block size, a multiple of 8"},
+          {"front", "0", "the blocks' axis goes first (B[K,N] axis 1 -> [N/b][K][b])"}}},
     };
 }
 

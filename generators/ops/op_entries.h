@@ -19,6 +19,7 @@ std::vector<OpInfo> softmax_entries();
 std::vector<OpInfo> norm_entries();
 std::vector<OpInfo> transpose_entries();
 std::vector<OpInfo> pad_entries();
+std::vector<OpInfo> pack_entries();
 std::vector<OpInfo> attention_entries();
 std::vector<OpInfo> gemm_chain_entries();
 std::vector<OpInfo> conv_chain_entries();

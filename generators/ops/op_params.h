@@ -9,18 +9,24 @@
 namespace tessera::ops {
 
 // matmul:       A[M,K] (trans_a: [K,M]) x B[K,N] (trans_b: [N,K]) (+ bias[N]) -> C[M,N]
+//               packed: B as panels [ceil(N/block)][K][block] (pack_panels' output)
 // batch_matmul: A[B,M,K] (trans_a: [B,K,M]) x B[B,K,N] (trans_b: [B,N,K]) -> C[B,M,N]
 struct MatmulParams {
     bool batched = false;
     int64_t batch = 1, m = 0, n = 0, k = 0;
     bool trans_a = false, trans_b = false, bias = false;
+    bool packed = false;
+    int64_t block = 64;  // packed only: the panels' width
 };
 
 // conv2d:           x[n,c,h,w] (nhwc: [n,h,w,c]), weights [oc,c/groups,kh,kw] (nhwc: [kh,kw,c/groups,oc])
 // depthwise_conv2d: weights [c,kh,kw] (nhwc: [kh,kw,c]); one filter per channel
+// packed conv2d:    nchw, groups 1, weights as panels [ceil(oc/block)][c][kh][kw][block]
 struct ConvParams {
     bool depthwise = false;
     bool nhwc = false;
+    bool packed = false;
+    int64_t block = 16;  // packed only: the panels' width
     int64_t n = 0, c = 0, h = 0, w = 0, oc = 0, kh = 0, kw = 0;
     int64_t stride = 1, pad = 0, dilation = 1, groups = 1;
     int64_t oh = 0, ow = 0;  // derived
@@ -98,6 +104,23 @@ struct PadParams {
     Shape out_shape;  // derived
 };
 
+// pack_panels: x[shape] -> the same values with axis `axis` split into blocks of
+// `block` (the last one zero-padded): the blocks' index stays at `axis` (front:
+// moves to the front), the position within a block becomes the innermost axis.
+// OIHW weights with axis 0 give the panels a packed conv2d reads, [O/b][I][H][W][b];
+// B[K,N] with axis 1 and front, a packed matmul's [N/b][K][b]; NCHW with axis 1,
+// the channel-blocked NCHW[b]c.
+struct PackParams {
+    Shape shape;
+    int axis = 0;
+    int64_t block = 16;
+    bool front = false;
+    Shape out_shape;  // derived
+};
+
+// Panels of `block` along an extent: ceil(extent / block).
+int64_t panel_count(int64_t extent, int64_t block);
+
 // Chains of compute-intensive operators (Chimera's GEMM-softmax-GEMM, GEMM-GEMM and
 // conv-conv), each one op so a chain scheduler sees the whole pipeline.
 
@@ -149,6 +172,7 @@ SoftmaxParams parse_softmax(const OpConfig &config);
 NormParams parse_norm(const OpConfig &config);
 TransposeParams parse_transpose(const OpConfig &config);
 PadParams parse_pad(const OpConfig &config);
+PackParams parse_pack(const OpConfig &config);
 AttentionParams parse_attention(const OpConfig &config);
 GemmChainParams parse_gemm_chain(const OpConfig &config);
 ConvChainParams parse_conv_chain(const OpConfig &config);

@@ -17,6 +17,7 @@ Shape image_shape(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w) {
 // Weights of a (grouped) convolution: OIHW (nchw) or HWIO (nhwc).
 Shape conv_weights_shape(const ConvParams &p) {
     int64_t cg = p.c / p.groups;
+    if (p.packed) return {panel_count(p.oc, p.block), p.c, p.kh, p.kw, p.block};
     return p.nhwc ? Shape{p.kh, p.kw, cg, p.oc} : Shape{p.oc, cg, p.kh, p.kw};
 }
 
@@ -30,7 +31,11 @@ OpSignature matmul_signature(const OpConfig &config) {
     MatmulParams p = parse_matmul(config);
     OpSignature sig;
     sig.inputs.push_back({"a", matmul_shape(p.batch, p.batched, p.trans_a ? p.k : p.m, p.trans_a ? p.m : p.k)});
-    sig.inputs.push_back({"b", matmul_shape(p.batch, p.batched, p.trans_b ? p.n : p.k, p.trans_b ? p.k : p.n)});
+    if (p.packed) {
+        sig.inputs.push_back({"b", {panel_count(p.n, p.block), p.k, p.block}});
+    } else {
+        sig.inputs.push_back({"b", matmul_shape(p.batch, p.batched, p.trans_b ? p.n : p.k, p.trans_b ? p.k : p.n)});
+    }
     if (p.bias) sig.inputs.push_back({"bias", {p.n}});
     sig.output = {"output", matmul_shape(p.batch, p.batched, p.m, p.n)};
     sig.flops = 2.0 * p.batch * p.m * p.n * p.k;
@@ -145,6 +150,14 @@ OpSignature transpose_signature(const OpConfig &config) {
 
 OpSignature pad_signature(const OpConfig &config) {
     PadParams p = parse_pad(config);
+    OpSignature sig;
+    sig.inputs = {{"input", p.shape}};
+    sig.output = {"output", p.out_shape};
+    return sig;
+}
+
+OpSignature pack_signature(const OpConfig &config) {
+    PackParams p = parse_pack(config);
     OpSignature sig;
     sig.inputs = {{"input", p.shape}};
     sig.output = {"output", p.out_shape};

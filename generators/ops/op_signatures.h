@@ -18,6 +18,7 @@ OpSignature softmax_signature(const OpConfig &config);
 OpSignature norm_signature(const OpConfig &config);
 OpSignature transpose_signature(const OpConfig &config);
 OpSignature pad_signature(const OpConfig &config);
+OpSignature pack_signature(const OpConfig &config);
 OpSignature attention_signature(const OpConfig &config);
 OpSignature gemm_chain_signature(const OpConfig &config);
 OpSignature conv_chain_signature(const OpConfig &config);

@@ -117,7 +117,8 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::functio
 
     // The C API wrapper, compiled with the system's C++ compiler.
     const auto start = std::chrono::steady_clock::now();
-    const WrapperSource w = generate_wrapper(g, parts, functions, headers, o.name, o.model_path, o.embed_weights);
+    const WrapperSource w = generate_wrapper(g, parts, functions, headers, o.name, o.model_path, o.embed_weights,
+                                             o.target.has_gpu_feature());
     write_text(scratch.path / (o.name + ".h"), w.header);
     const fs::path wrapper = scratch.path / (o.name + "_wrapper.cpp"), wrapper_o = scratch.path / (o.name + "_wrapper.o");
     write_text(wrapper, w.source);

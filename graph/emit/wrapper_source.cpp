@@ -37,7 +37,7 @@ std::vector<std::string> parameter_names(const std::vector<std::string> &values,
 WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartition> &partitions,
                                const std::vector<std::string> &function_names,
                                const std::vector<std::string> &partition_headers, const std::string &name,
-                               const std::string &model_path, bool embedded) {
+                               const std::string &model_path, bool embedded, bool on_gpu) {
     WrapperSource w;
     std::set<std::string> taken;
     const std::vector<std::string> in_names = parameter_names(g.inputs, "in_", taken);
@@ -161,9 +161,18 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
             args += "a" + std::to_string(i) + ", ";
         }
         s << "        Halide::Runtime::Buffer<float> out(" << where.at(lp.output_value) << ", "
-          << extents(g.value(lp.output_value).shape) << ");\n"
-          << "        if (int e = " << function_names[k] << "(" << args << "out)) return fail(\"" << lp.name
-          << "\", e);\n    }\n";
+          << extents(g.value(lp.output_value).shape) << ");\n";
+        if (on_gpu) {
+            for (size_t i = 0; i < lp.input_values.size(); i++) s << "        a" << i << ".set_host_dirty();\n";
+        }
+        s << "        if (int e = " << function_names[k] << "(" << args << "out)) return fail(\"" << lp.name
+          << "\", e);\n";
+        if (on_gpu) {
+            s << "        if (int e = out.copy_to_host()) return fail(\"" << lp.name << " (copy to the host)\", e);\n";
+            for (size_t i = 0; i < lp.input_values.size(); i++) s << "        a" << i << ".device_free();\n";
+            s << "        out.device_free();\n";
+        }
+        s << "    }\n";
     }
     // Outputs no partition computes: a graph input or a constant passed through.
     for (size_t k = 0; k < g.outputs.size(); k++) {

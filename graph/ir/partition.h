@@ -18,6 +18,9 @@ struct Partition {
     std::string output;
     double flops = 0;
     double dram_bytes = 0; // compulsory: every input read once, the output written once
+    // Two matrix products with the stages between them (passes/plan_chains): the
+    // plugin's chain analysis decides whether to fuse them.
+    bool chain = false;
 };
 
 struct FusionPlan {

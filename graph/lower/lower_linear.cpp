@@ -1,9 +1,11 @@
 // Conv, Gemm and MatMul through the op library's conv2d, depthwise_conv2d, matmul
-// and batch_matmul (with bias_add for a convolution's bias).
+// and batch_matmul (with bias_add for a convolution's bias). Weights packed at
+// compile time (pack_weights) go to the library's packed conv2d and matmul.
 #include "halide_axes.h"
 #include "index_maps.h"
 #include "lower_rule.h"
 #include "op_library.h"
+#include "pack_weights.h"
 #include "window.h"
 
 namespace tessera::graph {
@@ -27,6 +29,7 @@ std::vector<Func> conv(LowerContext &ctx) {
         }
     }
     const int64_t group = ctx.node().get_int("group", 1);
+    const int64_t block = packed_block(ctx.node());
     const std::string common = " n=" + n(x[0]) + " c=" + n(x[1]) + " h=" + n(x[2]) + " w=" + n(x[3]) +
                                " kh=" + n(w[2]) + " kw=" + n(w[3]) + " stride=" + n(win.strides[0]) +
                                " pad=" + n(win.pad_begin[0]) + " dilation=" + n(win.dilations[0]);
@@ -35,6 +38,10 @@ std::vector<Func> conv(LowerContext &ctx) {
         // One filter per channel: weights [c, 1, kh, kw] are the library's [c, kh, kw].
         Func w3 = reshape_func(ctx.input(1), w, {w[0], w[2], w[3]}, ctx.name("dw_weights"));
         out = build_library_op(ctx, "depthwise_conv2d" + common, {ctx.input(0), w3});
+    } else if (block > 0) {
+        // Panels [oc/b][c][kh][kw][b]: the output channels come from the output.
+        out = build_library_op(ctx, "conv2d" + common + " oc=" + n(ctx.out_shape()[1]) + " packed=1 block=" + n(block),
+                               {ctx.input(0), ctx.input(1)});
     } else {
         out = build_library_op(ctx, "conv2d" + common + " oc=" + n(w[0]) + " groups=" + n(group),
                                {ctx.input(0), ctx.input(1)});
@@ -50,8 +57,10 @@ std::vector<Func> gemm(LowerContext &ctx) {
     const Shape &a = ctx.in_shape(0), &b = ctx.in_shape(1), &out_shape = ctx.out_shape();
     const int64_t m = out_shape[0], nn = out_shape[1], k = ta ? a[0] : a[1];
     (void)b;
+    const int64_t block = packed_block(ctx.node());
+    // Packed B ([N/b][K][b]) already absorbed transB.
     const std::string line = "matmul M=" + n(m) + " N=" + n(nn) + " K=" + n(k) + " trans_a=" + n(ta) +
-                             " trans_b=" + n(tb);
+                             (block > 0 ? " packed=1 block=" + n(block) : " trans_b=" + n(tb));
     const bool has_c = ctx.ic.has(2) && beta != 0.0f;
     const Shape c = has_c ? ctx.in_shape(2) : Shape{};
     // A bias along N (the usual Linear layer): the library's fused bias epilogue.
@@ -76,6 +85,14 @@ std::vector<Func> matmul(LowerContext &ctx) {
     // 1-D operands: a row vector [1, K] and a column vector [K, 1] (their axis is
     // dropped from the output, which the final reshape does).
     if (a.size() == 1) fa = reshape_func(fa, a, {1, a[0]}, ctx.name("a2")), a = {1, a[0]};
+    if (const int64_t block = packed_block(ctx.node()); block > 0) {
+        // B packed as [N/b][K][b] (pack_weights): every row of A times it.
+        const int64_t k = a.back(), nn = out_shape.back(), rows = num_elements(a) / k;
+        Func a2 = a.size() == 2 ? fa : reshape_func(fa, a, {rows, k}, ctx.name("rows"));
+        Func product = build_library_op(
+            ctx, "matmul M=" + n(rows) + " N=" + n(nn) + " K=" + n(k) + " packed=1 block=" + n(block), {a2, fb});
+        return {reshape_func(product, {rows, nn}, out_shape, ctx.name("out"))};
+    }
     if (b.size() == 1) fb = reshape_func(fb, b, {b[0], 1}, ctx.name("b2")), b = {b[0], 1};
     const int64_t m = a[a.size() - 2], k = a.back(), nn = b.back();
     if (b.size() == 2) {

@@ -1,5 +1,7 @@
 #include "node_cost.h"
 
+#include "pack_weights.h"
+
 #include <set>
 
 namespace tessera::graph {
@@ -40,9 +42,11 @@ NodeCost node_cost(const Graph &g, const Node &node) {
     const std::string &op = node.op_type;
     if (op == "Conv") {
         // Every output point: C/groups x kh x kw multiply-adds.
+        // Packed weights ([oc/b][c][kh][kw][b]) end in the panel's lanes.
         const Shape &w = g.value(node.inputs[1]).shape;
+        const size_t end = packed_block(node) > 0 ? w.size() - 1 : w.size();
         double window = 1;
-        for (size_t d = 1; d < w.size(); d++)
+        for (size_t d = 1; d < end; d++)
             window *= double(w[d]);
         c.flops = 2 * out_elements * window;
     } else if (op == "MatMul" || op == "Gemm") {

@@ -224,7 +224,7 @@ std::string describe_plan(const Graph &g, const FusionPlan &plan) {
             ops += (ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
         const double intensity = p.dram_bytes > 0 ? p.flops / p.dram_bytes : 0;
         std::snprintf(line, sizeof line, "  %-28s %-16s %-44s -> %-18s %8.2f MFLOP %8.3f MB  %6.1f FLOP/B\n",
-                      p.name.c_str(), p.compute_intensive ? "compute-bound" : "memory-bound", ops.c_str(),
+                      p.name.c_str(), p.chain ? "chain" : p.compute_intensive ? "compute-bound" : "memory-bound", ops.c_str(),
                       g.value(p.output).type_string().c_str(), p.flops / 1e6, p.dram_bytes / 1e6, intensity);
         out << line;
     }

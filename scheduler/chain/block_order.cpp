@@ -119,7 +119,13 @@ std::vector<BlockOrder> best_orders(const OperatorChain &c, const std::vector<in
         for (int op : ops)
             used |= in_op(c.loops[i], op);
         if (!used) continue;
-        if (c.loops[i].extent >= kBlockedLoop)
+        // Under a row statistic, fused blocks keep the intermediate's reduced dim
+        // (the consumer's reduction over the producer's columns) whole.
+        const bool row_dim = ops.size() == 2 && c.row_statistic_between && c.loops[i].in_producer &&
+                             c.loops[i].in_consumer && c.loops[i].reduction;
+        if (row_dim) {
+            whole.push_back(i);
+        } else if (c.loops[i].extent >= kBlockedLoop)
             blocked.push_back(i);
         else
             (c.loops[i].reduction ? whole : outside).push_back(i);

@@ -126,6 +126,7 @@ std::vector<OperatorChain> find_chains(const FunctionDag &dag, const StagePlan &
                     c.between.push_back(n.func.name());
                 }
             }
+            for (const std::string &b : c.between) c.row_statistic_between |= plan.stages.at(b).size() > 1;
             c.intermediate = read.tensor;
             c.element_bytes = u2->element_bytes;
             for (const analysis::LoopDim &d : u2->dims)

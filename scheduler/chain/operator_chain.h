@@ -41,6 +41,10 @@ struct OperatorChain {
     std::vector<ChainLoop> loops;
     std::vector<ChainTensor> tensors;  // the chain's IO tensors (the intermediate excluded)
     int64_t element_bytes = 4;
+    // A stage between reduces the intermediate along a dim (softmax's max and sum
+    // over each row): fused, each block must hold that dim whole, since a Halide
+    // schedule cannot turn the statistic into its running (online) form.
+    bool row_statistic_between = false;
 
     // Loops of op 0 or 1 (indices into `loops`).
     std::vector<size_t> loops_of(int op) const;

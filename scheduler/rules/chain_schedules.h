@@ -14,8 +14,8 @@
 namespace tessera::rules {
 
 // Applies the fused schedule and returns true, or returns false (applying
-// nothing) with the reason in `why_not` when the chain is not of that form: the
-// consumer an output, or read only by a pure output at the point it writes (an
+// nothing) with the reason in `why_not` when the chain is not of that form: a
+// row statistic between the ops (an attention's softmax), the consumer an output, or read only by a pure output at the point it writes (an
 // op's final copy; it is then computed at root and `epilogue` names that output,
 // scheduled here too), with one reduction, over a pure dim of the producer, and
 // its second dim the rows both share.

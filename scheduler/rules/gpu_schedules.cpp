@@ -120,7 +120,101 @@ void schedule_cooperative_copy(StageBuilder &s, const std::vector<std::string> &
     }
 }
 
+// A reduction over one long RDom with few outputs (a softmax's row maxima and
+// sums, a layer norm's moments): one block per output, the reduction split over
+// the block's threads through rfactor, each thread a strided part, the partial
+// results in shared memory and summed by one thread. Returns false (nothing done)
+// when the stage is not such a reduction.
+bool reduce_across_threads(ScheduleBuilder &b, const std::string &f, int update, const std::vector<size_t> &pure,
+                           const std::vector<std::string> &args, int64_t points, int64_t block_threads) {
+    const Internal::Function fn = b.func(f).function();
+    const std::vector<Internal::ReductionVariable> &rvars = fn.updates()[update].schedule().rvars();
+    if (rvars.size() != 1 || pure.empty()) return false;
+    const int64_t *extent = Internal::as_const_int(rvars[0].extent);
+    // Enough outputs for a thread each on every SM, or too short a reduction to share.
+    if (!extent || *extent < block_threads || points >= 64 * block_threads) return false;
+    const std::string r = rvars[0].var, lanes = clean(r) + "_lanes", steps = clean(r) + "_steps";
+    const std::string partial = f + "_partial" + std::to_string(update), lane = "lane";
+    {
+        StageBuilder s = b.stage(f, update);
+        s.split(r, steps, lanes, int(block_threads), TailStrategy::GuardWithIf);
+    }
+    b.rfactor(f, update, lanes, lane, partial);
+    // The outputs: one block each (their pure dims fused), the lanes summed serially.
+    std::string block = args[pure[0]];
+    {
+        StageBuilder s = b.stage(f, update);
+        for (size_t i = 1; i < pure.size(); i++) {
+            const std::string fused = block + "_" + clean(args[pure[i]]);
+            s.fuse(block, args[pure[i]], fused);
+            block = fused;
+        }
+        s.gpu_blocks(block);
+    }
+    b.compute_at(partial, f, block);
+    b.store_in_shared(partial);
+    b.stage(partial).gpu_threads(lane);
+    b.stage(partial, 0).gpu_threads(lane);
+    return true;
+}
+
 }  // namespace
+
+bool schedule_gpu_transpose(ScheduleBuilder &b, const TensorExpr &out, int read, const std::string &callee) {
+    const analysis::AccessMap &m = out.reads[size_t(read)];
+    if (out.dims.size() < 2 || !m.affine || m.coef.size() < 2 || m.coef[0][0] != 0) return false;
+    // Only a Function the stage calls directly can be wrapped for it.
+    DirectCalls calls;
+    for (const Expr &e : b.func(out.func).function().values()) e.accept(&calls);
+    if (!calls.names.count(callee)) return false;
+    // The loop the read's innermost storage dim moves with (by one), and the
+    // storage dim the output's innermost loop moves.
+    int across = -1, row_dim = -1;
+    for (size_t j = 1; j < out.dims.size(); j++) {
+        if (m.coef[0][j] == 1 && across < 0) across = int(j);
+        else if (m.coef[0][j] != 0) return false;
+    }
+    for (size_t d = 1; d < m.coef.size(); d++) {
+        if (m.coef[d][0] == 1) row_dim = int(d);
+    }
+    if (across < 0 || row_dim < 0) return false;
+    const int64_t tx = std::min<int64_t>(32, out.dims[0].extent), ty = std::min<int64_t>(32, out.dims[across].extent);
+    if (tx < 8 || ty < 8) return false;  // too narrow to gain from a staged tile
+    const int64_t rows_per_thread = ty >= 32 ? 4 : 1;
+    const std::vector<std::string> args = b.func(out.func).function().args();
+    const std::string x = args[0], y = args[size_t(across)];
+    {
+        StageBuilder s = b.stage(out.func);
+        s.split(x, "x_block", "x_thread", int(tx), TailStrategy::ShiftInwards);
+        s.split(y, "y_block", "y_in", int(ty), TailStrategy::ShiftInwards);
+        s.split("y_in", "y_thread", "y_rows", int(rows_per_thread), TailStrategy::Auto);
+        std::vector<std::string> order = {"y_rows", "x_thread", "y_thread", "x_block", "y_block"};
+        std::vector<std::string> others;
+        for (size_t i = 1; i < args.size(); i++) {
+            if (int(i) != across) others.push_back(args[i]);
+        }
+        order.insert(order.end(), others.begin(), others.end());
+        s.reorder(order);
+        s.unroll("y_rows");
+        s.gpu_threads("x_thread").gpu_threads("y_thread");
+        s.gpu_blocks("x_block").gpu_blocks("y_block");
+        if (!others.empty()) s.gpu_blocks(others[0]);
+    }
+    const std::string copy = callee + "_tile";
+    b.wrap(callee, out.func, copy);
+    b.compute_at(copy, out.func, "x_block");
+    b.store_in_shared(copy);
+    const std::vector<std::string> cargs = b.func(copy).function().args();
+    b.bound_storage(copy, cargs[0], int(ty + 1));  // one bank word: a column spreads over the banks
+    StageBuilder s = b.stage(copy);
+    // The read's rows: threads along its innermost dim, the other threads (and the
+    // unrolled rows) along the dim the output's columns index.
+    s.split(cargs[size_t(row_dim)], "row_thread", "row", int(rows_per_thread), TailStrategy::Auto);
+    s.reorder({"row", cargs[0], "row_thread"});
+    s.unroll("row");
+    s.gpu_threads(cargs[0]).gpu_threads("row_thread");
+    return true;
+}
 
 std::vector<StagedOperand> staged_operands(const TensorExpr &compute, const rtile::GpuProgram &p,
                                            const analysis::StagePlan &plan) {
@@ -226,10 +320,11 @@ void schedule_gpu_compute(ScheduleBuilder &b, const TensorExpr &compute, const r
     }
 }
 
-void schedule_gpu_pointwise(ScheduleBuilder &b, const std::string &f, const std::vector<int64_t> &extents,
+int schedule_gpu_pointwise(ScheduleBuilder &b, const std::string &f, const std::vector<int64_t> &extents,
                             int64_t block_threads) {
     const Internal::Function fn = b.func(f).function();
     const std::vector<std::string> args = fn.args();
+    int across_threads = 0;
     for (int update = -1; update < int(fn.updates().size()); update++) {
         // The stage's pure loops (an update's: the pure vars it writes at).
         std::vector<size_t> pure;
@@ -240,6 +335,14 @@ void schedule_gpu_pointwise(ScheduleBuilder &b, const std::string &f, const std:
             }
             const Internal::Variable *v = fn.updates()[update].args()[i].as<Internal::Variable>();
             if (v && v->name == args[i]) pure.push_back(i);
+        }
+        if (update >= 0) {
+            int64_t points = 1;
+            for (size_t i : pure) points *= extents.at(i);
+            if (reduce_across_threads(b, f, update, pure, args, points, block_threads)) {
+                across_threads++;
+                continue;
+            }
         }
         StageBuilder s = b.stage(f, update);
         if (pure.empty()) {
@@ -275,6 +378,7 @@ void schedule_gpu_pointwise(ScheduleBuilder &b, const std::string &f, const std:
         }
         for (const std::string &bl : blocks) s.gpu_blocks(bl);
     }
+    return across_threads;
 }
 
 }  // namespace tessera::rules

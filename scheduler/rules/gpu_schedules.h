@@ -44,12 +44,23 @@ void schedule_gpu_compute(schedule::ScheduleBuilder &b, const analysis::TensorEx
                           const rtile::GpuProgram &p, const std::string &tiled,
                           const std::vector<StagedOperand> &operands);
 
+// A pure stage `out` whose read `read` moves along its innermost storage dim with
+// another loop than the output's innermost (a transpose): 32 x 32 tiles per block,
+// the read's tile copied into shared memory (rows padded by a bank word) by threads
+// along the read's innermost dim, the output written by threads along its own, so
+// both sides coalesce. Returns false (nothing done) when `out` is not such a stage
+// (`callee`: the Function `out` calls directly for that read).
+bool schedule_gpu_transpose(schedule::ScheduleBuilder &b, const analysis::TensorExpr &out, int read,
+                            const std::string &callee);
+
 // Stage loops of `f` (every stage) onto blocks and threads: coalesced threads
 // along the innermost dim, fused with the next ones while it has fewer points
 // than a block's threads; a stage's reduction loops run serially inside each
-// thread; a stage without pure loops runs on one thread. `extents`: the points
-// per pure dim (estimates), innermost first.
-void schedule_gpu_pointwise(schedule::ScheduleBuilder &b, const std::string &f, const std::vector<int64_t> &extents,
+// thread, or, for a long reduction with few outputs, across a block's threads
+// (rfactor); a stage without pure loops runs on one thread. `extents`: the points
+// per pure dim (estimates), innermost first. Returns the updates reduced across
+// threads.
+int schedule_gpu_pointwise(schedule::ScheduleBuilder &b, const std::string &f, const std::vector<int64_t> &extents,
                             int64_t block_threads);
 
 }  // namespace tessera::rules

@@ -814,10 +814,11 @@ Attachment schedule_reduction(schedule::ScheduleBuilder &script, const std::vect
     return row;
 }
 
-void schedule_safe(schedule::ScheduleBuilder &script, const Halide::Internal::Function &f, int64_t innermost_extent,
-                   const hal::DeviceSpec &d) {
+void schedule_safe(schedule::ScheduleBuilder &script, const Halide::Internal::Function &f,
+                   const std::vector<int64_t> &extents, const hal::DeviceSpec &d) {
     script.compute_root(f.name());
     const std::vector<std::string> &args = f.args();
+    const int64_t innermost_extent = extents.empty() ? 0 : extents[0];
     // The innermost pure var is vectorised, guarded (pure vars of an update are
     // data-parallel by Halide's rules). Side by side, a grouped NCHW 3x3
     // convolution 32x56x56 groups=4 5.4 -> 2.3 ms (Mullapudi2016 0.46, oneDNN
@@ -834,7 +835,17 @@ void schedule_safe(schedule::ScheduleBuilder &script, const Halide::Internal::Fu
     {
         schedule::StageBuilder s = script.stage(f.name());
         if (vectorize) split_vector(s);
-        if (args.size() > 1) s.parallel(args.back());
+        // A batch of one left one core idle: a packed convolution's channel-blocked
+        // sums back to NCHW (conv2d packed=1, c % 16 and c / 16) ran on one core.
+        std::string task = args.size() > 1 ? args.back() : "";
+        int64_t tasks = extents.size() == args.size() && !task.empty() ? extents.back() : 2 * int64_t(d.cores);
+        for (size_t k = args.size() - 1; k > 1 && tasks < 2 * int64_t(d.cores); k--) {
+            const std::string fused = args[k - 1] + "_" + task;
+            s.fuse(args[k - 1], task, fused);
+            task = fused;
+            tasks *= extents[k - 1];
+        }
+        if (!task.empty()) s.parallel(task);
     }
     // Updates run in parallel over the outermost pure variable when it indexes the
     // update's own output directly (no two iterations write the same place); a

@@ -165,10 +165,12 @@ std::vector<std::string> schedule_shared_producer(schedule::ScheduleBuilder &scr
 Attachment schedule_reduction(schedule::ScheduleBuilder &script, const std::vector<analysis::TensorExpr> &stages,
                         const hal::DeviceSpec &d, bool is_output, const Attachment &at);
 
-// A stage the constructor cannot analyse: computed at root, outer loop parallel,
-// innermost pure var vectorised (guarded) when it has `innermost_extent` >= a
-// vector, also in updates that write along it -- valid for any definition.
-void schedule_safe(schedule::ScheduleBuilder &script, const Halide::Internal::Function &f, int64_t innermost_extent,
-                   const hal::DeviceSpec &d);
+// A stage the constructor cannot analyse: computed at root, outer loop parallel
+// (its pure stage: the outer loops fused until they give each core two tasks),
+// innermost pure var vectorised (guarded) when it has `extents[0]` >= a vector,
+// also in updates that write along it -- valid for any definition. `extents`: per
+// pure var, Halide order (empty when unknown).
+void schedule_safe(schedule::ScheduleBuilder &script, const Halide::Internal::Function &f,
+                   const std::vector<int64_t> &extents, const hal::DeviceSpec &d);
 
 }  // namespace tessera::rules

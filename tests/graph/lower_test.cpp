@@ -10,6 +10,8 @@
 #include "import_onnx.h"
 #include "jit_model.h"
 #include "model_builder.h"
+#include "pack_weights.h"
+#include "plan_chains.h"
 #include "plan_fusion.h"
 #include "remove_dead.h"
 #include "rewrite_patterns.h"
@@ -49,13 +51,15 @@ std::vector<std::string> partition_ops(const Graph &g, const FusionPlan &plan) {
     return out;
 }
 
-// Compiles `g` under `plan` and compares every output with the reference evaluator.
-void expect_matches_reference(const Graph &g, const FusionPlan &plan, uint64_t seed) {
+// Compiles `g` under `plan` and compares every output with the reference evaluator
+// on `reference` (default: `g` itself; a packed graph is checked against the model
+// as written).
+void expect_matches_reference(const Graph &g, const FusionPlan &plan, uint64_t seed, const Graph *reference = nullptr) {
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
     JitModel model(g, plan, schedule_with_tessera, Halide::get_host_target());
     TensorMap inputs;
     for (const std::string &name : g.inputs) inputs[name] = testing::random_floats(g.value(name).shape, seed++);
-    const TensorMap got = model.run(inputs), want = evaluate(g, inputs);
+    const TensorMap got = model.run(inputs), want = evaluate(reference ? *reference : g, inputs);
     for (const std::string &name : g.outputs) {
         const double err = testing::relative_error(got.at(name), want.at(name));
         EXPECT_LE(err, kTolerance) << name << " (NaN: a partition left elements unwritten)";
@@ -115,6 +119,47 @@ TEST(GraphLowering, ResnetBlockFusesEpiloguesAndMatchesTheReference) {
     EXPECT_EQ(unfused.partitions.size(), g.nodes.size() - 1);
     EXPECT_EQ(unfused.partitions.size(), size_t(unfused.kernels_before));
     expect_matches_reference(g, unfused, 2);
+}
+
+// Constant weights packed at compile time (pack_weights): both convolutions (8
+// output channels in a panel of 16: half of it padding) and the classifier (Gemm,
+// transB) read panels, fused and unfused, and compute what the model as written does.
+TEST(GraphLowering, PackedWeightsComputeTheModelAsWritten) {
+    const Graph original = prepared(resnet_block());
+    Graph g = original;
+    EXPECT_EQ(pack_weights(g), 3);
+    for (const Node &n : g.nodes) {
+        if (n.op_type != "Conv" && n.op_type != "Gemm") continue;
+        EXPECT_GT(packed_block(n), 0) << n.name;
+        EXPECT_EQ(g.value(n.inputs[1]).shape, n.op_type == "Conv" ? (Shape{1, 8, 3, 3, 16}) : (Shape{1, 8, 64}));
+    }
+    EXPECT_EQ(pack_weights(g), 0);  // packed once
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    EXPECT_EQ(partition_ops(g, plan),
+              (std::vector<std::string>{"Conv+Relu", "Conv+Add+Relu", "GlobalAveragePool+Flatten+Gemm"}))
+        << describe_plan(g, plan);
+    expect_matches_reference(g, plan, 21, &original);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 22, &original);
+    // --layout auto: the classifier (a matrix-vector product) only.
+    Graph vector_products = original;
+    EXPECT_EQ(pack_weights(vector_products, matrix_vector_products()), 1);
+    for (const Node &n : vector_products.nodes) EXPECT_EQ(packed_block(n) > 0, n.op_type == "Gemm") << n.name;
+    expect_matches_reference(vector_products, plan_fusion(vector_products, {4.0, true}), 24, &original);
+}
+
+// A MatMul of 3-D activations by a constant B (a transformer's projection): rows
+// merged, B packed as panels no block divides (N=40, block 64) with a bias after it.
+TEST(GraphLowering, PackedMatMulOverMergedRows) {
+    ModelBuilder b(17);
+    b.input("x", {2, 5, 12}).output("y");
+    b.initializer("w", weights({12, 40}, 41));
+    b.initializer("bias", weights({40}, 42));
+    b.node("MatMul", {"x", "w"}, {"xw"});
+    b.node("Add", {"xw", "bias"}, {"y"});
+    const Graph original = prepared(b);
+    Graph g = original;
+    EXPECT_EQ(pack_weights(g), 1);
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 23, &original);
 }
 
 // 1x1 expand + relu6, 3x3 depthwise + relu6, 1x1 project, + skip.
@@ -289,6 +334,43 @@ TEST(GraphLowering, FanOutInsideAMemoryBoundRegionIsOneKernel) {
     EXPECT_EQ(partition_ops(g, plan), (std::vector<std::string>{"ReduceMean+Sub+Mul+ReduceMean+Add+Div"}))
         << describe_plan(g, plan);
     expect_matches_reference(g, plan, 10);
+}
+
+// Attention as PyTorch exports it: Q·Kᵀ / sqrt(d) + mask, softmax, ·V (3-D:
+// heads x sequence x features), then a projection. The two products and the
+// stages between them go to one partition (plan_chains), the projection stays
+// apart (a chain holds two products). Computed by the plugin, whose chain
+// analysis fuses or not, it matches the reference.
+TEST(GraphLowering, AttentionChainIsOnePartition) {
+    ModelBuilder b(13);
+    b.input("q", {4, 24, 16}).input("k", {4, 16, 24}).input("v", {4, 24, 8}).output("y");
+    b.initializer("scale", TensorData::floats({}, {4.0f}));
+    b.initializer("mask", weights({24, 24}, 41, 1.0f));
+    b.initializer("proj", weights({8, 8}, 42));
+    b.node("MatMul", {"q", "k"}, {"scores"});
+    b.node("Div", {"scores", "scale"}, {"scaled"});
+    b.node("Add", {"scaled", "mask"}, {"masked"});
+    testing::set_int(b.node("Softmax", {"masked"}, {"probs"}), "axis", -1);
+    b.node("MatMul", {"probs", "v"}, {"context"});
+    b.node("MatMul", {"context", "proj"}, {"y"});
+    const Graph g = prepared(b);
+    const FusionPlan fused = plan_fusion(g, {4.0, true});
+    const FusionPlan chained = plan_chains(g, fused);
+    const std::vector<std::string> ops = partition_ops(g, chained);
+    ASSERT_EQ(ops.size(), fused.partitions.size() - 1) << describe_plan(g, chained);
+    EXPECT_EQ(ops[0], "MatMul+Div+Add+Softmax+MatMul") << describe_plan(g, chained);
+    EXPECT_TRUE(chained.partitions[0].chain);
+    EXPECT_EQ(chained.partitions[0].name.substr(0, 3), "p0_");
+    EXPECT_NE(describe_plan(g, chained).find(" chain "), std::string::npos);
+    expect_matches_reference(g, chained, 43);
+    // A product whose output is also read elsewhere (here: the graph's output)
+    // is no chain.
+    ModelBuilder two(13);
+    two.input("a", {16, 16}).input("b", {16, 16}).output("ab").output("abb");
+    two.node("MatMul", {"a", "b"}, {"ab"});
+    two.node("MatMul", {"ab", "b"}, {"abb"});
+    const Graph g2 = prepared(two);
+    EXPECT_EQ(plan_chains(g2, plan_fusion(g2, {4.0, true})).partitions.size(), 2u);
 }
 
 TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {

@@ -6,9 +6,12 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <random>
+
+#include <unistd.h>
 
 namespace tessera::graph::testing {
 
@@ -134,10 +137,21 @@ TensorData random_floats(const Shape &shape, uint64_t seed, float lo, float hi) 
 }
 
 std::string temp_path(const std::string &file_name) {
+    // One folder per test process: two test runs on one machine (two checkouts)
+    // must not remove each other's files.
     const char *dir = std::getenv("TEST_TMPDIR");
     std::string base = dir ? dir : ::testing::TempDir();
     if (!base.empty() && base.back() != '/') base += '/';
-    return base + file_name;
+    // Removed with everything in it when the process ends.
+    static const struct Folder {
+        std::string path;
+        ~Folder() {
+            std::error_code ignored;
+            std::filesystem::remove_all(path, ignored);
+        }
+    } folder{base + "tessera-graph-tests-" + std::to_string(::getpid()) + "/"};
+    std::filesystem::create_directories(folder.path);
+    return folder.path + file_name;
 }
 
 } // namespace tessera::graph::testing

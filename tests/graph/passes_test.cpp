@@ -5,6 +5,7 @@
 #include "fold_constants.h"
 #include "import_onnx.h"
 #include "model_builder.h"
+#include "pack_weights.h"
 #include "remove_dead.h"
 
 #include <gtest/gtest.h>
@@ -143,6 +144,59 @@ TEST(GraphPasses, FoldBatchNormKeepsBnWhenConvOutputIsShared) {
         w->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(d);
     Graph runtime = import_onnx_bytes(b.bytes(), "runtime weights");
     EXPECT_EQ(fold_batch_norm(runtime), 0);
+}
+
+// pack_weights: each element lands in its panel, lane and row; the last panel's
+// missing lanes are zero; grouped convolutions and non-constant weights stay; the
+// matrix-vector policy takes only products with one row of A.
+TEST(GraphPasses, PackWeightsLaysOutPanels) {
+    ModelBuilder b(13);
+    b.input("x", {1, 3, 5, 5}).input("v", {1, 4}).input("rows", {2, 4}).input("dyn", {4, 6});
+    b.output("c").output("g").output("grouped").output("m").output("dm");
+    b.initializer("w", testing::random_floats({20, 3, 2, 2}, 1));
+    b.initializer("wg", testing::random_floats({3, 1, 1, 1}, 2));
+    b.initializer("bt", testing::random_floats({70, 4}, 3));  // Gemm transB: [N,K]
+    b.initializer("bm", testing::random_floats({4, 6}, 4));
+    testing::set_ints(b.node("Conv", {"x", "w"}, {"c"}, "conv"), "kernel_shape", {2, 2});
+    testing::set_int(b.node("Gemm", {"v", "bt"}, {"g"}, "gemv"), "transB", 1);
+    auto &grouped = b.node("Conv", {"x", "wg"}, {"grouped"}, "grouped");
+    testing::set_int(grouped, "group", 3);
+    b.node("MatMul", {"rows", "bm"}, {"m"}, "two_rows");
+    b.node("MatMul", {"rows", "dyn"}, {"dm"}, "dynamic_b");
+    const Graph original = import_onnx_bytes(b.bytes(), "packing");
+
+    Graph g = original;
+    EXPECT_EQ(pack_weights(g), 3);  // conv, gemv, two_rows
+    auto node = [&](const std::string &name) -> const Node & {
+        for (const Node &n : g.nodes)
+            if (n.name == name) return n;
+        throw std::runtime_error(name);
+    };
+    EXPECT_EQ(packed_block(node("grouped")), 0);
+    EXPECT_EQ(packed_block(node("dynamic_b")), 0);
+
+    const TensorData &w = *original.value("w").data, &cw = *g.value(node("conv").inputs[1]).data;
+    EXPECT_EQ(packed_block(node("conv")), 16);
+    ASSERT_EQ(cw.shape, (Shape{2, 3, 2, 2, 16}));
+    for (int64_t o = 0; o < 32; o++)
+        for (int64_t i = 0; i < 12; i++)
+            EXPECT_EQ(cw.f[size_t(((o / 16) * 12 + i) * 16 + o % 16)], o < 20 ? w.f[size_t(o * 12 + i)] : 0.0f);
+
+    const TensorData &bt = *original.value("bt").data, &gw = *g.value(node("gemv").inputs[1]).data;
+    EXPECT_EQ(packed_block(node("gemv")), 64);
+    ASSERT_EQ(gw.shape, (Shape{2, 4, 64}));
+    for (int64_t j = 0; j < 128; j++)
+        for (int64_t k = 0; k < 4; k++)
+            EXPECT_EQ(gw.f[size_t(((j / 64) * 4 + k) * 64 + j % 64)], j < 70 ? bt.f[size_t(j * 4 + k)] : 0.0f);
+
+    const TensorData &bm = *original.value("bm").data, &mw = *g.value(node("two_rows").inputs[1]).data;
+    ASSERT_EQ(mw.shape, (Shape{1, 4, 64}));
+    for (int64_t k = 0; k < 4; k++)
+        for (int64_t j = 0; j < 6; j++)
+            EXPECT_EQ(mw.f[size_t(k * 64 + j)], bm.f[size_t(k * 6 + j)]);
+
+    Graph vectors = original;
+    EXPECT_EQ(pack_weights(vectors, matrix_vector_products()), 1);  // the gemv only
 }
 
 } // namespace

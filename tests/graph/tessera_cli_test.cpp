@@ -86,7 +86,8 @@ int main(int, char **argv) {
 
     // tessera run on the folder, the .onnx (JIT) and --reference agree with --expect.
     write_npy(out + "/want.npy", want);
-    for (const std::string &target : {out, model, model + " --reference", model + " --no-fusion"}) {
+    for (const std::string &target : {out, model, model + " --reference", model + " --no-fusion",
+                                      model + " --layout packed", model + " --layout packed --reference"}) {
         r = tessera("run " + target + " --input " + out + "/x.npy --expect " + out + "/want.npy --reps 2");
         EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
         EXPECT_NE(r.output.find("max relative error"), std::string::npos) << r.output;
@@ -96,6 +97,62 @@ int main(int, char **argv) {
     r = tessera("run " + out + " --input " + out + "/x.npy --expect " + out + "/wrong.npy --reps 1");
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("FAILED"), std::string::npos) << r.output;
+}
+
+// A small CNN: 3x3 conv with bias and ReLU, 2x2 max pool, 1x1 conv, global average.
+std::string write_cnn(const std::string &file) {
+    ModelBuilder b(13);
+    b.input("image", {1, 3, 12, 12}).output("pooled");
+    b.initializer("w1", testing::random_floats({8, 3, 3, 3}, 21, -0.4f, 0.4f));
+    b.initializer("b1", testing::random_floats({8}, 22));
+    b.initializer("w2", testing::random_floats({6, 8, 1, 1}, 23, -0.4f, 0.4f));
+    auto &c1 = b.node("Conv", {"image", "w1", "b1"}, {"c1"});
+    testing::set_ints(c1, "pads", {1, 1, 1, 1});
+    testing::set_ints(c1, "kernel_shape", {3, 3});
+    b.node("Relu", {"c1"}, {"r1"});
+    auto &pool = b.node("MaxPool", {"r1"}, {"p1"});
+    testing::set_ints(pool, "kernel_shape", {2, 2});
+    testing::set_ints(pool, "strides", {2, 2});
+    b.node("Conv", {"p1", "w2"}, {"c2"});
+    b.node("GlobalAveragePool", {"c2"}, {"pooled"});
+    return b.save(file);
+}
+
+// GPU targets: compiled ahead of time (Tessera's GPU schedules for every
+// partition); an OpenCL library runs on PoCL in tessera-run-library (no libHalide
+// in the process) and matches the reference; a CUDA library compiles (no GPU
+// here to run it); `tessera run` refuses both with the way to run them.
+TEST(TesseraCli, GpuTargetsCompileAheadOfTimeAndOpenClRunsOnPocl) {
+    for (const auto &[name, model] : {std::pair<std::string, std::string>{"cnn", write_cnn("gpu_cnn.onnx")},
+                                      {"mlp", write_mlp("gpu_mlp.onnx")}}) {
+        SCOPED_TRACE(name);
+        const Graph g = import_onnx(model);
+        const std::string input = g.inputs.at(0), out = testing::temp_path(name + "_opencl");
+        std::filesystem::remove_all(out);
+        CommandResult r = tessera("compile " + model + " -o " + out + " --target host-opencl");
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const TensorData x = testing::random_floats(g.value(input).shape, 31);
+        write_npy(out + "/x.npy", x);
+        write_npy(out + "/want.npy", evaluate(g, {{input, x}}).at(g.outputs.at(0)));
+        r = tessera::test::run_command(std::string(TESSERA_RUN_LIBRARY_BIN) + " " + out + " --input " + out +
+                                       "/x.npy --expect " + out + "/want.npy --tolerance 1e-5 --reps 2");
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_NE(r.output.find("max relative error"), std::string::npos) << r.output;
+        r = tessera("run " + out + " --input " + out + "/x.npy");
+        EXPECT_EQ(r.exit_code, 2) << r.output;
+        EXPECT_NE(r.output.find("run it with tessera-run-library"), std::string::npos) << r.output;
+
+        const std::string cuda = testing::temp_path(name + "_cuda");
+        std::filesystem::remove_all(cuda);
+        r = tessera("compile " + model + " -o " + cuda + " --target host-cuda-cuda_capability_86");
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_TRUE(std::filesystem::exists(cuda + "/lib" + std::filesystem::path(model).stem().string() + ".so"))
+            << r.output;
+    }
+    CommandResult r = tessera("compile " + write_mlp("gpu_mlp.onnx") + " -o " + testing::temp_path("metal") +
+                              " --target host-metal");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("only CUDA and OpenCL"), std::string::npos) << r.output;
 }
 
 TEST(TesseraCli, EmbeddedWeightsNeedNoFile) {
@@ -171,6 +228,28 @@ TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     EXPECT_NE(r.output.find("-o DIR is required"), std::string::npos) << r.output;
     r = tessera("frobnicate");
     EXPECT_EQ(r.exit_code, 2) << r.output;
+    r = tessera("run " + model + " --layout sideways");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--layout takes auto, packed or fixed, got 'sideways'"), std::string::npos) << r.output;
+}
+
+// --layout packed: the weights file holds the panels (both matrices padded to whole
+// panels of 64 columns), and the library computes what the model as written does.
+TEST(TesseraCli, PackedLayoutWritesPanelsToTheWeightsFile) {
+    const std::string model = write_mlp("mlp_packed.onnx"), out = testing::temp_path("mlp_packed_out");
+    std::filesystem::remove_all(out);
+    CommandResult r = tessera("compile " + model + " -o " + out + " --name mlp --layout packed");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("constant weights of 2 node(s) packed"), std::string::npos) << r.output;
+    // w1 [24,40] -> [1][24][64], w2 [40,10] -> [1][40][64], plus the biases (40 + 10):
+    // 4146 floats, against 1410 as written.
+    EXPECT_NE(r.output.find("0.02 MB of weights"), std::string::npos) << r.output;
+    const std::string x = out + "/x.npy", want = out + "/want.npy";
+    write_npy(x, testing::random_floats({3, 24}, 7));
+    r = tessera("run " + model + " --reference --input " + x + " --output " + want + " --reps 1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = tessera("run " + out + " --input " + x + " --expect " + want + " --reps 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 }  // namespace

@@ -43,7 +43,10 @@ Tensor matmul_ref(const MatmulParams &p, const std::vector<Tensor> &in) {
                 double acc = p.bias ? in[2].data[j] : 0.0;
                 for (int64_t k = 0; k < p.k; k++) {
                     double av = p.trans_a ? A[k * p.m + i] : A[i * p.k + k];
-                    double bv = p.trans_b ? B[j * p.k + k] : B[k * p.n + j];
+                    // Packed: panel j / block, row k, lane j % block.
+                    double bv = p.packed    ? B[((j / p.block) * p.k + k) * p.block + j % p.block]
+                                : p.trans_b ? B[j * p.k + k]
+                                            : B[k * p.n + j];
                     acc += av * bv;
                 }
                 C[i * p.n + j] = float(acc);
@@ -93,6 +96,10 @@ std::vector<double> conv_sums(const ConvParams &p, const In &img, const Tensor &
                                 if (p.depthwise) {
                                     wv = p.nhwc ? wt.data[(ky * p.kw + kx) * p.c + o]
                                                 : wt.data[(o * p.kh + ky) * p.kw + kx];
+                                } else if (p.packed) {
+                                    // Panel o / block, then [c][kh][kw], lane o % block.
+                                    wv = wt.data[(((o / p.block * cg + ci) * p.kh + ky) * p.kw + kx) * p.block +
+                                                 o % p.block];
                                 } else {
                                     wv = p.nhwc ? wt.data[((ky * p.kw + kx) * cg + ci) * p.oc + o]
                                                 : wt.data[((o * cg + ci) * p.kh + ky) * p.kw + kx];
@@ -384,6 +391,21 @@ Tensor conv_chain_ref(const ConvChainParams &p, const std::vector<Tensor> &in) {
     return out;
 }
 
+// Every output element from its source element, zero past the split axis' end.
+Tensor pack_ref(const PackParams &p, const std::vector<Tensor> &in) {
+    Tensor out(p.out_shape);
+    const size_t rank = p.shape.size(), axis = size_t(p.axis);
+    for_each_index(p.out_shape, [&](const std::vector<int64_t> &o) {
+        std::vector<int64_t> src(rank);
+        for (size_t a = 0; a < rank; a++) {
+            const size_t pos = p.front ? (a == axis ? 0 : a < axis ? a + 1 : a) : a;
+            src[a] = a == axis ? o[pos] * p.block + o[rank] : o[pos];
+        }
+        out.data[size_t(offset(out, o))] = src[axis] < p.shape[axis] ? in[0].data[size_t(offset(in[0], src))] : 0.0f;
+    });
+    return out;
+}
+
 // A row's reference: its params parser, then its loops.
 template <auto parse, auto ref>
 Tensor parsed(const OpConfig &config, const std::vector<Tensor> &inputs) {
@@ -405,6 +427,7 @@ const std::map<std::string, ReferenceFn> &reference_table() {
         {"norm", parsed<parse_norm, norm_ref>},
         {"transpose", parsed<parse_transpose, transpose_ref>},
         {"pad", parsed<parse_pad, pad_ref>},
+        {"pack", parsed<parse_pack, pack_ref>},
         {"attention", parsed<parse_attention, attention_ref>},
         {"gemm_chain", parsed<parse_gemm_chain, gemm_chain_ref>},
         {"conv_chain", parsed<parse_conv_chain, conv_chain_ref>},

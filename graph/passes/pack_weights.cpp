@@ -1,0 +1,86 @@
+#include "pack_weights.h"
+
+namespace tessera::graph {
+
+namespace {
+
+int64_t panels(int64_t extent, int64_t block) {
+    return (extent + block - 1) / block;
+}
+
+// OIHW [oc][c][kh][kw] -> [oc/b][c][kh][kw][b], the last panel's missing channels zero.
+TensorData pack_conv(const TensorData &w, int64_t b) {
+    const int64_t oc = w.shape[0], per_channel = num_elements(w.shape) / oc;
+    TensorData out(DType::f32, {panels(oc, b), w.shape[1], w.shape[2], w.shape[3], b});
+    for (int64_t o = 0; o < oc; o++)
+        for (int64_t i = 0; i < per_channel; i++)
+            out.f[size_t((o / b * per_channel + i) * b + o % b)] = w.f[size_t(o * per_channel + i)];
+    return out;
+}
+
+// B [K,N] (transposed: [N,K]) -> [N/b][K][b], the last panel's missing columns zero.
+TensorData pack_matrix(const TensorData &m, bool transposed, int64_t b) {
+    const int64_t k = transposed ? m.shape[1] : m.shape[0], n = transposed ? m.shape[0] : m.shape[1];
+    TensorData out(DType::f32, {panels(n, b), k, b});
+    for (int64_t r = 0; r < k; r++)
+        for (int64_t j = 0; j < n; j++)
+            out.f[size_t((j / b * k + r) * b + j % b)] = m.f[size_t(transposed ? j * k + r : r * n + j)];
+    return out;
+}
+
+// Rows of A in a Gemm / MatMul: M, or every row of every batch.
+int64_t rows_of_a(const Graph &g, const Node &node) {
+    const Shape &a = g.value(node.inputs[0]).shape;
+    if (node.op_type == "Gemm") return node.get_int("transA", 0) != 0 ? a[1] : a[0];
+    return num_elements(a) / a.back();
+}
+
+bool f32_constant(const Graph &g, const Node &node, size_t k, size_t rank) {
+    if (!node.has_input(k) || !g.is_constant(node.inputs[k])) return false;
+    const TensorInfo &info = g.value(node.inputs[k]);
+    return info.dtype == DType::f32 && info.shape.size() == rank;
+}
+
+}  // namespace
+
+PackOptions matrix_vector_products() {
+    PackOptions o;
+    o.convolutions = false;
+    o.max_rows = 1;
+    return o;
+}
+
+int64_t packed_block(const Node &node) {
+    return node.get_int(kPackedBlockAttr, 0);
+}
+
+int pack_weights(Graph &g, const PackOptions &o) {
+    int packed = 0;
+    for (Node &node : g.nodes) {
+        if (packed_block(node) != 0 || node.inputs.size() < 2) continue;
+        TensorData panels_data;
+        int64_t block = 0;
+        const std::string &x = node.inputs[0];
+        if (node.op_type == "Conv" && o.convolutions && node.get_int("group", 1) == 1 && f32_constant(g, node, 1, 4) &&
+            g.value(x).shape.size() == 4) {
+            block = o.conv_block;
+            panels_data = pack_conv(*g.value(node.inputs[1]).data, block);
+        } else if ((node.op_type == "Gemm" || node.op_type == "MatMul") && f32_constant(g, node, 1, 2) &&
+                   g.value(x).shape.size() >= 2 && (node.op_type == "MatMul" || g.value(x).shape.size() == 2) &&
+                   (o.max_rows == 0 || rows_of_a(g, node) <= o.max_rows)) {
+            block = o.matmul_block;
+            panels_data = pack_matrix(*g.value(node.inputs[1]).data,
+                                      node.op_type == "Gemm" && node.get_int("transB", 0) != 0, block);
+        } else {
+            continue;
+        }
+        const std::string name = g.unique_name(node.inputs[1] + "_panels");
+        g.set_constant(name, std::move(panels_data));
+        node.inputs[1] = name;
+        node.attrs[kPackedBlockAttr] = Attribute::make_int(block);
+        packed++;
+    }
+    return packed;
+}
+
+}  // namespace tessera::graph
