@@ -16,11 +16,13 @@ list(REMOVE_DUPLICATES TESSERA_GPU_SCHEDULERS)
 set(tessera_gpu_cases
   "matmul_bias|matmul|matmul M=37 N=53 K=29 bias=1"
   "matmul_trans_a|matmul|matmul M=17 N=16 K=64 trans_a=1"
+  "matmul_packed|matmul|matmul M=17 N=40 K=23 packed=1 block=16"
   "batch_matmul|matmul|batch_matmul B=3 M=17 N=19 K=23"
   "batch_matmul_trans_b|matmul|batch_matmul B=2 M=13 N=9 K=21 trans_b=1"
   "conv2d_nchw|conv|conv2d n=1 c=3 h=17 w=13 oc=5 kh=3 kw=3 pad=1"
   "conv2d_nhwc|conv|conv2d n=1 c=5 h=12 w=12 oc=7 kh=3 kw=3 pad=1 dilation=2 layout=nhwc"
   "conv2d_groups|conv|conv2d n=1 c=6 h=9 w=7 oc=4 kh=3 kw=3 stride=2 pad=1 groups=2"
+  "conv2d_packed|conv|conv2d n=1 c=3 h=9 w=9 oc=12 kh=3 kw=3 pad=1 packed=1 block=8"
   "depthwise_conv2d|conv|depthwise_conv2d n=1 c=7 h=15 w=15 kh=5 kw=5 stride=2 pad=2"
   "avg_pool2d|pool|avg_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1"
   "max_pool2d_nhwc|pool|max_pool2d n=2 c=5 h=8 w=8 kh=2 kw=2 stride=2 layout=nhwc"
@@ -51,6 +53,7 @@ set(tessera_gpu_cases
   "batch_norm|norm|batch_norm shape=2x3x5x7 axis=1"
   "transpose|layout|transpose shape=17x31 perm=1,0"
   "pad|layout|pad shape=3x5x7 pads=0,1,2,1,0,3 value=-1.5"
+  "pack_panels|layout|pack_panels shape=37x21 axis=1 block=16 front=1"
   "attention|chain|attention B=2 M=13 N=11 K=7 L=19 mask=1"
   "gemm_chain|chain|gemm_chain B=2 M=17 N=9 K=23 L=37 between=relu"
   "conv_chain|chain|conv_chain c=3 h=13 w=11 oc1=5 oc2=7 kh1=3 kw1=3 kh2=1 kw2=1 pad1=1")
