@@ -64,7 +64,7 @@ OpenedModel open_model(const ModelOptions &o) {
     }
     const hal::DeviceProfile profile = hal::host_profile();
     s.plan = graph::plan_fusion(s.graph, {hal::balance_flops_per_byte(profile), o.fuse});
-    if (o.fuse) s.plan = graph::plan_chains(s.graph, s.plan);
+    if (o.fuse && o.chains) s.plan = graph::plan_chains(s.graph, s.plan);
     const Halide::Target target = s.target;
     s.schedule = [scheduler, target](Halide::Pipeline &p) {
         apply_scheduler(p, scheduler, target, host_machine_params());
