@@ -35,6 +35,8 @@ TEST(GpuDevice, CudaTableGivesPerSmFiguresAndACapPerThread) {
     EXPECT_EQ(a10.layers[1].role, hal::MemoryRole::Scratchpad);
     EXPECT_EQ(a10.layers.back().role, hal::MemoryRole::Memory);
     EXPECT_EQ(cuda_spec(90).cores, 132);
+    // The balance the graph layer classifies against: 31.2 TFLOP/s over 600 GB/s.
+    EXPECT_NEAR(hal::balance_flops_per_byte(hal::cuda_figures(86)), 52.07, 0.01);
     EXPECT_EQ(cuda_spec(80).gpu->fp32_lanes_per_sm, 64);
     // Capabilities between the table's entries take the one below; older ones 7.5's.
     EXPECT_EQ(hal::cuda_figures(87).name, hal::cuda_figures(86).name);

@@ -1,6 +1,7 @@
 #include "opened_model.h"
 
 #include "device_profile.h"
+#include "gpu_device.h"
 #include "import_onnx.h"
 #include "schedulers.h"
 
@@ -62,9 +63,11 @@ OpenedModel open_model(const ModelOptions &o) {
         s.packed_weights =
             graph::pack_weights(s.graph, o.layout == "packed" ? graph::PackOptions{} : graph::matrix_vector_products());
     }
-    const hal::DeviceProfile profile = hal::host_profile();
-    s.plan = graph::plan_fusion(s.graph, {hal::balance_flops_per_byte(profile), o.fuse});
-    if (o.fuse) s.plan = graph::plan_chains(s.graph, s.plan);
+    // Nodes are classified against the device the kernels run on.
+    const double balance = gpu ? hal::balance_flops_per_byte(hal::gpu_figures_for_target(s.target))
+                               : hal::balance_flops_per_byte(hal::host_profile());
+    s.plan = graph::plan_fusion(s.graph, {balance, o.fuse});
+    if (o.fuse && o.chains) s.plan = graph::plan_chains(s.graph, s.plan);
     const Halide::Target target = s.target;
     s.schedule = [scheduler, target](Halide::Pipeline &p) {
         apply_scheduler(p, scheduler, target, host_machine_params());

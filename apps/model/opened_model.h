@@ -29,6 +29,7 @@ struct ModelOptions {
     std::string model;  // .onnx path
     std::map<std::string, std::vector<int64_t>> input_shapes;
     bool fuse = true;
+    bool chains = true;  // plan_chains: attention chains as one partition (--no-chains)
     // --layout: which constant weights pack_weights lays out as the panels the
     // packed conv2d / matmul read. auto (the default): matrix-vector products only;
     // packed: every convolution and matrix product (the models ran 9-36% slower,

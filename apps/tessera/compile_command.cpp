@@ -27,6 +27,7 @@ int compile_command(const std::vector<std::string> &args) {
         else if (a == "--scheduler") o.scheduler = value();
         else if (a == "--input-shape") add_input_shape(o, value());
         else if (a == "--no-fusion") o.fuse = false;
+        else if (a == "--no-chains") o.chains = false;
         else if (a == "--layout") set_layout(o, value());
         else if (a == "--explain") explain = true;
         else if (a == "--embed-weights") c.embed_weights = true;

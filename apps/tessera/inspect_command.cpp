@@ -18,6 +18,8 @@ int inspect_command(const std::vector<std::string> &args) {
             add_input_shape(o, args[++i]);
         } else if (a == "--no-fusion") {
             o.fuse = false;
+        } else if (a == "--no-chains") {
+            o.chains = false;
         } else if (!a.empty() && a[0] == '-') {
             throw UsageError("inspect: unknown option '" + a + "'");
         } else if (o.model.empty()) {

@@ -17,11 +17,12 @@ namespace {
 void usage(std::FILE *to) {
     std::fprintf(to,
                  "usage: tessera compile MODEL.onnx -o DIR [--name N] [--target host|TARGET] [--scheduler S]\n"
-                 "                       [--input-shape name=AxBxC]... [--no-fusion] [--layout auto|packed|fixed] [--explain]\n"
+                 "                       [--input-shape name=AxBxC]... [--no-fusion] [--no-chains] [--layout auto|packed|fixed]\n"
+                 "                       [--explain]\n"
                  "                       [--embed-weights] [-j N]\n"
                  "       tessera run MODEL.onnx|DIR [--input [name=]x.npy]... [--expect [name=]y.npy]...\n"
                  "                       [--output [name=]out.npy]... [--reps N] [--threads T] [--tolerance E]\n"
-                 "                       [--json F] [--reference] [--profile] [--no-fusion] [--scheduler S]\n"
+                 "                       [--json F] [--reference] [--profile] [--no-fusion] [--no-chains] [--scheduler S]\n"
                  "                       [--layout auto|packed|fixed] [--input-shape ...]\n"
                  "       tessera inspect MODEL.onnx [--input-shape name=AxBxC]... [--no-fusion]\n"
                  "  compile     lib<name>.a/.so, <name>.h (C API), <name>.weights, <name>.plan.json into DIR\n"
@@ -31,6 +32,8 @@ void usage(std::FILE *to) {
                  "  --profile   (JIT) each partition's median time, slowest first\n"
                  "  --scheduler Tessera (default), none, Mullapudi2016, Adams2019, Li2018\n"
                  "  --no-fusion one kernel per node, for comparison\n"
+                 "  --no-chains an attention's two products in partitions of their own (default: one, fused\n"
+                 "              or not by the chain analysis)\n"
                  "  --layout    constant weights packed into panels at compile time: auto (default) for\n"
                  "              matrix-vector products, packed for every convolution and matrix product,\n"
                  "              fixed for none (the model's own layouts)\n"

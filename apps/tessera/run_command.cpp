@@ -92,6 +92,7 @@ int run_command(const std::vector<std::string> &args) {
         else if (a == "--reference") reference = true;
         else if (a == "--profile") profile = true;
         else if (a == "--no-fusion") o.fuse = false;
+        else if (a == "--no-chains") o.chains = false;
         else if (a == "--layout") set_layout(o, value());
         else if (a == "--scheduler") o.scheduler = value();
         else if (a == "--input-shape") add_input_shape(o, value());

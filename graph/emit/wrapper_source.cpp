@@ -117,7 +117,12 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
       << "    last_error = what + \" failed with Halide error \" + std::to_string(code);\n    return code;\n}\n\n"
       << "}  // namespace\n\n"
       << "struct " << name << "_model {\n    std::vector<float> weights;\n"
-      << "    std::vector<std::vector<float>> buffers;  // intermediate values, one per partition output\n};\n\n";
+      << "    std::vector<std::vector<float>> buffers;  // intermediate values, one per partition output\n"
+      << (on_gpu ? "    // Weights and intermediate values as the GPU kernels see them: their device copies\n"
+                   "    // live from the first run to destroy (weights copied once, intermediates never).\n"
+                   "    std::vector<Halide::Runtime::Buffer<float>> on_device;\n"
+                 : "")
+      << "};\n\n";
     // create: the weights file's bytes (read from a file, or linked in) checked and copied.
     s << "static " << name << "_model *load(const char *data, size_t size, const std::string &what) {\n"
       << "    uint64_t count = 0;\n"
@@ -130,6 +135,19 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
       << "    if (kWeightFloats) std::memcpy(m->weights.data(), data + 16, 4 * kWeightFloats);\n";
     for (const auto &[value, floats] : intermediates) {
         s << "    m->buffers.emplace_back(" << floats << ");  // " << value << "\n";
+    }
+    std::map<std::string, size_t> device_index;  // value -> m->on_device[i] (on a GPU)
+    if (on_gpu) {
+        for (const std::string &v : w.weights) {
+            s << "    m->on_device.emplace_back(" << where.at(v) << ", " << extents(g.value(v).shape) << ");  // " << v
+              << "\n    m->on_device.back().set_host_dirty();\n";
+            device_index[v] = device_index.size();
+        }
+        for (const auto &[value, floats] : intermediates) {
+            s << "    m->on_device.emplace_back(" << where.at(value) << ", " << extents(g.value(value).shape) << ");  // "
+              << value << "\n";
+            device_index[value] = device_index.size();
+        }
     }
     s << "    return m;\n}\n\n";
     s << name << "_model *" << name << "_create(const char *weights_path) {\n"
@@ -154,23 +172,27 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
         const LoweredPartition &lp = partitions[k];
         s << "    {  // " << lp.name << "\n";
         std::string args;
-        for (size_t i = 0; i < lp.input_values.size(); i++) {
-            const std::string &v = lp.input_values[i];
-            s << "        Halide::Runtime::Buffer<float> a" << i << "(" << where.at(v) << ", "
+        // A value kept on the device is its persistent buffer; any other (the caller's
+        // arrays) a buffer for this call, copied over and back on a GPU.
+        auto buffer = [&](const std::string &var, const std::string &v, bool input) {
+            if (device_index.count(v)) {
+                s << "        Halide::Runtime::Buffer<float> &" << var << " = m->on_device[" << device_index.at(v)
+                  << "];\n";
+                return;
+            }
+            s << "        Halide::Runtime::Buffer<float> " << var << "(" << where.at(v) << ", "
               << extents(g.value(v).shape) << ");\n";
+            if (on_gpu && input) s << "        " << var << ".set_host_dirty();\n";
+        };
+        for (size_t i = 0; i < lp.input_values.size(); i++) {
+            buffer("a" + std::to_string(i), lp.input_values[i], true);
             args += "a" + std::to_string(i) + ", ";
         }
-        s << "        Halide::Runtime::Buffer<float> out(" << where.at(lp.output_value) << ", "
-          << extents(g.value(lp.output_value).shape) << ");\n";
-        if (on_gpu) {
-            for (size_t i = 0; i < lp.input_values.size(); i++) s << "        a" << i << ".set_host_dirty();\n";
-        }
+        buffer("out", lp.output_value, false);
         s << "        if (int e = " << function_names[k] << "(" << args << "out)) return fail(\"" << lp.name
           << "\", e);\n";
-        if (on_gpu) {
+        if (on_gpu && !device_index.count(lp.output_value)) {
             s << "        if (int e = out.copy_to_host()) return fail(\"" << lp.name << " (copy to the host)\", e);\n";
-            for (size_t i = 0; i < lp.input_values.size(); i++) s << "        a" << i << ".device_free();\n";
-            s << "        out.device_free();\n";
         }
         s << "    }\n";
     }

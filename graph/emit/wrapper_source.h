@@ -22,9 +22,9 @@ struct WrapperSource {
 // `function_names[k]` is the compiled function of partitions[k]; `partition_headers[k]`
 // the header Halide wrote for it. `embedded`: the weights are also linked into the
 // library (symbols of `ld -r -b binary <name>_weights.bin`), <name>_create_embedded().
-// `on_gpu`: the partitions run on a GPU; each call's inputs are marked as changed on
-// the host, its output copied back and the device copies freed (every value goes
-// through host memory between partitions).
+// `on_gpu`: the partitions run on a GPU; weights and intermediate values keep their
+// device copies in the model between runs (weights copied once), the caller's inputs
+// are copied over and the outputs back on every run.
 WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartition> &partitions,
                                const std::vector<std::string> &function_names,
                                const std::vector<std::string> &partition_headers, const std::string &name,

@@ -178,6 +178,10 @@ GpuFigures gpu_figures_for_target(const Halide::Target &target) {
     return *loaded;
 }
 
+double balance_flops_per_byte(const GpuFigures &g) {
+    return 2.0 * g.fp32_lanes_per_sm * g.clock_ghz * g.sms / g.dram_gbs;
+}
+
 DeviceSpec make_gpu_device_spec(const Halide::Target &target, const GpuFigures &g, int element_bytes) {
     DeviceSpec d;
     d.arch = target.has_feature(Halide::Target::CUDA) ? "cuda" : "opencl";

@@ -28,6 +28,10 @@ GpuFigures gpu_figures_for_target(const Halide::Target &target);
 // Reads a GPU profile JSON over `base`; nullopt and *error on failure.
 std::optional<GpuFigures> load_gpu_profile(const std::string &path, const GpuFigures &base, std::string *error);
 
+// The GPU's balance: peak FLOP/s over DRAM bandwidth, in FLOP per byte (what the
+// graph layer classifies nodes against, as hal::balance_flops_per_byte on a CPU).
+double balance_flops_per_byte(const GpuFigures &g);
+
 DeviceSpec make_gpu_device_spec(const Halide::Target &target, const GpuFigures &figures, int element_bytes);
 
 }  // namespace tessera::hal
