@@ -63,6 +63,10 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         bool consumed =
             std::find(producer.consumers.begin(), producer.consumers.end(), name) != producer.consumers.end();
         if (!consumed || c.plan.inlined.count(producer.func.name())) continue;
+        // A reduction (the first GEMM of a chain scheduled one by one) is a
+        // compute stage of its own: at root with its own rProgram (its step),
+        // never recomputed per chunk with its update left serial.
+        if (producer.func.has_update_definition()) continue;
         // A non-inlined pure producer (a padded input): computed per chunk of
         // each L2 tile, in cache when read, unless the tasks would compute it
         // kRecomputedAtRoot times over or more (tiles splitting only the output

@@ -682,6 +682,28 @@ double attention_error(Attention &a, Pipeline &p, int B, int M, int N, int D, in
     return max_diff / std::max(max_ref, 1e-30);
 }
 
+TEST(TesseraPlugin, ChainProducerScheduledOneByOneKeepsItsOwnProgram) {
+    // A GEMM chain without a softmax between is scheduled one by one: the first
+    // GEMM at root with its own rProgram (parallel tasks, its update scheduled),
+    // never recomputed per chunk of the second with its update left serial (that
+    // once ran G12 at 37.7 ms against 0.72 ms for the two ops apart).
+    const PinnedMachine &avx512 = pinned_machines().back();
+    const ScopedEnvironment env({{"TESSERA_DEVICE_PROFILE", avx512.profile}});
+    BuiltOp b = build("gemm_chain B=1 M=1024 N=64 K=64 L=512");
+    SchedulerOptions options;
+    options.parallelism = 2;
+    const ScheduleOutcome o = schedule_pipeline(Pipeline(b.out), Target(avx512.target), options);
+    const schedule::FuncSchedule *first = nullptr;
+    for (const schedule::FuncSchedule &f : o.schedule.funcs()) {
+        if (f.name.rfind("gemm_chain_first", 0) == 0 && f.origin == schedule::FuncSchedule::Origin::Pipeline) first = &f;
+    }
+    ASSERT_NE(first, nullptr) << o.explanation;
+    EXPECT_EQ(first->compute.kind, schedule::Placement::Kind::Root) << o.explanation;
+    const schedule::StageSchedule *update = first->stage(0);
+    ASSERT_NE(update, nullptr) << o.explanation;
+    EXPECT_FALSE(update->directives.empty()) << o.explanation;
+}
+
 TEST(TesseraPlugin, FusedAttentionChainsAreCorrect) {
     // The fused GEMM chain schedule (rules/chain_schedules): rows in blocks, the
     // scores, softmax and probabilities per block. Odd sizes, batch 1, columns
