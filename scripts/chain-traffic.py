@@ -73,9 +73,7 @@ def main():
         level = list(p['fused'])[-1] if p['fused'] else None
         fused_mb = p['fused'].get(level, 0) if level else 0
         unfused_mb = p['unfused'].get(level, 0) if level else 0
-        key = ' '.join(line.split()[1:])
-        fused_ms = next((v for (k, s), v in times.items() if k.endswith(key) and s == 'Tessera'), None)
-        unfused_ms = next((v for (k, s), v in times.items() if k.endswith(key) and s == 'Tessera-unfused'), None)
+        fused_ms, unfused_ms = times.get((line, 'Tessera')), times.get((line, 'Tessera-unfused'))
         ratio = lambda a, b: '%6.2f' % (a / b) if a and b else '     -'
         print('%-62s %9.2f %9.2f %s %6.2fx %9s %9s %s  %s' % (
             line[:62], fused_mb, unfused_mb, ratio(unfused_mb, fused_mb), p['gain'] or 0,

@@ -108,8 +108,14 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
         return refuse("the consumer's rows are not the producer's");
     }
     std::vector<std::string> batch;  // the consumer's dims beyond the rows, innermost first
-    for (size_t i = 2; i < pure2.size(); i++)
+    int64_t batches = 1;
+    for (size_t i = 2; i < pure2.size(); i++) {
         batch.push_back(u2.dims[pure2[i]].name);
+        batches *= u2.dims[pure2[i]].extent;
+    }
+    // The tasks: the outermost batch dim when the batches give every core one,
+    // else the blocks of rows (a batch of 1 ran on one core: G10-G12 2x slower
+    // fused than one by one).
 
     // Rows per block: every row of the block holds the producer's whole row (the
     // consumer's reduction is not blocked: a softmax between needs its rows whole,
@@ -130,6 +136,9 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     int64_t block = rows;
     while (block * 2 * row_bytes <= budget && block * 2 <= u2.dims[pure2[1]].extent) block *= 2;
     block = std::max(rows, block / rows * rows);
+    // Blocks of rows as the tasks: at least one per core.
+    const int64_t m_extent = u2.dims[pure2[1]].extent;
+    while (batches < d.cores && block / 2 >= rows && (m_extent + block - 1) / block < d.cores) block = block / 2 / rows * rows;
 
     // The consumer: initial value vectorised; update in blocks of rows, each block
     // a loop over register tiles with the producer's block computed first. Under
@@ -146,7 +155,7 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     {
         schedule::StageBuilder s = script.stage(c.consumer);
         vector_split(s, n, u2.dims[pure2[0]].extent, d.vector_lanes, true);
-        if (!batch.empty()) s.parallel(batch.back());
+        if (!batch.empty() && batches >= d.cores) s.parallel(batch.back());
     }
     const std::string m_blk = suffixed(m, "blk"), m_in = suffixed(m, "in");
     {
@@ -156,7 +165,7 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
                           u2.dims[r2].extent, outside, d, [&](schedule::StageBuilder &s) {
                               s.split(m, m_blk, m_in, int(block), TailStrategy::GuardWithIf);
                           });
-        script.stage(c.consumer, 0).parallel(batch.empty() ? m_blk : batch.back());
+        script.stage(c.consumer, 0).parallel(batch.empty() || batches < d.cores ? m_blk : batch.back());
     }
     // The producer and the stages between, per block of rows.
     for (const std::string &f : c.between)
