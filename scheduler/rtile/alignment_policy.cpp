@@ -39,17 +39,17 @@ private:
 // every bank.
 class GpuAlignment : public AlignmentPolicy {
 public:
-    explicit GpuAlignment(const hal::DeviceSpec &d) : d_(d), g_(*d.gpu) {}
+    explicit GpuAlignment(const hal::DeviceSpec &d) : g_(*d.gpu) {}
     int64_t vector_granule(int64_t extent) const override {
         int64_t step = g_.warp;
         while (step > 1 && step > extent) step /= 2;
         return step;
     }
     int vector_width(int64_t extent) const override { return int(vector_granule(extent)); }
-    int register_tile_accumulators(const RTile &tile, const RProgram &p) const override {
-        return int(register_tile_points(tile, p));
+    int register_tile_accumulators(const RTile &tile, const RProgram &) const override {
+        return int(register_tile_points(tile));
     }
-    int register_tile_registers(const RTile &tile, const RProgram &p) const override {
+    int register_tile_registers(const RTile &tile, const RProgram &) const override {
         // Accumulators, one operand value per register-tile row and column, and the
         // indices and addresses every kernel keeps (measured with ptxas -v on the
         // op library's kernels: about 24).
@@ -57,8 +57,7 @@ public:
         for (size_t j = 0; j < tile.shape.size(); j++) {
             if (tile.shape[j] > 1) operands += tile.shape[j];
         }
-        (void)p;
-        return int(register_tile_points(tile, p) + operands + kKernelRegisters);
+        return int(register_tile_points(tile) + operands + kKernelRegisters);
     }
     bool register_tile_fits(const analysis::TensorExpr &, const RTile &tile, const RProgram &p) const override {
         return register_tile_registers(tile, p) <= g_.register_cap_per_thread;
@@ -70,12 +69,11 @@ public:
 
 private:
     static constexpr int kKernelRegisters = 24;
-    static int64_t register_tile_points(const RTile &tile, const RProgram &) {
+    static int64_t register_tile_points(const RTile &tile) {
         int64_t n = 1;
         for (int64_t e : tile.shape) n *= e;
         return n;
     }
-    const hal::DeviceSpec &d_;
     const hal::GpuFigures &g_;
 };
 
