@@ -178,9 +178,13 @@ bool schedule_gpu_transpose(ScheduleBuilder &b, const TensorExpr &out, int read,
         if (m.coef[d][0] == 1) row_dim = int(d);
     }
     if (across < 0 || row_dim < 0) return false;
-    const int64_t tx = std::min<int64_t>(32, out.dims[0].extent), ty = std::min<int64_t>(32, out.dims[across].extent);
-    if (tx < 8 || ty < 8) return false;  // too narrow to gain from a staged tile
-    const int64_t rows_per_thread = ty >= 32 ? 4 : 1;
+    // Square tiles of a power of two: the copy's threads (along the read's rows) and
+    // the output's (along its own) then have the same extents, 8 x 8, 16 x 16 or
+    // 32 x 8 (four rows each), which Halide fuses into one block of at most 256.
+    int64_t tile = 32;
+    while (tile > out.dims[0].extent || tile > out.dims[across].extent) tile /= 2;
+    if (tile < 8) return false;  // too narrow to gain from a staged tile
+    const int64_t tx = tile, ty = tile, rows_per_thread = tile == 32 ? 4 : 1;
     const std::vector<std::string> args = b.func(out.func).function().args();
     const std::string x = args[0], y = args[size_t(across)];
     {
