@@ -11,6 +11,7 @@
 #pragma GCC diagnostic pop
 #include "gpu_device.h"
 #include "op_builder.h"
+#include "built_op.h"
 #include "halide_axes.h"
 #include "scoped_environment.h"
 #include "tessera_scheduler.h"
@@ -28,26 +29,8 @@ using schedule::Placement;
 const char *const kCuda86 = "x86-64-linux-cuda-cuda_capability_86";
 const char *const kOpenCl = "x86-64-linux-opencl";
 
-struct BuiltOp {
-    std::vector<ImageParam> params;
-    Func out;
-};
-
-BuiltOp build(const std::string &line) {
-    ops::OpConfig config = ops::parse_op_line(line);
-    ops::OpSignature sig = ops::describe_op(config);
-    BuiltOp b;
-    std::vector<Func> inputs;
-    for (const ops::TensorSpec &spec : sig.inputs) {
-        ImageParam p(Float(32), int(spec.shape.size()), spec.name);
-        p.set_estimates(ops::halide_region(spec.shape));
-        b.params.push_back(p);
-        inputs.push_back(p);
-    }
-    b.out = ops::build_op(config, inputs);
-    b.out.set_estimates(ops::halide_region(sig.output.shape));
-    return b;
-}
+using test::BuiltOp;
+using test::build;
 
 ScheduleOutcome schedule_for(const BuiltOp &b, const char *target) {
     SchedulerOptions options;

@@ -12,6 +12,7 @@
 #include "prefetched_layer_norm.schedule.h"
 #include "prefetched_softmax.schedule.h"
 #pragma GCC diagnostic pop
+#include "built_op.h"
 #include "halide_axes.h"
 #include "halide_io.h"
 #include "jit_op.h"
@@ -44,27 +45,8 @@ namespace {
 
 using namespace Halide;
 
-struct BuiltOp {
-    std::vector<ImageParam> params;
-    Func out;
-};
-
-// The op as a JIT pipeline with estimates, as JitOp and the generators build it.
-BuiltOp build(const std::string &line) {
-    ops::OpConfig config = ops::parse_op_line(line);
-    ops::OpSignature sig = ops::describe_op(config);
-    BuiltOp b;
-    std::vector<Func> inputs;
-    for (const ops::TensorSpec &spec : sig.inputs) {
-        ImageParam p(Float(32), int(spec.shape.size()), spec.name);
-        p.set_estimates(ops::halide_region(spec.shape));
-        b.params.push_back(p);
-        inputs.push_back(p);
-    }
-    b.out = ops::build_op(config, inputs);
-    b.out.set_estimates(ops::halide_region(sig.output.shape));
-    return b;
-}
+using test::BuiltOp;
+using test::build;
 
 // aot_* libraries are generated with Tessera; their .schedule.h files, applied to
 // the same pipeline built here, must compile (they are included above) and compute

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <thread>
 
@@ -28,39 +29,22 @@ int register_cap(const GpuFigures &g) {
 // dynamic shared memory per block without cudaFuncSetAttribute, which Halide's
 // runtime does not call) and the architecture whitepapers (FP32 lanes per SM).
 // Chip-wide figures (SMs, boost clock, L2, DRAM) from the named part's datasheet.
-GpuFigures cuda_entry(int capability) {
-    GpuFigures g;
-    g.source = "built-in CUDA table (CUDA C++ Programming Guide; the part's datasheet)";
-    switch (capability) {
-    case 90:
-        g.name = "CUDA sm_90 (NVIDIA H100 SXM5)";
-        g.sms = 132, g.fp32_lanes_per_sm = 128, g.clock_ghz = 1.98, g.max_threads_per_sm = 2048;
-        g.shared_bytes_per_sm = 228 << 10, g.l2_bytes = int64_t(50) << 20, g.dram_gbs = 3350;
-        break;
-    case 89:
-        g.name = "CUDA sm_89 (NVIDIA L4)";
-        g.sms = 58, g.fp32_lanes_per_sm = 128, g.clock_ghz = 2.04, g.max_threads_per_sm = 1536;
-        g.shared_bytes_per_sm = 100 << 10, g.l2_bytes = int64_t(48) << 20, g.dram_gbs = 300;
-        break;
-    case 86:
-        g.name = "CUDA sm_86 (NVIDIA A10)";
-        g.sms = 72, g.fp32_lanes_per_sm = 128, g.clock_ghz = 1.695, g.max_threads_per_sm = 1536;
-        g.shared_bytes_per_sm = 100 << 10, g.l2_bytes = int64_t(6) << 20, g.dram_gbs = 600;
-        break;
-    case 80:
-        g.name = "CUDA sm_80 (NVIDIA A100 SXM4 40GB)";
-        g.sms = 108, g.fp32_lanes_per_sm = 64, g.clock_ghz = 1.41, g.max_threads_per_sm = 2048;
-        g.shared_bytes_per_sm = 164 << 10, g.l2_bytes = int64_t(40) << 20, g.dram_gbs = 1555;
-        break;
-    default:
-        g.name = "CUDA sm_75 (NVIDIA T4)";
-        g.sms = 40, g.fp32_lanes_per_sm = 64, g.clock_ghz = 1.59, g.max_threads_per_sm = 1024;
-        g.shared_bytes_per_sm = 64 << 10, g.l2_bytes = int64_t(4) << 20, g.dram_gbs = 320;
-        break;
-    }
-    g.register_cap_per_thread = register_cap(g);
-    return g;
-}
+struct CudaPart {
+    int capability;
+    const char *name;
+    int sms, fp32_lanes_per_sm;
+    double clock_ghz;
+    int max_threads_per_sm;
+    int64_t shared_bytes_per_sm, l2_bytes;
+    double dram_gbs;
+};
+const CudaPart kCudaParts[] = {
+    {90, "CUDA sm_90 (NVIDIA H100 SXM5)", 132, 128, 1.98, 2048, 228 << 10, int64_t(50) << 20, 3350},
+    {89, "CUDA sm_89 (NVIDIA L4)", 58, 128, 2.04, 1536, 100 << 10, int64_t(48) << 20, 300},
+    {86, "CUDA sm_86 (NVIDIA A10)", 72, 128, 1.695, 1536, 100 << 10, int64_t(6) << 20, 600},
+    {80, "CUDA sm_80 (NVIDIA A100 SXM4 40GB)", 108, 64, 1.41, 2048, 164 << 10, int64_t(40) << 20, 1555},
+    {75, "CUDA sm_75 (NVIDIA T4)", 40, 64, 1.59, 1024, 64 << 10, int64_t(4) << 20, 320},
+};
 
 // The fields a GPU profile JSON may set, each over the table's value.
 template <typename F>
@@ -84,17 +68,27 @@ void for_each_field(GpuFigures &g, F &&f) {
 }  // namespace
 
 GpuFigures cuda_figures(int capability) {
-    const int known[] = {90, 89, 86, 80, 75};
-    for (int k : known) {
-        if (capability >= k) return cuda_entry(k);
+    const CudaPart *part = &kCudaParts[std::size(kCudaParts) - 1];
+    for (const CudaPart &p : kCudaParts) {
+        if (capability >= p.capability) {
+            part = &p;
+            break;
+        }
     }
-    return cuda_entry(75);
+    GpuFigures g;
+    g.source = "built-in CUDA table (CUDA C++ Programming Guide; the part's datasheet)";
+    g.name = part->name;
+    g.sms = part->sms, g.fp32_lanes_per_sm = part->fp32_lanes_per_sm, g.clock_ghz = part->clock_ghz;
+    g.max_threads_per_sm = part->max_threads_per_sm;
+    g.shared_bytes_per_sm = part->shared_bytes_per_sm, g.l2_bytes = part->l2_bytes, g.dram_gbs = part->dram_gbs;
+    g.register_cap_per_thread = register_cap(g);
+    return g;
 }
 
 GpuFigures opencl_gpu_figures() {
     // The smallest of the CUDA table's per-SM figures, 16 compute units: what any
     // discrete GPU of the last years offers at least.
-    GpuFigures g = cuda_entry(75);
+    GpuFigures g = cuda_figures(75);
     g.name = "generic OpenCL GPU";
     g.sms = 16;
     g.max_threads_per_block = 256;
