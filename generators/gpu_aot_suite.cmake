@@ -23,6 +23,7 @@ set(tessera_gpu_cases
   "conv2d_nhwc|conv|conv2d n=1 c=5 h=12 w=12 oc=7 kh=3 kw=3 pad=1 dilation=2 layout=nhwc"
   "conv2d_groups|conv|conv2d n=1 c=6 h=9 w=7 oc=4 kh=3 kw=3 stride=2 pad=1 groups=2"
   "conv2d_packed|conv|conv2d n=1 c=3 h=9 w=9 oc=12 kh=3 kw=3 pad=1 packed=1 block=8"
+  "conv2d_nchwc|conv|conv2d n=1 c=16 h=9 w=7 oc=16 kh=3 kw=3 pad=1 layout=nchwc block=8"
   "depthwise_conv2d|conv|depthwise_conv2d n=1 c=7 h=15 w=15 kh=5 kw=5 stride=2 pad=2"
   "avg_pool2d|pool|avg_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1"
   "max_pool2d_nhwc|pool|max_pool2d n=2 c=5 h=8 w=8 kh=2 kw=2 stride=2 layout=nhwc"
@@ -54,6 +55,7 @@ set(tessera_gpu_cases
   "transpose|layout|transpose shape=17x31 perm=1,0"
   "pad|layout|pad shape=3x5x7 pads=0,1,2,1,0,3 value=-1.5"
   "pack_panels|layout|pack_panels shape=37x21 axis=1 block=16 front=1"
+  "unpack_panels|layout|unpack_panels shape=2x20x5x7 axis=1 block=8"
   "attention|chain|attention B=2 M=13 N=11 K=7 L=19 mask=1"
   "gemm_chain|chain|gemm_chain B=2 M=17 N=9 K=23 L=37 between=relu"
   "conv_chain|chain|conv_chain c=3 h=13 w=11 oc1=5 oc2=7 kh1=3 kw1=3 kh2=1 kw2=1 pad1=1")

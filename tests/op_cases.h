@@ -160,6 +160,9 @@ inline const std::vector<std::string> &op_cases() {
         "pack_panels shape=5x3x3x3 axis=0 block=8",
         "pack_panels shape=37x21 axis=1 block=16 front=1",
         "pack_panels shape=2x20x5x7 axis=1 block=8",
+        // and back (NCHW[x]c -> NCHW): the last block's padding dropped
+        "unpack_panels shape=2x20x5x7 axis=1 block=8",
+        "unpack_panels shape=37x21 axis=0 block=16",
         // Packed weights: oc and N no block divides (the last panel's padding lanes are
         // computed and dropped), strides, 1x1, a bias, A stored transposed
         "conv2d n=1 c=3 h=17 w=13 oc=5 kh=3 kw=3 pad=1 packed=1 block=8",
@@ -168,6 +171,17 @@ inline const std::vector<std::string> &op_cases() {
         "conv2d n=1 c=8 h=9 w=7 oc=24 kh=1 kw=1 packed=1 block=8",
         "matmul M=37 N=53 K=29 packed=1",
         "matmul M=17 N=40 K=64 trans_a=1 bias=1 packed=1 block=8",
+        // Channel-blocked NCHW[x]c (layout=nchwc): blocks of 8 and 16, strides, 1x1,
+        // batch 2, widths no vector divides, depthwise, and the pools a CNN carries
+        "conv2d n=1 c=16 h=13 w=11 oc=32 kh=3 kw=3 pad=1 layout=nchwc",
+        "conv2d n=2 c=8 h=9 w=10 oc=24 kh=3 kw=3 stride=2 pad=1 layout=nchwc block=8",
+        "conv2d n=1 c=32 h=7 w=7 oc=16 kh=1 kw=1 layout=nchwc",
+        "conv2d n=1 c=16 h=15 w=15 oc=16 kh=1 kw=1 stride=2 layout=nchwc block=8",
+        "depthwise_conv2d n=1 c=32 h=13 w=13 kh=3 kw=3 pad=1 layout=nchwc",
+        "depthwise_conv2d n=2 c=24 h=11 w=9 kh=3 kw=3 stride=2 pad=1 layout=nchwc block=8",
+        "max_pool2d n=1 c=16 h=13 w=11 kh=3 kw=3 stride=2 pad=1 layout=nchwc",
+        "avg_pool2d n=2 c=8 h=9 w=9 kh=2 kw=2 stride=2 layout=nchwc block=8",
+        "global_avg_pool n=2 c=32 h=7 w=5 layout=nchwc",
         // Chains of compute-intensive ops, one pipeline each: sizes of one, primes and
         // lengths no vector width divides (the softmax axis L, the reductions K and L)
         "attention M=1 N=1 K=1 L=1",

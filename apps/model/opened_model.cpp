@@ -29,10 +29,25 @@ void add_input_shape(ModelOptions &options, const std::string &arg) {
 }
 
 void set_layout(ModelOptions &options, const std::string &arg) {
-    if (arg != "auto" && arg != "packed" && arg != "fixed") {
-        throw UsageError("--layout takes auto, packed or fixed, got '" + arg + "'");
+    if (arg != "auto" && arg != "blocked" && arg != "packed" && arg != "fixed") {
+        throw UsageError("--layout takes auto, blocked, packed or fixed, got '" + arg + "'");
     }
     options.layout = arg;
+}
+
+int64_t channel_block_for(const Halide::Target &target) {
+    return target.has_feature(Halide::Target::AVX512) || target.has_feature(Halide::Target::AVX512_Skylake) ? 16 : 8;
+}
+
+std::string describe_layouts(const ModelOptions &o, const OpenedModel &s) {
+    if (o.layout == "fixed") return "layouts: fixed (the model's own)";
+    std::string line = "layouts: " + o.layout;
+    if (o.layout == "blocked") {
+        line += s.layouts.block > 0 ? ", " + s.layouts.summary()
+                                    : " (not on GPU targets: NCHW kept; the GPU schedules read NCHW)";
+    }
+    return line + "; constant weights of " + std::to_string(s.packed_weights) +
+           " other node(s) packed into panels at compile time";
 }
 
 OpenedModel open_model(const ModelOptions &o) {
@@ -58,14 +73,19 @@ OpenedModel open_model(const ModelOptions &o) {
     }
     s.graph = graph::import_onnx(o.model, o.input_shapes);
     s.prepared = graph::prepare_graph(s.graph);
-    // Before the plan: the partitions then read the packed constants.
+    // Nodes are classified against the device the kernels run on.
+    const double balance = gpu ? hal::balance_flops_per_byte(hal::gpu_figures_for_target(s.target))
+                               : hal::balance_flops_per_byte(hal::host_profile());
+    // Before the plan: the partitions then read the blocked values and packed constants.
+    if (o.layout == "blocked" && !gpu) {
+        graph::LayoutOptions lo;
+        lo.block = channel_block_for(s.target);
+        s.layouts = graph::assign_layouts(s.graph, lo);
+    }
     if (o.layout != "fixed") {
         s.packed_weights =
             graph::pack_weights(s.graph, o.layout == "packed" ? graph::PackOptions{} : graph::matrix_vector_products());
     }
-    // Nodes are classified against the device the kernels run on.
-    const double balance = gpu ? hal::balance_flops_per_byte(hal::gpu_figures_for_target(s.target))
-                               : hal::balance_flops_per_byte(hal::host_profile());
     s.plan = graph::plan_fusion(s.graph, {balance, o.fuse});
     if (o.fuse && o.chains) s.plan = graph::plan_chains(s.graph, s.plan);
     const Halide::Target target = s.target;

@@ -4,6 +4,7 @@
 // reads too).
 #pragma once
 
+#include "assign_layouts.h"
 #include "graph.h"
 #include "pack_weights.h"
 #include "partition.h"
@@ -30,10 +31,11 @@ struct ModelOptions {
     std::map<std::string, std::vector<int64_t>> input_shapes;
     bool fuse = true;
     bool chains = true;  // plan_chains: attention chains as one partition (--no-chains)
-    // --layout: which constant weights pack_weights lays out as the panels the
-    // packed conv2d / matmul read. auto (the default): matrix-vector products only;
-    // packed: every convolution and matrix product (the models ran 9-36% slower,
-    // docs/results.md); fixed: none, the model's own layouts.
+    // --layout: blocked: convolutional regions in channel-blocked NCHW[b]c
+    // (assign_layouts), and the matrix-vector products' weights packed; auto (the
+    // default): only the matrix-vector products' weights packed into the panels the
+    // packed matmul reads; packed: every convolution's and matrix product's weights
+    // (the models ran 9-36% slower, docs/results.md); fixed: none, the model's own.
     std::string layout = "auto";
     std::string scheduler = "Tessera";
     bool ahead_of_time = false;  // `tessera compile`: GPU targets allowed
@@ -42,17 +44,24 @@ struct ModelOptions {
 
 // Parses "name=1x3x224x224" into options.input_shapes; throws UsageError.
 void add_input_shape(ModelOptions &options, const std::string &arg);
-// Parses --layout's value: "auto" (the default), "packed" or "fixed"; throws UsageError.
+// Parses --layout's value: "auto" (the default), "blocked", "packed" or "fixed"; throws UsageError.
 void set_layout(ModelOptions &options, const std::string &arg);
 
 struct OpenedModel {
     graph::Graph graph;
     graph::PrepareReport prepared;
-    int packed_weights = 0;  // nodes whose constant weights pack_weights laid out as panels
+    graph::LayoutReport layouts;  // assign_layouts' regions (--layout blocked)
+    int packed_weights = 0;       // nodes whose constant weights pack_weights laid out as panels
     graph::FusionPlan plan;
     Halide::Target target;
     std::function<void(Halide::Pipeline &)> schedule;  // the chosen scheduler, for target
 };
+
+// The channel block of NCHW[b]c for a target: one vector of fp32 (16 with AVX-512, else 8).
+int64_t channel_block_for(const Halide::Target &target);
+
+// "layouts: blocked, nchw16c: ...; constant weights of 1 other node(s) packed ...".
+std::string describe_layouts(const ModelOptions &options, const OpenedModel &opened);
 
 // Throws graph::GraphError (the model), UsageError (an unknown scheduler or target).
 OpenedModel open_model(const ModelOptions &options);

@@ -48,13 +48,8 @@ int compile_command(const std::vector<std::string> &args) {
                 o.model.c_str(), s.graph.opset, s.graph.nodes.size(), s.target.to_string().c_str(),
                 o.scheduler.c_str());
     std::printf("passes: %s\n", s.prepared.summary().c_str());
-    if (o.layout == "fixed") {
-        std::printf("layouts: fixed (the model's own)\n");
-    } else {
-        std::printf("layouts: %s, constant weights of %d node(s) packed into panels at compile time\n",
-                    o.layout.c_str(), s.packed_weights);
-    }
-    if (explain) std::printf("%s", graph::describe_plan(s.graph, s.plan).c_str());
+    std::printf("%s\n", describe_layouts(o, s).c_str());
+    if (explain) std::printf("%s%s", s.layouts.describe().c_str(), graph::describe_plan(s.graph, s.plan).c_str());
     std::fflush(stdout);
 
     const graph::EmitReport r = compile_model(s, o, c, [](const std::string &line) {

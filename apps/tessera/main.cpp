@@ -17,13 +17,13 @@ namespace {
 void usage(std::FILE *to) {
     std::fprintf(to,
                  "usage: tessera compile MODEL.onnx -o DIR [--name N] [--target host|TARGET] [--scheduler S]\n"
-                 "                       [--input-shape name=AxBxC]... [--no-fusion] [--no-chains] [--layout auto|packed|fixed]\n"
+                 "                       [--input-shape name=AxBxC]... [--no-fusion] [--no-chains] [--layout L]\n"
                  "                       [--explain]\n"
                  "                       [--embed-weights] [-j N]\n"
                  "       tessera run MODEL.onnx|DIR [--input [name=]x.npy]... [--expect [name=]y.npy]...\n"
                  "                       [--output [name=]out.npy]... [--reps N] [--threads T] [--tolerance E]\n"
                  "                       [--json F] [--reference] [--profile] [--no-fusion] [--no-chains] [--scheduler S]\n"
-                 "                       [--layout auto|packed|fixed] [--input-shape ...]\n"
+                 "                       [--layout L] [--input-shape ...]\n"
                  "       tessera inspect MODEL.onnx [--input-shape name=AxBxC]... [--no-fusion]\n"
                  "  compile     lib<name>.a/.so, <name>.h (C API), <name>.weights, <name>.plan.json into DIR\n"
                  "  run         JIT for .onnx, the compiled library for DIR, --reference: the plain C++ evaluator;\n"
@@ -34,9 +34,11 @@ void usage(std::FILE *to) {
                  "  --no-fusion one kernel per node, for comparison\n"
                  "  --no-chains an attention's two products in partitions of their own (default: one, fused\n"
                  "              or not by the chain analysis)\n"
-                 "  --layout    constant weights packed into panels at compile time: auto (default) for\n"
-                 "              matrix-vector products, packed for every convolution and matrix product,\n"
-                 "              fixed for none (the model's own layouts)\n"
+                 "  --layout    L = auto (default): matrix-vector products' weights packed into panels at\n"
+                 "              compile time; blocked: also convolutional regions in channel-blocked\n"
+                 "              NCHW[16|8]c (weights as panels, conversions where NCHW is needed);\n"
+                 "              packed: every convolution's and matrix product's weights as panels;\n"
+                 "              fixed: none (the model's own layouts)\n"
                  "  -j N        partitions compiled at once, each in its own process (default: every core)\n");
 }
 

@@ -66,7 +66,7 @@ class ConvKernel : public Kernel {
 public:
     explicit ConvKernel(const ops::ConvParams &p) {
         const int64_t oc = p.depthwise ? p.c : p.oc;
-        const tag act = p.nhwc ? tag::nhwc : tag::nchw;
+        const tag act = image_tag(p.nhwc, p.blocked, p.block);
         dnnl::memory::desc src(dims{p.n, p.c, p.h, p.w}, dnnl::memory::data_type::f32, act);
         dnnl::memory::desc dst(dims{p.n, oc, p.oh, p.ow}, dnnl::memory::data_type::f32, act);
         pd_ = conv_primitive_desc(p, src, dst, false);
@@ -110,6 +110,17 @@ private:
 }  // namespace
 
 std::unique_ptr<Kernel> make_conv_kernel(const ops::ConvParams &p) {
+    if (p.blocked && p.depthwise) {
+        // [c/block][kh][kw][block] -> [c][kh][kw]; the activations stay blocked.
+        const int64_t taps = p.kh * p.kw, block = p.block;
+        return with_unpacked_weights(std::make_unique<ConvKernel>(p), 1, {p.c, p.kh, p.kw},
+                                     [taps, block](const Tensor &packed, Tensor &plain) {
+                                         for (int64_t c = 0; c < plain.shape[0]; c++)
+                                             for (int64_t t = 0; t < taps; t++)
+                                                 plain.data[size_t(c * taps + t)] =
+                                                     packed.data[size_t((c / block * taps + t) * block + c % block)];
+                                     });
+    }
     if (p.packed) {
         ops::ConvParams plain = p;
         plain.packed = false;

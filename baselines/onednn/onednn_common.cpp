@@ -63,6 +63,12 @@ dnnl::memory::format_tag blocked_channel_tag(int ndims) {
     }
 }
 
+dnnl::memory::format_tag image_tag(bool nhwc, bool blocked, int64_t block) {
+    using tag = dnnl::memory::format_tag;
+    if (blocked) return block == 16 ? tag::nChw16c : tag::nChw8c;
+    return nhwc ? tag::nhwc : tag::nchw;
+}
+
 void point(dnnl::memory &mem, const Tensor &t) {
     // oneDNN takes non-const handles; inputs are only read.
     mem.set_data_handle(const_cast<float *>(t.data.data()));

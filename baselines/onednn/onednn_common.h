@@ -64,6 +64,9 @@ int64_t channel_block();
 // The channel-blocked layout of that block for an activation of rank 3, 4 or 5
 // (channels on axis 1): nCw16c / nChw16c / nCdhw16c, or nCw8c / nChw8c / nCdhw8c.
 dnnl::memory::format_tag blocked_channel_tag(int ndims);
+// The 4-D activation tag of an op's layout: nchw, nhwc, or nChw16c / nChw8c for a
+// channel-blocked one (block 16 or 8).
+dnnl::memory::format_tag image_tag(bool nhwc, bool blocked, int64_t block);
 
 // `plain` (the primitive made on the caller's layout) when its implementation is
 // optimised; otherwise the first of `alternatives` (other layouts, reordered to and

@@ -27,8 +27,8 @@ const std::map<std::string, OnednnRow> &onednn_table() {
         {"transpose", runs<ops::parse_transpose, make_transpose_kernel>()},
         {"pad", runs<ops::parse_pad, make_pad_kernel>()},
         {"pack", {nullptr,
-                  "packing is a layout change of constant weights done once at compile time; oneDNN's own weight "
-                  "reorder is outside its timer too"}},
+                  "packing is a layout change of constant weights done once at compile time, or of activations "
+                  "between layouts; oneDNN's own reorders are outside its timer too"}},
         {"attention", runs<ops::parse_attention, make_attention_kernel>()},
         {"gemm_chain", runs<ops::parse_gemm_chain, make_gemm_chain_kernel>()},
         {"conv_chain", runs<ops::parse_conv_chain, make_conv_chain_kernel>()},

@@ -22,7 +22,8 @@ std::unique_ptr<Kernel> make_pool_kernel(const ops::PoolParams &p) {
     const int64_t stride = global ? 1 : p.stride, pad = global ? 0 : p.pad;
     // Global pooling writes [n, c], the same memory as [n, c, 1, 1] in either layout.
     const int64_t oh = global ? 1 : p.oh, ow = global ? 1 : p.ow;
-    const tag act = p.nhwc ? tag::nhwc : tag::nchw;
+    // Blocked global pooling writes [n, c/b, b]: the memory of nChw[b]c with h = w = 1.
+    const tag act = image_tag(p.nhwc, p.blocked, p.block);
     const dims src_dims{p.n, p.c, p.h, p.w}, dst_dims{p.n, p.c, oh, ow};
     const dnnl::memory::desc src(src_dims, dnnl::memory::data_type::f32, act);
     const dnnl::memory::desc dst(dst_dims, dnnl::memory::data_type::f32, act);

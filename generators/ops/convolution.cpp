@@ -11,10 +11,36 @@ namespace {
 // Zero outside the image in h and w; channel and batch are left unbounded.
 Func zero_padded(const ConvParams &p, const Func &input) {
     if (p.pad == 0) return input;
-    Region bounds = p.nhwc ? Region{Range(), {0, int(p.w)}, {0, int(p.h)}, Range()}
-                           : Region{{0, int(p.w)}, {0, int(p.h)}, Range(), Range()};
-    Func padded = BoundaryConditions::constant_exterior(input, 0.0f, bounds);
+    Func padded = BoundaryConditions::constant_exterior(input, 0.0f, image_bounds(p.nhwc, p.blocked, p.h, p.w));
     return padded;
+}
+
+// Channel-blocked NCHW[x]c: in (ci, x, y, cb, n), out (oi, x, y, ob, n), a block of
+// channels the innermost, stride-1 dim (one vector), as oneDNN's nChw16c. Every
+// access is affine in the blocked coordinates (channel c = cb * block + ci), so
+// the scheduler analyses the whole chain of blocked ops a model's graph carries.
+Func conv2d_blocked(const ConvParams &p, const Func &input, const Func &weights, const std::string &name) {
+    Func in = zero_padded(p, input);
+    const int b = int(p.block);
+    Var oi("oi"), x("x"), y("y"), ob("ob"), n("n");
+    Func sum(!name.empty() ? name + "_sum" : p.depthwise ? "depthwise_sum" : "conv2d_sum");
+    sum(oi, x, y, ob, n) = 0.0f;
+    if (p.depthwise) {
+        // Weights [c/b][kh][kw][b]: a vector of channels per tap.
+        RDom r(0, int(p.kw), 0, int(p.kh), "r");
+        Expr ix = x * int(p.stride) + r.x * int(p.dilation) - int(p.pad);
+        Expr iy = y * int(p.stride) + r.y * int(p.dilation) - int(p.pad);
+        sum(oi, x, y, ob, n) += in(oi, ix, iy, ob, n) * weights(oi, r.x, r.y, ob);
+    } else {
+        // Panels [oc/b][c][kh][kw][b]; the reduction walks a block's channels innermost.
+        RDom r(0, b, 0, int(p.kw), 0, int(p.kh), 0, int(p.c / p.block), "r");
+        Expr ix = x * int(p.stride) + r[1] * int(p.dilation) - int(p.pad);
+        Expr iy = y * int(p.stride) + r[2] * int(p.dilation) - int(p.pad);
+        sum(oi, x, y, ob, n) += in(r[0], ix, iy, r[3], n) * weights(oi, r[1], r[2], r[3] * b + r[0], ob);
+    }
+    Func conv(!name.empty() ? name : p.depthwise ? "depthwise_conv2d" : "conv2d");
+    conv(oi, x, y, ob, n) = sum(oi, x, y, ob, n);
+    return conv;
 }
 
 // conv2d over packed weights (nchw, groups 1): the sums in the channel-blocked
@@ -39,6 +65,7 @@ Func conv2d_packed(const ConvParams &p, const Func &input, const Func &panels, c
 }  // namespace
 
 Func conv2d(const ConvParams &p, const Func &input, const Func &weights, const std::string &name) {
+    if (p.blocked) return conv2d_blocked(p, input, weights, name);
     if (p.packed) return conv2d_packed(p, input, weights, name);
     Func in = zero_padded(p, input);
     Func w = weights;

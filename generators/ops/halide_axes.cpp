@@ -32,4 +32,10 @@ Halide::Region halide_region(const Shape &logical) {
     return region;
 }
 
+Halide::Region image_bounds(bool nhwc, bool blocked, int64_t h, int64_t w) {
+    const Halide::Range rh(0, int(h)), rw(0, int(w));
+    if (blocked) return {Halide::Range(), rw, rh, Halide::Range(), Halide::Range()};
+    return nhwc ? Halide::Region{Halide::Range(), rw, rh, Halide::Range()} : Halide::Region{rw, rh, Halide::Range(), Halide::Range()};
+}
+
 }  // namespace tessera::ops

@@ -24,10 +24,14 @@ std::vector<KeyInfo> conv_keys(bool depthwise) {
                                 {"dilation", "1", "kernel dilation"},
                             });
     if (!depthwise) keys.push_back({"groups", "1", "channel groups (c and oc divisible by it)"});
-    keys.push_back({"layout", "nchw", "nchw or nhwc"});
+    keys.push_back({"layout", "nchw",
+                    "nchw, nhwc or nchwc (channel-blocked [n][c/block][h][w][block]; weights as panels: " +
+                        std::string(depthwise ? "[c/block][kh][kw][block]" : "[oc/block][c][kh][kw][block]") + ")"});
     if (!depthwise) {
         keys.push_back({"packed", "0", "weights as panels [oc/block][c][kh][kw][block] (pack_panels; nchw, groups 1)"});
-        keys.push_back({"block", "16", "packed: the panels' width, a multiple of 8"});
+        keys.push_back({"block", "16", "packed: the panels' width, a multiple of 8; nchwc: 8 or 16"});
+    } else {
+        keys.push_back({"block", "16", "nchwc: the channel blocks' width, 8 or 16"});
     }
     return keys;
 }
@@ -37,7 +41,8 @@ std::vector<KeyInfo> pool_keys(bool avg) {
         {"n", "1", "batch"},           {"c", "", "channels"},        {"h", "", "input height"},
         {"w", "", "input width"},      {"kh", "", "window height"},  {"kw", "", "window width"},
         {"stride", "1", "stride"},     {"pad", "0", "padding on every side"},
-        {"layout", "nchw", "nchw or nhwc"},
+        {"layout", "nchw", "nchw, nhwc or nchwc (channel-blocked [n][c/block][h][w][block])"},
+        {"block", "16", "nchwc: the channel blocks' width, 8 or 16"},
     };
     if (avg) keys.push_back({"count_include_pad", "0", "divide by the full window at borders (0/1)"});
     return keys;
@@ -79,9 +84,10 @@ std::vector<OpInfo> pool_entries() {
     return {
         {"avg_pool2d", "pool", "average pooling", pool_keys(true)},
         {"max_pool2d", "pool", "max pooling (padding never wins)", pool_keys(false)},
-        {"global_avg_pool", "pool", "mean over h and w -> [n,c]",
+        {"global_avg_pool", "pool", "mean over h and w -> [n,c] (nchwc: [n,c/block,block])",
          {{"n", "1", "batch"}, {"c", "", "channels"}, {"h", "", "height"}, {"w", "", "width"},
-          {"layout", "nchw", "nchw or nhwc"}}},
+          {"layout", "nchw", "nchw, nhwc or nchwc (channel-blocked [n][c/block][h][w][block])"},
+          {"block", "16", "nchwc: the channel blocks' width, 8 or 16"}}},
     };
 }
 
@@ -172,6 +178,10 @@ std::vector<OpInfo> pack_entries() {
           {"axis", "0", "the axis split into blocks"},
           {"block", "16", "block size, a multiple of 8"},
           {"front", "0", "the blocks' axis goes first (B[K,N] axis 1 -> [N/b][K][b])"}}},
+        {"unpack_panels", "layout",
+         "pack_panels' inverse: blocks of an axis back into it, padding dropped (NCHW[x]c -> NCHW); shape is the "
+         "unpacked shape",
+         {shape_key(), {"axis", "0", "the axis split into blocks"}, {"block", "16", "block size, a multiple of 8"}}},
     };
 }
 

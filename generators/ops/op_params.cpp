@@ -26,6 +26,38 @@ int64_t non_negative(const OpConfig &config, const std::string &key) {
     return v;
 }
 
+// An image op's layout key: nchw, nhwc or (blocked ops) nchwc, the channel-blocked
+// NCHW[x]c whose block is the key 'block' (8 or 16) and divides every channel count.
+struct ImageLayout {
+    bool nhwc = false, blocked = false;
+    int64_t block = 16;
+};
+
+ImageLayout parse_image_layout(const OpConfig &config, const std::vector<int64_t> &channel_counts) {
+    const std::string layout = config.get_string("layout", "nchw");
+    ImageLayout l;
+    if (layout != "nchwc") {
+        if (layout != "nchw" && layout != "nhwc") {
+            throw OpError(config.op + ": key 'layout' must be nchw, nhwc or nchwc, got '" + layout + "'");
+        }
+        l.nhwc = layout == "nhwc";
+        return l;
+    }
+    l.blocked = true;
+    l.block = config.get_int("block", 16);
+    if (l.block != 8 && l.block != 16) {
+        throw OpError(config.op + ": layout=nchwc needs block 8 or 16 (a vector of AVX2 or AVX-512), got " +
+                      std::to_string(l.block));
+    }
+    for (int64_t c : channel_counts) {
+        if (c % l.block != 0) {
+            throw OpError(config.op + ": layout=nchwc needs channel counts divisible by block=" +
+                          std::to_string(l.block) + ", got " + std::to_string(c));
+        }
+    }
+    return l;
+}
+
 bool parse_layout(const OpConfig &config) {
     std::string layout = config.get_string("layout", "nchw");
     if (layout != "nchw" && layout != "nhwc") {
@@ -115,7 +147,6 @@ ConvParams parse_conv(const OpConfig &config) {
     check_keys(config);
     ConvParams p;
     p.depthwise = config.op == "depthwise_conv2d";
-    p.nhwc = parse_layout(config);
     p.n = positive(config, "n", 1);
     p.c = positive(config, "c");
     p.h = positive(config, "h");
@@ -137,6 +168,22 @@ ConvParams parse_conv(const OpConfig &config) {
     }
     p.oh = window_output_extent(config.op + " (kh, h)", p.h, p.kh, p.stride, p.pad, p.dilation);
     p.ow = window_output_extent(config.op + " (kw, w)", p.w, p.kw, p.stride, p.pad, p.dilation);
+    const ImageLayout layout = parse_image_layout(config, {p.c, p.oc});
+    p.nhwc = layout.nhwc;
+    p.blocked = layout.blocked;
+    if (p.blocked) {
+        p.block = layout.block;
+        if (!p.depthwise && p.groups != 1) {
+            throw OpError("conv2d: layout=nchwc needs groups=1 (or depthwise_conv2d), got groups=" +
+                          std::to_string(p.groups));
+        }
+        // conv2d's weights are the panels of the same block.
+        p.packed = !p.depthwise;
+        if (config.has("packed") && !config.get_bool("packed", true)) {
+            throw OpError("conv2d: layout=nchwc reads packed weights; 'packed=0' does not apply to it");
+        }
+        return p;
+    }
     p.packed = !p.depthwise && config.get_bool("packed", false);
     if (p.packed) {
         // One AVX-512 vector of output channels against rows of pixels: 32 ran
@@ -156,9 +203,12 @@ PoolParams parse_pool(const OpConfig &config) {
     p.kind = config.op == "max_pool2d" ? PoolKind::Max
              : config.op == "avg_pool2d" ? PoolKind::Avg
                                          : PoolKind::GlobalAvg;
-    p.nhwc = parse_layout(config);
     p.n = positive(config, "n", 1);
     p.c = positive(config, "c");
+    const ImageLayout layout = parse_image_layout(config, {p.c});
+    p.nhwc = layout.nhwc;
+    p.blocked = layout.blocked;
+    p.block = layout.block;
     p.h = positive(config, "h");
     p.w = positive(config, "w");
     if (p.kind == PoolKind::GlobalAvg) {
@@ -344,10 +394,11 @@ PadParams parse_pad(const OpConfig &config) {
 PackParams parse_pack(const OpConfig &config) {
     check_keys(config);
     PackParams p;
+    p.unpack = config.op == "unpack_panels";
     p.shape = config.get_shape("shape");
     p.axis = parse_axis(config, "axis", 0, p.shape.size());
     p.block = parse_block(config, 16);
-    p.front = config.get_bool("front", false);
+    p.front = !p.unpack && config.get_bool("front", false);
     Shape outer = p.shape;
     outer[size_t(p.axis)] = panel_count(p.shape[size_t(p.axis)], p.block);
     if (p.front) std::rotate(outer.begin(), outer.begin() + p.axis, outer.begin() + p.axis + 1);

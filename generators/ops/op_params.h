@@ -22,11 +22,16 @@ struct MatmulParams {
 // conv2d:           x[n,c,h,w] (nhwc: [n,h,w,c]), weights [oc,c/groups,kh,kw] (nhwc: [kh,kw,c/groups,oc])
 // depthwise_conv2d: weights [c,kh,kw] (nhwc: [kh,kw,c]); one filter per channel
 // packed conv2d:    nchw, groups 1, weights as panels [ceil(oc/block)][c][kh][kw][block]
+// blocked (layout=nchwc): activations channel-blocked, x[n,c/block,h,w,block] ->
+//                   [n,oc/block,oh,ow,block] (NCHW[x]c); conv2d's weights are the
+//                   panels above (groups 1), depthwise's [c/block,kh,kw,block];
+//                   c and oc are multiples of block (8 or 16: a vector of AVX2 or AVX-512)
 struct ConvParams {
     bool depthwise = false;
     bool nhwc = false;
+    bool blocked = false;
     bool packed = false;
-    int64_t block = 16;  // packed only: the panels' width
+    int64_t block = 16;  // packed or blocked only: the channel blocks' width
     int64_t n = 0, c = 0, h = 0, w = 0, oc = 0, kh = 0, kw = 0;
     int64_t stride = 1, pad = 0, dilation = 1, groups = 1;
     int64_t oh = 0, ow = 0;  // derived
@@ -35,9 +40,13 @@ struct ConvParams {
 enum class PoolKind { Avg, Max, GlobalAvg };
 
 // avg_pool2d / max_pool2d: x[n,c,h,w] (nhwc: [n,h,w,c]) -> [n,c,oh,ow]; global_avg_pool -> [n,c]
+// blocked (layout=nchwc): x[n,c/block,h,w,block] -> [n,c/block,oh,ow,block];
+// global_avg_pool -> [n,c/block,block]; c a multiple of block (8 or 16)
 struct PoolParams {
     PoolKind kind = PoolKind::Avg;
     bool nhwc = false;
+    bool blocked = false;
+    int64_t block = 16;  // blocked only
     int64_t n = 0, c = 0, h = 0, w = 0, kh = 1, kw = 1, stride = 1, pad = 0;
     bool count_include_pad = false;  // avg only: divide by kh*kw even at the borders
     int64_t oh = 0, ow = 0;          // derived
@@ -110,11 +119,14 @@ struct PadParams {
 // OIHW weights with axis 0 give the panels a packed conv2d reads, [O/b][I][H][W][b];
 // B[K,N] with axis 1 and front, a packed matmul's [N/b][K][b]; NCHW with axis 1,
 // the channel-blocked NCHW[b]c.
+// unpack_panels is the inverse (front not allowed): `shape` is the unpacked shape,
+// the input pack_panels' output (the padding is dropped).
 struct PackParams {
     Shape shape;
     int axis = 0;
     int64_t block = 16;
     bool front = false;
+    bool unpack = false;  // unpack_panels
     Shape out_shape;  // derived
 };
 

@@ -14,9 +14,16 @@ Shape image_shape(bool nhwc, int64_t n, int64_t c, int64_t h, int64_t w) {
     return nhwc ? Shape{n, h, w, c} : Shape{n, c, h, w};
 }
 
+// An image in a conv's or pool's layout: NCHW, NHWC or channel-blocked NCHW[x]c.
+template <typename Params>
+Shape image_shape(const Params &p, int64_t c, int64_t h, int64_t w) {
+    return p.blocked ? Shape{p.n, c / p.block, h, w, p.block} : image_shape(p.nhwc, p.n, c, h, w);
+}
+
 // Weights of a (grouped) convolution: OIHW (nchw) or HWIO (nhwc).
 Shape conv_weights_shape(const ConvParams &p) {
     int64_t cg = p.c / p.groups;
+    if (p.blocked && p.depthwise) return {p.c / p.block, p.kh, p.kw, p.block};
     if (p.packed) return {panel_count(p.oc, p.block), p.c, p.kh, p.kw, p.block};
     return p.nhwc ? Shape{p.kh, p.kw, cg, p.oc} : Shape{p.oc, cg, p.kh, p.kw};
 }
@@ -46,13 +53,13 @@ OpSignature matmul_signature(const OpConfig &config) {
 OpSignature conv_signature(const OpConfig &config) {
     ConvParams p = parse_conv(config);
     OpSignature sig;
-    sig.inputs.push_back({"input", image_shape(p.nhwc, p.n, p.c, p.h, p.w)});
-    if (p.depthwise) {
+    sig.inputs.push_back({"input", image_shape(p, p.c, p.h, p.w)});
+    if (p.depthwise && !p.blocked) {
         sig.inputs.push_back({"weights", p.nhwc ? Shape{p.kh, p.kw, p.c} : Shape{p.c, p.kh, p.kw}});
     } else {
         sig.inputs.push_back({"weights", conv_weights_shape(p)});
     }
-    sig.output = {"output", image_shape(p.nhwc, p.n, p.oc, p.oh, p.ow)};
+    sig.output = {"output", image_shape(p, p.oc, p.oh, p.ow)};
     sig.flops = conv_flops(p);
     sig.compute_bound = !p.depthwise;
     return sig;
@@ -61,12 +68,12 @@ OpSignature conv_signature(const OpConfig &config) {
 OpSignature pool_signature(const OpConfig &config) {
     PoolParams p = parse_pool(config);
     OpSignature sig;
-    sig.inputs.push_back({"input", image_shape(p.nhwc, p.n, p.c, p.h, p.w)});
+    sig.inputs.push_back({"input", image_shape(p, p.c, p.h, p.w)});
     if (p.kind == PoolKind::GlobalAvg) {
-        sig.output = {"output", {p.n, p.c}};
+        sig.output = {"output", p.blocked ? Shape{p.n, p.c / p.block, p.block} : Shape{p.n, p.c}};
         sig.flops = double(p.n) * p.c * p.h * p.w;
     } else {
-        sig.output = {"output", image_shape(p.nhwc, p.n, p.c, p.oh, p.ow)};
+        sig.output = {"output", image_shape(p, p.c, p.oh, p.ow)};
         sig.flops = double(p.n) * p.c * p.oh * p.ow * p.kh * p.kw;
     }
     return sig;
@@ -159,8 +166,8 @@ OpSignature pad_signature(const OpConfig &config) {
 OpSignature pack_signature(const OpConfig &config) {
     PackParams p = parse_pack(config);
     OpSignature sig;
-    sig.inputs = {{"input", p.shape}};
-    sig.output = {"output", p.out_shape};
+    sig.inputs = {{"input", p.unpack ? p.out_shape : p.shape}};
+    sig.output = {"output", p.unpack ? p.shape : p.out_shape};
     return sig;
 }
 

@@ -9,6 +9,7 @@
 
 namespace tessera::ops {
 
+// Also unpack_panels (p.unpack), the inverse.
 Halide::Func pack_panels(const PackParams &p, const Halide::Func &input);
 
 }  // namespace tessera::ops

@@ -1,5 +1,7 @@
 #include "pooling.h"
 
+#include "halide_axes.h"
+
 namespace tessera::ops {
 
 using namespace Halide;
@@ -7,13 +9,17 @@ using namespace Halide;
 namespace {
 
 Func global_avg_pool(const PoolParams &p, const Func &input) {
-    Var c("c"), n("n");
+    Var c("c"), n("n"), cb("cb");
     RDom r(0, int(p.w), 0, int(p.h), "r");
+    // Blocked: c is the position within a block, cb the block.
+    std::vector<Var> args = p.blocked ? std::vector<Var>{c, cb, n} : std::vector<Var>{c, n};
+    Func in = input;
+    Expr v = p.blocked ? in(c, r.x, r.y, cb, n) : p.nhwc ? in(c, r.x, r.y, n) : in(r.x, r.y, c, n);
     Func total("global_sum");
-    total(c, n) = 0.0f;
-    total(c, n) += p.nhwc ? Func(input)(c, r.x, r.y, n) : Func(input)(r.x, r.y, c, n);
+    total(args) = 0.0f;
+    total(args) += v;
     Func out("global_avg_pool");
-    out(c, n) = total(c, n) * (1.0f / float(p.h * p.w));
+    out(args) = total(args) * (1.0f / float(p.h * p.w));
     return out;
 }
 
@@ -27,16 +33,17 @@ Func pool2d(const PoolParams &p, const Func &input) {
     if (p.pad > 0) {
         // Max pooling pads with the lowest float so that padding never wins.
         Expr fill = is_max ? Float(32).min() : Expr(0.0f);
-        Region bounds = p.nhwc ? Region{Range(), {0, int(p.w)}, {0, int(p.h)}, Range()}
-                               : Region{{0, int(p.w)}, {0, int(p.h)}, Range(), Range()};
-        in = BoundaryConditions::constant_exterior(input, fill, bounds);
+        in = BoundaryConditions::constant_exterior(input, fill, image_bounds(p.nhwc, p.blocked, p.h, p.w));
     }
-    Var x("x"), y("y"), c("c"), n("n");
+    Var x("x"), y("y"), c("c"), n("n"), cb("cb");
     RDom r(0, int(p.kw), 0, int(p.kh), "r");
     Expr ix = x * int(p.stride) + r.x - int(p.pad);
     Expr iy = y * int(p.stride) + r.y - int(p.pad);
-    Expr v = p.nhwc ? in(c, ix, iy, n) : in(ix, iy, c, n);
-    std::vector<Var> args = p.nhwc ? std::vector<Var>{c, x, y, n} : std::vector<Var>{x, y, c, n};
+    // Blocked: c is the position within a block of channels, cb the block.
+    Expr v = p.blocked ? in(c, ix, iy, cb, n) : p.nhwc ? in(c, ix, iy, n) : in(ix, iy, c, n);
+    std::vector<Var> args = p.blocked ? std::vector<Var>{c, x, y, cb, n}
+                            : p.nhwc  ? std::vector<Var>{c, x, y, n}
+                                      : std::vector<Var>{x, y, c, n};
 
     Func window(is_max ? "window_max" : "window_sum");
     window(args) = is_max ? Float(32).min() : Expr(0.0f);

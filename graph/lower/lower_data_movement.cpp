@@ -1,6 +1,8 @@
 // Transpose (the op library's), and the index plumbing ops: Reshape, Flatten,
 // Squeeze, Unsqueeze, Identity, Expand, Concat, Split, Slice and Gather with
-// constant indices, as Funcs that read their input at computed coordinates.
+// constant indices, as Funcs that read their input at computed coordinates; and
+// assign_layouts' conversions between NCHW and channel-blocked NCHW[b]c.
+#include "assign_layouts.h"
 #include "halide_axes.h"
 #include "index_maps.h"
 #include "lower_rule.h"
@@ -106,9 +108,24 @@ std::vector<Func> gather(LowerContext &ctx) {
     return {out};
 }
 
+// assign_layouts' conversions: NCHW -> NCHW[b]c (pack_panels, affine) and back
+// (unpack_panels: a division and a modulo per element).
+LowerRule layout_conversion(bool to_blocked) {
+    return [to_blocked](LowerContext &ctx) -> std::vector<Func> {
+        const Shape &plain = to_blocked ? ctx.in_shape(0) : ctx.out_shape();
+        const std::string op = to_blocked ? "pack_panels" : "unpack_panels";
+        return {build_library_op(ctx,
+                                 op + " shape=" + shape_key(plain) + " axis=1 block=" +
+                                     std::to_string(ctx.node().get_int(kBlockAttr, 0)),
+                                 {ctx.input(0)})};
+    };
+}
+
 }  // namespace
 
 void register_data_movement_lowering(LowerTable &table) {
+    table[kToBlockedOp] = layout_conversion(true);
+    table[kFromBlockedOp] = layout_conversion(false);
     for (const char *op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}) table[op] = reshape;
     table["Expand"] = expand;
     table["Transpose"] = transpose;

@@ -1,10 +1,12 @@
 // Conv, Gemm and MatMul through the op library's conv2d, depthwise_conv2d, matmul
 // and batch_matmul (with bias_add for a convolution's bias). Weights packed at
-// compile time (pack_weights) go to the library's packed conv2d and matmul.
+// compile time (pack_weights) go to the library's packed conv2d and matmul; a
+// channel-blocked Conv (assign_layouts) to its nchwc forms.
 #include "halide_axes.h"
 #include "index_maps.h"
 #include "lower_rule.h"
 #include "op_library.h"
+#include "assign_layouts.h"
 #include "pack_weights.h"
 #include "window.h"
 
@@ -20,35 +22,54 @@ std::string n(int64_t v) {
 
 std::vector<Func> conv(LowerContext &ctx) {
     const Shape &x = ctx.in_shape(0), &w = ctx.in_shape(1);
-    if (x.size() != 4) ctx.fail("only 2-D convolutions (4-D inputs) are compiled; this input is " + shape_string(x));
-    const Window win = resolve_window(ctx.ic, {x[2], x[3]}, {w[2], w[3]}, false);
+    // Channel-blocked (assign_layouts): x [N][C/b][H][W][b], weights as panels
+    // (conv2d [oc/b][c][kh][kw][b], depthwise [c/b][kh][kw][b]).
+    const int64_t blocked = layout_block(ctx.node());
+    if (x.size() != (blocked > 0 ? 5u : 4u)) {
+        ctx.fail("only 2-D convolutions (4-D inputs) are compiled; this input is " + shape_string(x));
+    }
+    const int64_t group = ctx.node().get_int("group", 1);
+    const int64_t channels = blocked > 0 ? x[1] * blocked : x[1];
+    const bool depthwise = group > 1 && group == channels && (blocked > 0 || w[0] == channels);
+    const Shape kernel = blocked > 0 && depthwise ? Shape{w[1], w[2]} : Shape{w[2], w[3]};
+    const Window win = resolve_window(ctx.ic, {x[2], x[3]}, kernel, false);
     for (size_t i = 0; i < 2; i++) {
         if (win.pad_begin[i] != win.pad_end[i] || win.pad_begin[i] != win.pad_begin[0] ||
             win.strides[i] != win.strides[0] || win.dilations[i] != win.dilations[0]) {
             ctx.fail("the op library's conv2d takes one pad, stride and dilation for both axes and both sides");
         }
     }
-    const int64_t group = ctx.node().get_int("group", 1);
     const int64_t block = packed_block(ctx.node());
-    const std::string common = " n=" + n(x[0]) + " c=" + n(x[1]) + " h=" + n(x[2]) + " w=" + n(x[3]) +
-                               " kh=" + n(w[2]) + " kw=" + n(w[3]) + " stride=" + n(win.strides[0]) +
+    const int64_t oc = blocked > 0 ? ctx.out_shape()[1] * blocked : ctx.out_shape()[1];
+    const std::string common = " n=" + n(x[0]) + " c=" + n(channels) + " h=" + n(x[2]) + " w=" + n(x[3]) +
+                               " kh=" + n(kernel[0]) + " kw=" + n(kernel[1]) + " stride=" + n(win.strides[0]) +
                                " pad=" + n(win.pad_begin[0]) + " dilation=" + n(win.dilations[0]);
     Func out;
-    if (group > 1 && group == x[1] && w[0] == x[1]) {
+    if (blocked > 0) {
+        const std::string layout = " layout=nchwc block=" + n(blocked);
+        out = build_library_op(ctx, (depthwise ? "depthwise_conv2d" : "conv2d oc=" + n(oc)) + common + layout,
+                               {ctx.input(0), ctx.input(1)});
+    } else if (depthwise) {
         // One filter per channel: weights [c, 1, kh, kw] are the library's [c, kh, kw].
         Func w3 = reshape_func(ctx.input(1), w, {w[0], w[2], w[3]}, ctx.name("dw_weights"));
         out = build_library_op(ctx, "depthwise_conv2d" + common, {ctx.input(0), w3});
     } else if (block > 0) {
         // Panels [oc/b][c][kh][kw][b]: the output channels come from the output.
-        out = build_library_op(ctx, "conv2d" + common + " oc=" + n(ctx.out_shape()[1]) + " packed=1 block=" + n(block),
+        out = build_library_op(ctx, "conv2d" + common + " oc=" + n(oc) + " packed=1 block=" + n(block),
                                {ctx.input(0), ctx.input(1)});
     } else {
         out = build_library_op(ctx, "conv2d" + common + " oc=" + n(w[0]) + " groups=" + n(group),
                                {ctx.input(0), ctx.input(1)});
     }
-    if (ctx.ic.has(2)) out = build_library_op(ctx, "bias_add shape=" + shape_key(ctx.out_shape()) + " axis=1",
-                                              {out, ctx.input(2)});
-    return {out};
+    if (!ctx.ic.has(2)) return {out};
+    if (blocked > 0) {
+        // The bias [oc] as [1][oc/b][1][1][b] (a split of its axis: affine), broadcast.
+        const Shape bias_shape = {1, oc / blocked, 1, 1, blocked};
+        Func bias = reshape_func(ctx.input(2), ctx.in_shape(2), bias_shape, ctx.name("bias_blocked"));
+        return {build_library_op(ctx, "add shape_a=" + shape_key(ctx.out_shape()) + " shape_b=" + shape_key(bias_shape),
+                                 {out, bias})};
+    }
+    return {build_library_op(ctx, "bias_add shape=" + shape_key(ctx.out_shape()) + " axis=1", {out, ctx.input(2)})};
 }
 
 std::vector<Func> gemm(LowerContext &ctx) {

@@ -8,8 +8,9 @@ int64_t panels(int64_t extent, int64_t block) {
     return (extent + block - 1) / block;
 }
 
-// OIHW [oc][c][kh][kw] -> [oc/b][c][kh][kw][b], the last panel's missing channels zero.
-TensorData pack_conv(const TensorData &w, int64_t b) {
+}  // namespace
+
+TensorData pack_conv_weights(const TensorData &w, int64_t b) {
     const int64_t oc = w.shape[0], per_channel = num_elements(w.shape) / oc;
     TensorData out(DType::f32, {panels(oc, b), w.shape[1], w.shape[2], w.shape[3], b});
     for (int64_t o = 0; o < oc; o++)
@@ -17,6 +18,8 @@ TensorData pack_conv(const TensorData &w, int64_t b) {
             out.f[size_t((o / b * per_channel + i) * b + o % b)] = w.f[size_t(o * per_channel + i)];
     return out;
 }
+
+namespace {
 
 // B [K,N] (transposed: [N,K]) -> [N/b][K][b], the last panel's missing columns zero.
 TensorData pack_matrix(const TensorData &m, bool transposed, int64_t b) {
@@ -64,7 +67,7 @@ int pack_weights(Graph &g, const PackOptions &o) {
         if (node.op_type == "Conv" && o.convolutions && node.get_int("group", 1) == 1 && f32_constant(g, node, 1, 4) &&
             g.value(x).shape.size() == 4) {
             block = o.conv_block;
-            panels_data = pack_conv(*g.value(node.inputs[1]).data, block);
+            panels_data = pack_conv_weights(*g.value(node.inputs[1]).data, block);
         } else if ((node.op_type == "Gemm" || node.op_type == "MatMul") && f32_constant(g, node, 1, 2) &&
                    g.value(x).shape.size() >= 2 && (node.op_type == "MatMul" || g.value(x).shape.size() == 2) &&
                    (o.max_rows == 0 || rows_of_a(g, node) <= o.max_rows)) {

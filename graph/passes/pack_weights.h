@@ -33,6 +33,9 @@ PackOptions matrix_vector_products();
 // Returns the number of nodes whose weights were packed.
 int pack_weights(Graph &g, const PackOptions &options = {});
 
+// OIHW [oc][c][kh][kw] -> [oc/b][c][kh][kw][b], the last panel's missing channels zero.
+TensorData pack_conv_weights(const TensorData &oihw, int64_t block);
+
 // The block a node's weights were packed with, 0 when they were not.
 int64_t packed_block(const Node &node);
 

@@ -7,6 +7,7 @@
 #include "fold_batch_norm.h"
 #include "fold_constants.h"
 #include "graph_error.h"
+#include "assign_layouts.h"
 #include "import_onnx.h"
 #include "jit_model.h"
 #include "model_builder.h"
@@ -104,6 +105,29 @@ ModelBuilder resnet_block() {
     return b;
 }
 
+// 1x1 expand + relu6, 3x3 depthwise + relu6, 1x1 project, + skip.
+ModelBuilder inverted_residual() {
+    ModelBuilder b(13);
+    b.input("x", {1, 32, 14, 13}).output("y");
+    b.initializer("expand", weights({96, 32, 1, 1}, 21));
+    b.initializer("expand_b", weights({96}, 22));
+    b.initializer("dw", weights({96, 1, 3, 3}, 23));
+    b.initializer("dw_b", weights({96}, 24));
+    b.initializer("project", weights({32, 96, 1, 1}, 25));
+    b.initializer("zero", TensorData::floats({}, {0.0f}));
+    b.initializer("six", TensorData::floats({}, {6.0f}));
+    testing::set_ints(b.node("Conv", {"x", "expand", "expand_b"}, {"e"}), "kernel_shape", {1, 1});
+    b.node("Clip", {"e", "zero", "six"}, {"e6"});
+    auto &dw = b.node("Conv", {"e6", "dw", "dw_b"}, {"d"}, "depthwise");
+    testing::set_ints(dw, "kernel_shape", {3, 3});
+    testing::set_ints(dw, "pads", {1, 1, 1, 1});
+    testing::set_int(dw, "group", 96);
+    b.node("Clip", {"d", "zero", "six"}, {"d6"});
+    testing::set_ints(b.node("Conv", {"d6", "project"}, {"p"}), "kernel_shape", {1, 1});
+    b.node("Add", {"p", "x"}, {"y"});
+    return b;
+}
+
 TEST(GraphLowering, ResnetBlockFusesEpiloguesAndMatchesTheReference) {
     const Graph g = prepared(resnet_block());
     // Balance 4 FLOP/B: both convolutions are compute-intensive, the classifier not.
@@ -147,6 +171,85 @@ TEST(GraphLowering, PackedWeightsComputeTheModelAsWritten) {
     expect_matches_reference(vector_products, plan_fusion(vector_products, {4.0, true}), 24, &original);
 }
 
+// Channel-blocked layouts (assign_layouts, block 8): the whole block computes in
+// NCHW8c, from one conversion of the input (read by the first convolution and by
+// the skip connection) to one after the global pool; fused and unfused, it computes
+// what the model as written does.
+TEST(GraphLowering, BlockedLayoutComputesTheModelAsWritten) {
+    const Graph original = prepared(resnet_block());
+    Graph g = original;
+    LayoutOptions o;
+    o.block = 8;
+    const LayoutReport r = assign_layouts(g, o);
+    ASSERT_EQ(r.regions.size(), 1u) << r.describe();
+    EXPECT_TRUE(r.regions[0].kept) << r.describe();
+    EXPECT_EQ(r.blocked_nodes, 6) << r.describe();
+    EXPECT_EQ(r.conversions, 2) << r.describe();
+    std::vector<std::string> blocked;
+    for (const Node &n : g.nodes) {
+        if (layout_block(n) > 0) blocked.push_back(n.op_type);
+    }
+    EXPECT_EQ(blocked, (std::vector<std::string>{"Conv", "Relu", "Conv", "Add", "Relu", "GlobalAveragePool"}))
+        << r.describe();
+    EXPECT_EQ(g.nodes.front().op_type, kToBlockedOp);
+    for (const Node &n : g.nodes) {
+        if (n.op_type == "Conv") EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{1, 8, 3, 3, 8})) << n.name;
+        if (n.op_type == "Conv") EXPECT_EQ(g.value(n.outputs[0]).shape, (Shape{1, 1, 10, 10, 8})) << n.name;
+    }
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    expect_matches_reference(g, plan, 25, &original);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 26, &original);
+    // Blocks of 16 divide none of its 8 channels: the graph stays as it was.
+    Graph wide = original;
+    o.block = 16;
+    EXPECT_EQ(assign_layouts(wide, o).blocked_nodes, 0);
+    EXPECT_EQ(wide.nodes.size(), original.nodes.size());
+}
+
+// A 1x1 expand, a depthwise 3x3 and a 1x1 project with relu6 clips and the skip,
+// blocked: the depthwise weights as [c/8][kh][kw][8], the clips' scalar bounds kept.
+TEST(GraphLowering, BlockedInvertedResidual) {
+    const Graph original = prepared(inverted_residual());
+    Graph g = original;
+    LayoutOptions o;
+    o.block = 8;
+    const LayoutReport r = assign_layouts(g, o);
+    EXPECT_EQ(r.blocked_nodes, 6) << r.describe();
+    EXPECT_EQ(r.conversions, 2) << r.describe();
+    for (const Node &n : g.nodes) {
+        if (n.name == "depthwise") EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{12, 3, 3, 8}));
+    }
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 27, &original);
+}
+
+// What stays NCHW: a convolution whose weights dwarf its output (3x3, 32 -> 32
+// channels on a 2x2 image: 144x), and a region whose conversions would move more
+// than a quarter of its traffic (one 1x1 convolution between the caller's tensors).
+TEST(GraphLowering, LayoutsStayNchwWhereBlockingDoesNotPay) {
+    ModelBuilder small(13);
+    small.input("x", {1, 32, 2, 2}).output("y");
+    small.initializer("w", weights({32, 32, 3, 3}, 31));
+    auto &conv = small.node("Conv", {"x", "w"}, {"y"});
+    testing::set_ints(conv, "kernel_shape", {3, 3});
+    testing::set_ints(conv, "pads", {1, 1, 1, 1});
+    Graph g = prepared(small);
+    LayoutOptions o;
+    o.block = 8;
+    EXPECT_TRUE(assign_layouts(g, o).regions.empty());
+
+    ModelBuilder alone(13);
+    alone.input("x", {1, 16, 12, 12}).output("y");
+    alone.initializer("w", weights({16, 16, 1, 1}, 32));
+    testing::set_ints(alone.node("Conv", {"x", "w"}, {"y"}), "kernel_shape", {1, 1});
+    Graph h = prepared(alone);
+    const LayoutReport r = assign_layouts(h, o);
+    ASSERT_EQ(r.regions.size(), 1u);
+    EXPECT_FALSE(r.regions[0].kept) << r.describe();
+    EXPECT_EQ(r.conversions, 0);
+    EXPECT_EQ(h.nodes.size(), 1u);
+    EXPECT_EQ(layout_block(h.nodes[0]), 0);
+}
+
 // A MatMul of 3-D activations by a constant B (a transformer's projection): rows
 // merged, B packed as panels no block divides (N=40, block 64) with a bias after it.
 TEST(GraphLowering, PackedMatMulOverMergedRows) {
@@ -162,27 +265,8 @@ TEST(GraphLowering, PackedMatMulOverMergedRows) {
     expect_matches_reference(g, plan_fusion(g, {4.0, true}), 23, &original);
 }
 
-// 1x1 expand + relu6, 3x3 depthwise + relu6, 1x1 project, + skip.
 TEST(GraphLowering, InvertedResidualWithDepthwiseAndClip) {
-    ModelBuilder b(13);
-    b.input("x", {1, 32, 14, 13}).output("y");
-    b.initializer("expand", weights({96, 32, 1, 1}, 21));
-    b.initializer("expand_b", weights({96}, 22));
-    b.initializer("dw", weights({96, 1, 3, 3}, 23));
-    b.initializer("dw_b", weights({96}, 24));
-    b.initializer("project", weights({32, 96, 1, 1}, 25));
-    b.initializer("zero", TensorData::floats({}, {0.0f}));
-    b.initializer("six", TensorData::floats({}, {6.0f}));
-    testing::set_ints(b.node("Conv", {"x", "expand", "expand_b"}, {"e"}), "kernel_shape", {1, 1});
-    b.node("Clip", {"e", "zero", "six"}, {"e6"});
-    auto &dw = b.node("Conv", {"e6", "dw", "dw_b"}, {"d"}, "depthwise");
-    testing::set_ints(dw, "kernel_shape", {3, 3});
-    testing::set_ints(dw, "pads", {1, 1, 1, 1});
-    testing::set_int(dw, "group", 96);
-    b.node("Clip", {"d", "zero", "six"}, {"d6"});
-    testing::set_ints(b.node("Conv", {"d6", "project"}, {"p"}), "kernel_shape", {1, 1});
-    b.node("Add", {"p", "x"}, {"y"});
-    const Graph g = prepared(b);
+    const Graph g = prepared(inverted_residual());
     const FusionPlan plan = plan_fusion(g, {4.0, true});
     // The depthwise convolution (2.2 FLOP/B) is memory-bound: its own kernel with its clip.
     EXPECT_EQ(partition_ops(g, plan), (std::vector<std::string>{"Conv+Clip", "Conv+Clip", "Conv+Add"}))

@@ -56,23 +56,27 @@ Tensor matmul_ref(const MatmulParams &p, const std::vector<Tensor> &in) {
     return out;
 }
 
-// Image access in either layout, logical (n, c, y, x), over floats (a Tensor) or
+// Offset of logical (n, c, y, x) in NCHW, NHWC or (block > 0) NCHW[block]c.
+int64_t image_offset(bool nhwc, int64_t block, int64_t c, int64_t h, int64_t w, int64_t n, int64_t ch, int64_t y,
+                     int64_t x) {
+    if (block > 0) return (((n * (c / block) + ch / block) * h + y) * w + x) * block + ch % block;
+    return nhwc ? ((n * h + y) * w + x) * c + ch : ((n * c + ch) * h + y) * w + x;
+}
+
+// Image access in any layout, logical (n, c, y, x), over floats (a Tensor) or
 // doubles (an intermediate of a chain).
 template <typename Data>
 struct ImageOf {
     const Data &data;
     bool nhwc;
     int64_t c, h, w;
+    int64_t block = 0;  // channel-blocked NCHW[block]c when positive
     double at(int64_t n, int64_t ch, int64_t y, int64_t x) const {
-        return nhwc ? data[((n * h + y) * w + x) * c + ch] : data[((n * c + ch) * h + y) * w + x];
+        return data[size_t(image_offset(nhwc, block, c, h, w, n, ch, y, x))];
     }
 };
 
 using Image = ImageOf<decltype(Tensor::data)>;
-
-int64_t image_offset(bool nhwc, int64_t c, int64_t h, int64_t w, int64_t n, int64_t ch, int64_t y, int64_t x) {
-    return nhwc ? ((n * h + y) * w + x) * c + ch : ((n * c + ch) * h + y) * w + x;
-}
 
 // The convolution's sums in double, in the output's layout.
 template <typename In>
@@ -93,7 +97,10 @@ std::vector<double> conv_sums(const ConvParams &p, const In &img, const Tensor &
                                 if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
                                 int64_t ch = p.depthwise ? o : g * cg + ci;
                                 double wv;
-                                if (p.depthwise) {
+                                if (p.depthwise && p.blocked) {
+                                    // [c/block][kh][kw][block]
+                                    wv = wt.data[((o / p.block * p.kh + ky) * p.kw + kx) * p.block + o % p.block];
+                                } else if (p.depthwise) {
                                     wv = p.nhwc ? wt.data[(ky * p.kw + kx) * p.c + o]
                                                 : wt.data[(o * p.kh + ky) * p.kw + kx];
                                 } else if (p.packed) {
@@ -106,22 +113,26 @@ std::vector<double> conv_sums(const ConvParams &p, const In &img, const Tensor &
                                 }
                                 acc += img.at(n, ch, iy, ix) * wv;
                             }
-                    out[image_offset(p.nhwc, p.oc, p.oh, p.ow, n, o, y, x)] = acc;
+                    out[image_offset(p.nhwc, p.blocked ? p.block : 0, p.oc, p.oh, p.ow, n, o, y, x)] = acc;
                 }
     return out;
 }
 
 Tensor conv_ref(const ConvParams &p, const std::vector<Tensor> &in) {
-    const std::vector<double> sums = conv_sums(p, Image{in[0].data, p.nhwc, p.c, p.h, p.w}, in[1]);
-    Tensor out(p.nhwc ? Shape{p.n, p.oh, p.ow, p.oc} : Shape{p.n, p.oc, p.oh, p.ow});
+    const std::vector<double> sums =
+        conv_sums(p, Image{in[0].data, p.nhwc, p.c, p.h, p.w, p.blocked ? p.block : 0}, in[1]);
+    Tensor out(p.blocked ? Shape{p.n, p.oc / p.block, p.oh, p.ow, p.block}
+               : p.nhwc  ? Shape{p.n, p.oh, p.ow, p.oc}
+                         : Shape{p.n, p.oc, p.oh, p.ow});
     for (size_t i = 0; i < sums.size(); i++) out.data[i] = float(sums[i]);
     return out;
 }
 
 Tensor pool_ref(const PoolParams &p, const std::vector<Tensor> &in) {
-    Image img{in[0].data, p.nhwc, p.c, p.h, p.w};
+    const int64_t block = p.blocked ? p.block : 0;
+    Image img{in[0].data, p.nhwc, p.c, p.h, p.w, block};
     if (p.kind == PoolKind::GlobalAvg) {
-        Tensor out({p.n, p.c});
+        Tensor out(p.blocked ? Shape{p.n, p.c / p.block, p.block} : Shape{p.n, p.c});  // the same order
         for (int64_t n = 0; n < p.n; n++)
             for (int64_t c = 0; c < p.c; c++) {
                 double acc = 0;
@@ -131,7 +142,9 @@ Tensor pool_ref(const PoolParams &p, const std::vector<Tensor> &in) {
             }
         return out;
     }
-    Tensor out(p.nhwc ? Shape{p.n, p.oh, p.ow, p.c} : Shape{p.n, p.c, p.oh, p.ow});
+    Tensor out(p.blocked ? Shape{p.n, p.c / p.block, p.oh, p.ow, p.block}
+               : p.nhwc  ? Shape{p.n, p.oh, p.ow, p.c}
+                         : Shape{p.n, p.c, p.oh, p.ow});
     for (int64_t n = 0; n < p.n; n++)
         for (int64_t c = 0; c < p.c; c++)
             for (int64_t y = 0; y < p.oh; y++)
@@ -147,7 +160,7 @@ Tensor pool_ref(const PoolParams &p, const std::vector<Tensor> &in) {
                             count++;
                         }
                     if (p.kind == PoolKind::Avg) acc /= double(p.count_include_pad ? p.kh * p.kw : count);
-                    out.data[image_offset(p.nhwc, p.c, p.oh, p.ow, n, c, y, x)] = float(acc);
+                    out.data[image_offset(p.nhwc, block, p.c, p.oh, p.ow, n, c, y, x)] = float(acc);
                 }
     return out;
 }
@@ -375,7 +388,7 @@ Tensor conv_chain_ref(const ConvChainParams &p, const std::vector<Tensor> &in) {
         for (int64_t c = 0; c < p.oc1; c++)
             for (int64_t y = 0; y < p.h1; y++)
                 for (int64_t x = 0; x < p.w1; x++) {
-                    double &m = mid[image_offset(p.nhwc, p.oc1, p.h1, p.w1, n, c, y, x)];
+                    double &m = mid[image_offset(p.nhwc, 0, p.oc1, p.h1, p.w1, n, c, y, x)];
                     m = std::max(m + in[2].data[c], 0.0);
                 }
     const ImageOf<std::vector<double>> relu{mid, p.nhwc, p.oc1, p.h1, p.w1};
@@ -385,14 +398,28 @@ Tensor conv_chain_ref(const ConvChainParams &p, const std::vector<Tensor> &in) {
         for (int64_t c = 0; c < p.oc2; c++)
             for (int64_t y = 0; y < p.oh; y++)
                 for (int64_t x = 0; x < p.ow; x++) {
-                    const int64_t o = image_offset(p.nhwc, p.oc2, p.oh, p.ow, n, c, y, x);
+                    const int64_t o = image_offset(p.nhwc, 0, p.oc2, p.oh, p.ow, n, c, y, x);
                     out.data[o] = float(sums[o] + in[4].data[c]);
                 }
     return out;
 }
 
 // Every output element from its source element, zero past the split axis' end.
+// unpack_panels: each element of the unpacked shape read from its block.
+Tensor unpack_ref(const PackParams &p, const Tensor &packed) {
+    Tensor out(p.shape);
+    const size_t axis = size_t(p.axis);
+    for_each_index(p.shape, [&](const std::vector<int64_t> &o) {
+        std::vector<int64_t> src = o;
+        src[axis] = o[axis] / p.block;
+        src.push_back(o[axis] % p.block);
+        out.data[size_t(offset(out, o))] = packed.data[size_t(offset(packed, src))];
+    });
+    return out;
+}
+
 Tensor pack_ref(const PackParams &p, const std::vector<Tensor> &in) {
+    if (p.unpack) return unpack_ref(p, in[0]);
     Tensor out(p.out_shape);
     const size_t rank = p.shape.size(), axis = size_t(p.axis);
     for_each_index(p.out_shape, [&](const std::vector<int64_t> &o) {
