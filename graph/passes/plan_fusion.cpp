@@ -1,5 +1,6 @@
 #include "plan_fusion.h"
 
+#include "assign_layouts.h"
 #include "device_profile.h"
 #include "graph_error.h"
 #include "node_cost.h"
@@ -34,7 +35,14 @@ struct Builder {
             if (c != node) return -1;
         }
         const Partition &part = parts[size_t(part_of[size_t(p)])];
-        return part.output == value ? part_of[size_t(p)] : -1;
+        if (part.output != value) return -1;
+        // A conversion back to NCHW (assign_layouts) is a kernel of its own, as its
+        // cost assumed: its divisions make any stage around it unanalysable. Only
+        // shape-only readers (a Flatten after a pooled vector) stay with it.
+        for (int n : part.nodes) {
+            if (g.nodes[size_t(n)].op_type == kFromBlockedOp && !is_shape_only(g.nodes[size_t(node)])) return -1;
+        }
+        return part_of[size_t(p)];
     }
 
     // Fan-out inside a memory-bound region: a memory-bound partition whose output
@@ -81,7 +89,7 @@ struct Builder {
         if (!options.fuse && is_shape_only(node) && !node.inputs.empty()) {
             const int p = fusable_producer(node.inputs[0], i);
             if (p >= 0) merge.insert(p);
-        } else if (options.fuse && !compute_intensive(node)) {
+        } else if (options.fuse && !compute_intensive(node) && node.op_type != kFromBlockedOp) {
             // Epilogues (elementwise or shape-only) join one compute-intensive producer
             // whose output they do not broadcast up; memory-bound producers all join.
             // A memory-bound contraction joins no other: two of them in one pipeline

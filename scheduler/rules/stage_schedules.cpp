@@ -218,6 +218,9 @@ void stage_transposed_squares(schedule::ScheduleBuilder &script, const TensorExp
         source = script.input_wrapper(m.tensor, param);
         if (source.empty()) return;
     }
+    // A read through a stage inlined into this one (a pooling's output over its
+    // window, under a layout conversion) has no call of this stage to wrap.
+    if (!Halide::Internal::find_direct_calls(script.func(t.func).function()).count(source)) return;
     const std::string square = t.func + "_square";
     script.wrap(source, t.func, square);
     script.compute_at(square, t.func, at);
