@@ -47,7 +47,7 @@ std::string describe_layouts(const ModelOptions &o, const OpenedModel &s) {
                                     : " (not on GPU targets: NCHW kept; the GPU schedules read NCHW)";
     }
     return line + "; constant weights of " + std::to_string(s.packed_weights) +
-           " other node(s) packed into panels at compile time";
+           (o.layout == "blocked" ? " more" : "") + " node(s) packed into panels at compile time";
 }
 
 OpenedModel open_model(const ModelOptions &o) {

@@ -230,7 +230,7 @@ TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
     r = tessera("run " + model + " --layout sideways");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--layout takes auto, packed or fixed, got 'sideways'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--layout takes auto, blocked, packed or fixed, got 'sideways'"), std::string::npos) << r.output;
 }
 
 // --layout packed: the weights file holds the panels (both matrices padded to whole
@@ -249,6 +249,49 @@ TEST(TesseraCli, PackedLayoutWritesPanelsToTheWeightsFile) {
     r = tessera("run " + model + " --reference --input " + x + " --output " + want + " --reps 1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     r = tessera("run " + out + " --input " + x + " --expect " + want + " --reps 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+// --layout blocked: two 3x3 convolutions, a pool and a 1x1 on 16 channels become one
+// channel-blocked region (16 divides the channels for either block, 8 or 16, so the
+// plan is the same on every host), converted once on the way in and once after the
+// global pool; the library computes what the model as written does.
+TEST(TesseraCli, BlockedLayoutCompilesAChannelBlockedRegion) {
+    ModelBuilder b(13);
+    b.input("image", {1, 16, 24, 24}).output("pooled");
+    const char *weights[] = {"w1", "w2", "w3"};
+    for (int i = 0; i < 3; i++) {
+        const int64_t k = i < 2 ? 3 : 1;
+        b.initializer(weights[i], testing::random_floats({16, 16, k, k}, 31 + uint64_t(i), -0.3f, 0.3f));
+    }
+    b.initializer("b1", testing::random_floats({16}, 34));
+    for (int i = 0; i < 2; i++) {
+        const std::string in = i == 0 ? "image" : "r1", out = "c" + std::to_string(i + 1);
+        auto &conv = b.node("Conv", i == 0 ? std::vector<std::string>{in, "w1", "b1"} : std::vector<std::string>{in, "w2"},
+                            {out});
+        testing::set_ints(conv, "pads", {1, 1, 1, 1});
+        testing::set_ints(conv, "kernel_shape", {3, 3});
+        b.node("Relu", {out}, {"r" + std::to_string(i + 1)});
+    }
+    auto &pool = b.node("MaxPool", {"r2"}, {"p"});
+    testing::set_ints(pool, "kernel_shape", {2, 2});
+    testing::set_ints(pool, "strides", {2, 2});
+    b.node("Conv", {"p", "w3"}, {"c3"});
+    b.node("GlobalAveragePool", {"c3"}, {"pooled"});
+    const std::string model = b.save("cnn_blocked.onnx"), out = testing::temp_path("cnn_blocked_out");
+    std::filesystem::remove_all(out);
+    CommandResult r = tessera("compile " + model + " -o " + out + " --layout blocked --explain");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("1 region(s), 7 node(s) blocked, 2 conversion(s)"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("region 0: nchw"), std::string::npos) << r.output;
+    const std::string x = out + "/x.npy", want = out + "/want.npy";
+    write_npy(x, testing::random_floats({1, 16, 24, 24}, 35));
+    r = tessera("run " + model + " --reference --input " + x + " --output " + want + " --reps 1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = tessera("run " + out + " --input " + x + " --expect " + want + " --reps 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    // JIT, the same plan.
+    r = tessera("run " + model + " --layout blocked --input " + x + " --expect " + want + " --reps 2");
     EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
