@@ -41,13 +41,16 @@ const char *binary_name(BinaryKind kind) {
     return "binary";
 }
 
-// Coordinates into an operand of shape `s` broadcast to `vars` (numpy rules:
-// trailing axes align, an extent of 1 is read at 0).
-std::vector<Expr> broadcast_coords(const Shape &s, const std::vector<Var> &vars) {
+// Coordinates into an operand of shape `s` broadcast to `vars` over `out` (numpy
+// rules: trailing axes align, an extent of 1 is read at 0 where the output's is
+// larger). Where the output's extent is 1 too the var itself is read: the read stays
+// at the point the output writes (a batch of one), which the scheduler needs to see
+// an epilogue (a residual add, a bias over channel blocks) fused into its producer.
+std::vector<Expr> broadcast_coords(const Shape &s, const Shape &out, const std::vector<Var> &vars) {
     std::vector<Expr> coords;
     size_t offset = vars.size() - s.size();
     for (size_t i = 0; i < s.size(); i++) {
-        coords.push_back(s[i] == 1 ? Expr(0) : Expr(vars[offset + i]));
+        coords.push_back(s[i] == 1 && out[offset + i] != 1 ? Expr(0) : Expr(vars[offset + i]));
     }
     return coords;
 }
@@ -112,8 +115,8 @@ Func unary(const UnaryParams &p, const Func &input) {
 
 Func binary(const BinaryParams &p, const Func &a, const Func &b) {
     std::vector<Var> v = logical_vars(p.out_shape.size());
-    Expr va = at(a, broadcast_coords(p.shape_a, v));
-    Expr vb = at(b, broadcast_coords(p.shape_b, v));
+    Expr va = at(a, broadcast_coords(p.shape_a, p.out_shape, v));
+    Expr vb = at(b, broadcast_coords(p.shape_b, p.out_shape, v));
     Func out(std::string("elementwise_") + binary_name(p.kind));
     ref(out, as_exprs(v)) = binary_expr(p.kind, va, vb);
     return out;

@@ -36,13 +36,18 @@ struct Builder {
         }
         const Partition &part = parts[size_t(part_of[size_t(p)])];
         if (part.output != value) return -1;
-        // A conversion back to NCHW (assign_layouts) is a kernel of its own, as its
-        // cost assumed: its divisions make any stage around it unanalysable. Only
-        // shape-only readers (a Flatten after a pooled vector) stay with it.
-        for (int n : part.nodes) {
-            if (g.nodes[size_t(n)].op_type == kFromBlockedOp && !is_shape_only(g.nodes[size_t(node)])) return -1;
-        }
+        if (converts_back(part) && !is_shape_only(g.nodes[size_t(node)])) return -1;
         return part_of[size_t(p)];
+    }
+
+    // A conversion back to NCHW (assign_layouts) is a kernel of its own, as its cost
+    // assumed: its divisions make any stage around it unanalysable. Only shape-only
+    // readers (a Flatten after a pooled vector) join it.
+    bool converts_back(const Partition &part) const {
+        for (int n : part.nodes) {
+            if (g.nodes[size_t(n)].op_type == kFromBlockedOp) return true;
+        }
+        return false;
     }
 
     // Fan-out inside a memory-bound region: a memory-bound partition whose output
@@ -66,7 +71,7 @@ struct Builder {
                 const int p = part_of[size_t(producer)];
                 const Partition &part = parts[size_t(p)];
                 if (merge.count(p) || part.output != v || part.compute_intensive ||
-                    contracting + contractions[size_t(p)] > 1) {
+                    contracting + contractions[size_t(p)] > 1 || converts_back(part)) {
                     continue;
                 }
                 bool inside = true;
@@ -89,7 +94,9 @@ struct Builder {
         if (!options.fuse && is_shape_only(node) && !node.inputs.empty()) {
             const int p = fusable_producer(node.inputs[0], i);
             if (p >= 0) merge.insert(p);
-        } else if (options.fuse && !compute_intensive(node) && node.op_type != kFromBlockedOp) {
+        } else if (node.op_type == kFromBlockedOp) {
+            // A kernel of its own (converts_back).
+        } else if (options.fuse && !compute_intensive(node)) {
             // Epilogues (elementwise or shape-only) join one compute-intensive producer
             // whose output they do not broadcast up; memory-bound producers all join.
             // A memory-bound contraction joins no other: two of them in one pipeline
@@ -111,8 +118,10 @@ struct Builder {
             }
             // A compute-intensive anchor takes the epilogue alone: a memory-bound
             // region fused in front of it would be recomputed per tile.
+            bool after_conversion = false;
+            for (int p : merge) after_conversion |= converts_back(parts[size_t(p)]);
             if (anchor >= 0) merge = {anchor};
-            else join_fan_out(i, merge, contracting);
+            else if (!after_conversion) join_fan_out(i, merge, contracting);
         } else if (options.fuse) {
             // A compute-intensive node takes cheap prologues: a memory-bound producer
             // partition only it reads, made of pointwise nodes (elementwise, shape-only,
