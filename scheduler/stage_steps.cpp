@@ -56,6 +56,8 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
                                   epilogue != nullptr, tiling);
     const size_t pick = std::min(size_t(c.options.candidate), built.programs.size() - 1);
     const rtile::RProgram &best = built.programs[pick];
+    c.predicted_ms += best.predicted_ms;
+    c.predicted_stages++;
     const TensorExpr best_expr = rtile::program_expr(compute, best);  // its tiles' dims
     std::vector<rules::TileOperand> packs;
     std::ostringstream root_notes;

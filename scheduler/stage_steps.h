@@ -32,6 +32,9 @@ struct SchedulingContext {
     std::map<std::string, rules::Attachment> row_of;
     // Producers scheduled with their consumer (packed operands, a fused stage).
     std::set<std::string> handled;
+    // The chosen rPrograms' predicted times, summed (the schedule source's first line).
+    double predicted_ms = 0;
+    int predicted_stages = 0;
 };
 
 // Where a non-output producer attaches: the row loop its readers share, or none

@@ -10,6 +10,7 @@
 #include "stopwatch_ms.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 
 namespace tessera {
@@ -36,6 +37,14 @@ ScheduleOutcome finish_schedule(SchedulingContext &c, schedule::ScheduleBuilder 
     ScheduleOutcome outcome;
     outcome.schedule = builder.finish();
     outcome.source = apply::emit_schedule(outcome.schedule, order);
+    if (c.predicted_stages > 0) {
+        // What a caller of the plugin reads of the model (the graph layer's layout
+        // choice compares a node's forms by it), through Halide's one door.
+        char line[128];
+        std::snprintf(line, sizeof line, "// Tessera predicts %.4g ms for %d compute-intensive stage(s)\n",
+                      c.predicted_ms, c.predicted_stages);
+        outcome.source = line + outcome.source;
+    }
     explain_schedule(c.explain, outcome.schedule);
     outcome.explanation = c.explain.str();
     return outcome;

@@ -26,7 +26,9 @@ struct SchedulerOptions {
 
 struct ScheduleOutcome {
     schedule::PipelineSchedule schedule;  // the decisions, as data
-    std::string source;       // C++ equivalent of the applied schedule (for .schedule.h)
+    // C++ equivalent of the applied schedule (for .schedule.h). Where rPrograms were
+    // chosen it opens with "// Tessera predicts X ms for N compute-intensive stage(s)".
+    std::string source;
     std::string explanation;  // what TESSERA_EXPLAIN prints
 };
 

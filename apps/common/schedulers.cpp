@@ -59,19 +59,23 @@ Halide::MachineParams host_machine_params() {
     return Halide::MachineParams(threads, llc ? llc->capacity_bytes : (16ull << 20), 40);
 }
 
+void load_scheduler(const std::string &scheduler) {
+    const std::string name = canonical_scheduler(scheduler);
+    if (name == "none") return;
+    static std::mutex mutex;
+    std::lock_guard<std::mutex> lock(mutex);
+    static std::map<std::string, bool> loaded;
+    if (!loaded[name]) {
+        Halide::load_plugin(plugin_paths().at(name));
+        loaded[name] = true;
+    }
+}
+
 void apply_scheduler(Halide::Pipeline &pipeline, const std::string &scheduler, const Halide::Target &target,
                      const Halide::MachineParams &params) {
     const std::string name = canonical_scheduler(scheduler);
     if (name == "none") return;
-    static std::mutex mutex;
-    {
-        std::lock_guard<std::mutex> lock(mutex);
-        static std::map<std::string, bool> loaded;
-        if (!loaded[name]) {
-            Halide::load_plugin(plugin_paths().at(name));
-            loaded[name] = true;
-        }
-    }
+    load_scheduler(name);
     pipeline.auto_schedule(name, target, params);
 }
 

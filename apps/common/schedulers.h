@@ -21,6 +21,10 @@ std::string canonical_scheduler(const std::string &name);
 // the last-level cache size of the device profile, Halide's default balance.
 Halide::MachineParams host_machine_params();
 
+// Loads the scheduler's plugin once (nothing for "none"). Throws std::runtime_error
+// when it cannot load.
+void load_scheduler(const std::string &scheduler);
+
 // Schedules `pipeline` in place. Throws std::runtime_error when the plugin cannot load.
 void apply_scheduler(Halide::Pipeline &pipeline, const std::string &scheduler, const Halide::Target &target,
                      const Halide::MachineParams &params);

@@ -3,7 +3,10 @@
 #include "device_profile.h"
 #include "gpu_device.h"
 #include "import_onnx.h"
+#include "predict_time.h"
 #include "schedulers.h"
+
+#include <cstdlib>
 
 namespace tessera::cli {
 
@@ -80,6 +83,18 @@ OpenedModel open_model(const ModelOptions &o) {
     if (o.layout == "blocked" && !gpu) {
         graph::LayoutOptions lo;
         lo.block = channel_block_for(s.target);
+        // Each candidate's forms as the Tessera plugin predicts them (whatever scheduler
+        // compiles the model: the layout is a graph decision made by one model).
+        load_scheduler("Tessera");
+        const Halide::Target target = s.target;
+        lo.predict_ms = [target](const graph::Graph &g, int node) {
+            const char *explain = std::getenv("TESSERA_EXPLAIN");
+            const std::string kept = explain ? explain : "";
+            unsetenv("TESSERA_EXPLAIN");  // one explanation per compiled partition, not per prediction
+            const double ms = graph::predict_node_ms(g, node, target, host_machine_params());
+            if (explain) setenv("TESSERA_EXPLAIN", kept.c_str(), 1);
+            return ms;
+        };
         s.layouts = graph::assign_layouts(s.graph, lo);
     }
     if (o.layout != "fixed") {

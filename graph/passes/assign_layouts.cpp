@@ -72,6 +72,33 @@ bool pooling(const Node &n) {
     return n.op_type == "MaxPool" || n.op_type == "AveragePool" || n.op_type == "GlobalAveragePool";
 }
 
+// A blocked Conv's weights as panels ([oc/b][c][kh][kw][b], depthwise [c/b][kh][kw][b]),
+// and every blocked node's attribute.
+void block_weights(Graph &g, Node &n, int64_t block) {
+    if (n.op_type == "Conv") {
+        const bool depthwise = n.get_int("group", 1) > 1;
+        TensorData panels = pack_conv_weights(*g.value(n.inputs[1]).data, block);
+        if (depthwise) panels.shape = {panels.shape[0], panels.shape[2], panels.shape[3], panels.shape[4]};
+        const std::string w = g.unique_name(n.inputs[1] + "_panels");
+        g.set_constant(w, std::move(panels));
+        n.inputs[1] = w;
+        n.attrs[kPackedBlockAttr] = Attribute::make_int(block);
+    }
+    n.attrs[kLayoutBlockAttr] = Attribute::make_int(block);
+}
+
+// A blocked value beside NCHW value `plain` (its producer's renamed output, or a
+// conversion's), [N, C/b, H, W, b].
+std::string add_blocked_value(Graph &g, const std::string &plain, int64_t block) {
+    const std::string name = g.unique_name(plain + "_nchw" + std::to_string(block) + "c");
+    TensorInfo info = g.value(plain);
+    info.name = name;
+    info.data = nullptr;
+    info.shape = blocked_shape(info.shape, block);
+    g.values[name] = info;
+    return name;
+}
+
 struct Planner {
     Graph &g;
     const LayoutOptions &o;
@@ -93,7 +120,7 @@ struct Planner {
         // pixel and re-reads the weights per pixel (7x7x512: 6.0 ms blocked, 1.5 NCHW;
         // 14x14x256, 12x: 1.09 against 1.18 ms; Zen 4, 2 threads).
         const double out_elements = double(num_elements(g.value(n.outputs[0]).shape));
-        if (double(num_elements(w.shape)) > o.max_weight_ratio * out_elements) return false;
+        if (!o.predict_ms && double(num_elements(w.shape)) > o.max_weight_ratio * out_elements) return false;
         return library_window(g, n, x.shape, {w.shape[2], w.shape[3]}, false);
     }
 
@@ -140,11 +167,19 @@ struct Planner {
     }
 
     // Step 1 and 2: candidates, then forward propagation in topological order.
-    void propagate() {
+    void propagate(std::vector<LayoutPrediction> &predictions) {
         blocked.assign(g.nodes.size(), false);
         for (size_t i = 0; i < g.nodes.size(); i++) {
             if (conv_candidate(g.nodes[i])) {
                 blocked[i] = true;
+                if (o.predict_ms) {
+                    LayoutPrediction p;
+                    p.node = g.nodes[i].name.empty() ? g.nodes[i].op_type : g.nodes[i].name;
+                    p.nchw_ms = o.predict_ms(g, int(i));
+                    p.blocked_ms = o.predict_ms(with_node_blocked(g, int(i), o.block), int(i));
+                    blocked[i] = !p.blocked_slower();
+                    predictions.push_back(p);
+                }
                 continue;
             }
             if (!agnostic(int(i))) continue;
@@ -235,19 +270,12 @@ struct Planner {
 
     // Step 4: blocked values, weights as panels, conversions where layouts meet.
     int rewrite() {
-        const std::string suffix = "_nchw" + std::to_string(o.block) + "c";
         std::map<std::string, std::string> blocked_name;  // NCHW value -> its blocked value
-        std::vector<Node> before_node(g.nodes.size());
         std::vector<std::vector<Node>> after(g.nodes.size() + 1);  // [0]: before every node
         auto blocked_value = [&](const std::string &plain) -> std::string {
             auto it = blocked_name.find(plain);
             if (it != blocked_name.end()) return it->second;
-            const std::string name = g.unique_name(plain + suffix);
-            g.values[name] = g.value(plain);
-            g.values[name].name = name;
-            g.values[name].data = nullptr;
-            g.values[name].shape = blocked_shape(g.value(plain).shape, o.block);
-            return blocked_name[plain] = name;
+            return blocked_name[plain] = add_blocked_value(g, plain, o.block);
         };
         int conversions = 0;
         std::vector<std::string> unread;  // NCHW values only blocked nodes read: dropped at the end
@@ -264,16 +292,7 @@ struct Planner {
                     conversions++;
                 }
             }
-            if (n.op_type == "Conv") {
-                const bool depthwise = n.get_int("group", 1) > 1;
-                TensorData panels = pack_conv_weights(*g.value(n.inputs[1]).data, o.block);
-                if (depthwise) panels.shape = {panels.shape[0], panels.shape[2], panels.shape[3], panels.shape[4]};
-                const std::string w = g.unique_name(n.inputs[1] + "_panels");
-                g.set_constant(w, std::move(panels));
-                n.inputs[1] = w;
-                n.attrs[kPackedBlockAttr] = Attribute::make_int(o.block);
-            }
-            n.attrs[kLayoutBlockAttr] = Attribute::make_int(o.block);
+            block_weights(g, n, o.block);
             const std::string plain = n.outputs[0];
             n.outputs[0] = blocked_value(plain);
             if (read_plain(plain)) {
@@ -301,6 +320,18 @@ int64_t layout_block(const Node &node) {
     return node.get_int(kLayoutBlockAttr, 0);
 }
 
+Graph with_node_blocked(const Graph &plain, int node, int64_t block) {
+    Graph g = plain;
+    LayoutOptions o;
+    o.block = block;
+    const Planner p{g, o, {}};
+    Node &n = g.nodes.at(size_t(node));
+    for (size_t k : p.image_inputs(node)) n.inputs[k] = add_blocked_value(g, n.inputs[k], block);
+    block_weights(g, n, block);
+    n.outputs[0] = add_blocked_value(g, n.outputs[0], block);
+    return g;
+}
+
 LayoutReport assign_layouts(Graph &g, const LayoutOptions &o) {
     if (o.block != 8 && o.block != 16) {
         throw GraphError("assign_layouts: the channel block must be 8 or 16, got " + std::to_string(o.block));
@@ -308,7 +339,7 @@ LayoutReport assign_layouts(Graph &g, const LayoutOptions &o) {
     LayoutReport report;
     report.block = o.block;
     Planner p{g, o, {}};
-    p.propagate();
+    p.propagate(report.predictions);
     for (const std::vector<int> &nodes : p.regions()) {
         LayoutRegion r = p.cost(nodes);
         if (!r.kept) {
@@ -346,6 +377,11 @@ std::string LayoutReport::describe() const {
           << r.nodes.size() << " node(s) from " << r.nodes.front() << " to " << r.nodes.back() << ", "
           << r.convolutions << " conv(s), " << r.bytes / 1e6 << " MB; " << r.conversions
           << " conversion(s) " << r.conversion_bytes / 1e6 << " MB: " << r.reason << "\n";
+    }
+    for (const LayoutPrediction &p : predictions) {
+        auto ms = [](double v) { return v < 0 ? std::string("no prediction") : std::to_string(v).substr(0, 6) + " ms"; };
+        s << "  " << p.node << ": predicted " << ms(p.nchw_ms) << " NCHW, " << ms(p.blocked_ms) << " nchw" << block
+          << "c" << (p.blocked_slower() ? ": stays NCHW" : "") << "\n";
     }
     return s.str();
 }

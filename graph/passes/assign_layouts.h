@@ -4,9 +4,12 @@
 // where a blocked operator meets one that needs NCHW.
 //
 //   1. Candidates: each 2-D Conv (groups 1, or depthwise) with constant weights whose
-//      channel counts the block divides, whose window the op library compiles, and
-//      whose weights are at most `max_weight_ratio` times its output (beyond, the
-//      blocked kernel re-reads the weights per pixel).
+//      channel counts the block divides and whose window the op library compiles,
+//      unless the scheduler's model (`predict_ms`: the plugin's predicted time of the
+//      node lowered alone, in each form) predicts its blocked form slower. Without a
+//      predictor, the measured rule the model replaces: weights at most
+//      `max_weight_ratio` times its output (beyond, the blocked kernel re-reads the
+//      weights per pixel).
 //   2. Propagation (ALT's Algorithm 1 on a DAG): a layout-agnostic node (elementwise on
 //      same-shape images or scalars, MaxPool, AveragePool, GlobalAveragePool) whose
 //      image input is blocked computes blocked too.
@@ -27,6 +30,7 @@
 
 #include "graph.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,8 +50,11 @@ struct LayoutOptions {
     // nodes move: a conversion reads and writes a whole activation, as a pointwise
     // op does, and the blocked kernels' gain must pay for it.
     double max_conversion_share = 0.25;
-    // A convolution whose weights hold more than this many times the elements of its
-    // output stays NCHW (see step 1).
+    // The predicted ms of node `node` of a graph (-1: no prediction); open_model
+    // lowers the node alone and asks the Tessera plugin (graph/lower/predict_time.h).
+    std::function<double(const Graph &, int node)> predict_ms;
+    // Without a predictor: a convolution whose weights hold more than this many
+    // times the elements of its output stays NCHW (see step 1).
     double max_weight_ratio = 16;
 };
 
@@ -62,13 +69,22 @@ struct LayoutRegion {
     std::string reason;  // why it was kept or dropped
 };
 
+// A convolution's predicted forms (when a predictor was given).
+struct LayoutPrediction {
+    std::string node;
+    double nchw_ms = -1, blocked_ms = -1;
+    bool blocked_slower() const { return nchw_ms >= 0 && blocked_ms >= 0 && blocked_ms > nchw_ms; }
+};
+
 struct LayoutReport {
     int64_t block = 0;
     std::vector<LayoutRegion> regions;
+    std::vector<LayoutPrediction> predictions;  // per candidate convolution, graph order
     int blocked_nodes = 0, conversions = 0;  // after the pass
     // "nchw16c: 2 regions, 41 nodes blocked, 3 conversions (0.9 MB); 1 region kept NCHW"
     std::string summary() const;
-    // One line per region: its nodes, traffic, conversions and the decision.
+    // One line per region: its nodes, traffic, conversions and the decision; then
+    // each convolution's predicted ms in both forms.
     std::string describe() const;
 };
 
@@ -77,5 +93,9 @@ LayoutReport assign_layouts(Graph &g, const LayoutOptions &options = {});
 
 // The block a node computes in (0: NCHW).
 int64_t layout_block(const Node &node);
+
+// A copy of `g` in which node `node` alone computes blocked (its image inputs and its
+// output new blocked values, its weights panels): what the predictor lowers.
+Graph with_node_blocked(const Graph &g, int node, int64_t block);
 
 }  // namespace tessera::graph

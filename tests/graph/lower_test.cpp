@@ -14,6 +14,7 @@
 #include "pack_weights.h"
 #include "plan_chains.h"
 #include "plan_fusion.h"
+#include "predict_time.h"
 #include "remove_dead.h"
 #include "rewrite_patterns.h"
 
@@ -248,6 +249,48 @@ TEST(GraphLowering, LayoutsStayNchwWhereBlockingDoesNotPay) {
     EXPECT_EQ(r.conversions, 0);
     EXPECT_EQ(h.nodes.size(), 1u);
     EXPECT_EQ(layout_block(h.nodes[0]), 0);
+}
+
+// The layout choice by the scheduler's model: each candidate convolution lowered
+// alone in both forms and scheduled by the Tessera plugin, whose schedule source
+// opens with its prediction; a convolution predicted slower blocked stays NCHW.
+TEST(GraphLowering, LayoutsFollowThePluginsPredictions) {
+    EXPECT_DOUBLE_EQ(predicted_ms_in("// Tessera predicts 0.25 ms for 1 compute-intensive stage(s)\nFunc f;"), 0.25);
+    EXPECT_LT(predicted_ms_in("Func f = pipeline.get_func(1);"), 0);
+    Halide::load_plugin(TESSERA_PLUGIN_PATH);
+    const Graph original = prepared(resnet_block());
+    const Halide::Target host = Halide::get_host_target();
+    const Halide::MachineParams params(2, 32 << 20, 40);
+    int conv = 0;
+    while (original.nodes[size_t(conv)].op_type != "Conv") conv++;
+    const double nchw = predict_node_ms(original, conv, host, params);
+    const double blocked = predict_node_ms(with_node_blocked(original, conv, 8), conv, host, params);
+    EXPECT_GT(nchw, 0);
+    EXPECT_GT(blocked, 0);
+
+    // A model of our own: the first convolution blocked is slower, the second not.
+    for (bool first_slower : {true, false}) {
+        Graph g = original;
+        LayoutOptions o;
+        o.block = 8;
+        o.max_conversion_share = 1.0;  // the predictions alone decide here
+        o.predict_ms = [&](const Graph &graph, int node) {
+            const bool is_blocked = layout_block(graph.nodes[size_t(node)]) > 0;
+            const bool first = graph.nodes[size_t(node)].name == "/layer1/conv1/Conv";
+            return is_blocked && first == first_slower ? 2.0 : 1.0;
+        };
+        const LayoutReport r = assign_layouts(g, o);
+        ASSERT_EQ(r.predictions.size(), 2u) << r.describe();
+        EXPECT_EQ(r.predictions[0].blocked_slower(), first_slower) << r.describe();
+        EXPECT_EQ(r.predictions[1].blocked_slower(), !first_slower) << r.describe();
+        for (const Node &n : g.nodes) {
+            if (n.op_type == "Conv") {
+                EXPECT_EQ(layout_block(n) > 0, (n.name == "/layer1/conv1/Conv") != first_slower) << r.describe();
+            }
+        }
+        EXPECT_NE(r.describe().find("stays NCHW"), std::string::npos);
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 28, &original);
+    }
 }
 
 // A MatMul of 3-D activations by a constant B (a transformer's projection): rows
