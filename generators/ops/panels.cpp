@@ -28,11 +28,8 @@ Func pack_panels(const PackParams &p, const Func &input) {
     if (p.unpack) return unpack_panels(p, input);
     const size_t rank = p.shape.size();
     const size_t axis = size_t(p.axis);
-    // The last block reads past the axis' end: zeros there. Where the blocks divide
-    // the axis (channel-blocked activations) the input is read as it is, so a
-    // scheduler sees the producer's consumer directly.
-    const bool divides = p.shape[size_t(p.axis)] % p.block == 0;
-    Func padded = divides ? input : BoundaryConditions::constant_exterior(input, 0.0f, halide_region(p.shape));
+    // The last block reads past the axis' end: zeros there.
+    Func padded = BoundaryConditions::constant_exterior(input, 0.0f, halide_region(p.shape));
     std::vector<Var> v = logical_vars(rank + 1);
     const Var &within = v[rank];
     std::vector<Expr> in_coords(rank);
