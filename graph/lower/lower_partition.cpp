@@ -5,10 +5,22 @@
 #include "halide_name.h"
 #include "lower_rule.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 namespace tessera::graph {
+
+namespace {
+
+// A channel-blocked value (assign_layouts: 5-D) or a constant: laid out densely by the
+// graph layer itself, never by a caller (a graph input keeps run-time strides).
+bool dense_value(const Graph &g, const std::string &value) {
+    const bool graph_input = std::find(g.inputs.begin(), g.inputs.end(), value) != g.inputs.end();
+    return !graph_input && (g.value(value).shape.size() == 5 || g.is_constant(value));
+}
+
+}  // namespace
 
 LoweredPartition lower_partition(const Graph &g, const Partition &p) {
     LoweredPartition lp;
@@ -30,6 +42,16 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
         param_names.insert(name);
         Halide::ImageParam param(Halide::Float(32), int(info.shape.size()), name);
         param.set_estimates(ops::halide_region(info.shape));
+        if (dense_value(g, value)) {
+            // Strides the compiled code may take as constants: a blocked image's
+            // pixels are then constant offsets apart (the plugin's register tiles
+            // may span them), whatever the buffer's run-time strides would say.
+            int stride = 1;
+            for (int d = 0; d < int(info.shape.size()); d++) {
+                param.dim(d).set_stride(stride);
+                stride *= int(info.shape[info.shape.size() - 1 - size_t(d)]);
+            }
+        }
         lp.input_values.push_back(value);
         lp.params.push_back(param);
         funcs[value] = param;

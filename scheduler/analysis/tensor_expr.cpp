@@ -34,6 +34,14 @@ struct CallCollector : public IRVisitor {
     void visit(const Select *op) override { ops++; IRVisitor::visit(op); }
 };
 
+bool constant_strides(const Parameter &param) {
+    if (!param.defined()) return false;
+    for (int d = 0; d < param.dimensions(); d++) {
+        if (!is_const(param.stride_constraint(d))) return false;
+    }
+    return true;
+}
+
 AccessMap make_access(const std::string &tensor, bool is_input, const std::vector<Expr> &args,
                       const std::vector<LoopDim> &dims) {
     AccessMap m;
@@ -242,6 +250,7 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
         for (const Call *c : calls.calls) {
             if (c->name == f.name()) continue;  // the accumulator itself
             t.reads.push_back(make_access(c->name, c->call_type == Call::Image, c->args, t.dims));
+            t.reads.back().constant_strides = c->call_type == Call::Image && constant_strides(c->param);
         }
 
         // Classification.

@@ -29,6 +29,9 @@ struct AccessMap {
     std::string tensor;
     std::string text;       // the access as written, for messages
     bool is_input = false;  // an ImageParam / input buffer rather than a computed Function
+    // An input whose every stride is constrained to a constant (a dense buffer whose
+    // layout the caller fixed): its rows are constant offsets from one address.
+    bool constant_strides = false;
     bool affine = true;
     std::vector<bool> clamped;  // per storage dim: index clamped to constants (safe for any loop value)
     std::vector<std::vector<int64_t>> coef;

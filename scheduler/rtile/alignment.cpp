@@ -91,9 +91,12 @@ namespace {
 // Halide allocates from the tile's bounds. When every storage dim inside the one
 // the second dim moves is indexed by reduction dims only, whose chunks divide
 // their extents, its row stride is a compile-time constant: the tile's rows are
-// constant offsets from one address. (An input's strides are run-time values.)
+// constant offsets from one address. An input's strides are run-time values unless
+// its parameter constrains them all to constants (the graph layer's dense blocked
+// values): the blocked 1x1 on 56x56x64 then took 8 output-channel blocks at one
+// pixel, one weight vector load per FMA, for want of address registers.
 bool constant_row_stride(const analysis::TensorExpr &t, const analysis::AccessMap &m, size_t second) {
-    if (m.is_input) return false;
+    if (m.is_input) return m.constant_strides;
     size_t outer = 0;
     for (size_t s = 0; s < m.coef.size(); s++) {
         if (m.coef[s][second] != 0) outer = s;
