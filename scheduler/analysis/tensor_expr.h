@@ -54,6 +54,8 @@ struct AccessMap {
 // a (memory-bound) reduction: a 3x3 or 5x5 depthwise window (9, 25 points) is
 // computed at its consumer's rows like pooling (see scheduler/README.md).
 constexpr int64_t kMinComputeReductionPoints = 32;
+// The widest channel block a blocked layout vectorises as one vector (AVX-512's 16).
+constexpr int64_t kMaxBlockLanes = 16;
 
 enum class StageClass {
     ComputeIntensive,  // a reduction whose operands are reused across output points: reuse grows with the tile
