@@ -286,13 +286,22 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
             const std::vector<size_t> spatial = t.spatial_dims();
             for (const AccessMap &m : t.reads) broadcast_inner |= !spatial.empty() && !m.depends_on(spatial.front());
             // A channel-blocked one (NCHW[16]c: the innermost dim a block of at most
-            // one vector of channels) is not: its rProgram's register tile spans
+            // one vector of channels, its weights w(oi, .., ob) indexed by the block
+            // too, unlike NHWC's w(c, ..)) is not: its rProgram's register tile spans
             // pixels with the accumulators in registers, where the rows schedule
             // kept them in memory (3x3 32x112x112 0.175 -> 0.087 ms, oneDNN 0.085;
             // Zen 4, side by side).
-            const bool one_vector_inner = !spatial.empty() && t.dims[spatial.front()].extent <= kMaxBlockLanes;
+            bool channel_blocks = !spatial.empty() && t.dims[spatial.front()].extent <= kMaxBlockLanes;
+            bool blocked_operand = false;
+            for (const AccessMap &m : t.reads) {
+                if (spatial.empty() || !m.depends_on(spatial.front())) continue;
+                size_t others = 0;
+                for (size_t j : spatial) others += j != spatial.front() && m.depends_on(j) ? 1 : 0;
+                blocked_operand |= others > 0 && others + 1 < spatial.size();
+            }
+            channel_blocks = channel_blocks && blocked_operand;
             const bool small_window =
-                reduction_points < kMinComputeReductionPoints && !broadcast_inner && !one_vector_inner;
+                reduction_points < kMinComputeReductionPoints && !broadcast_inner && !channel_blocks;
             // A matrix-vector product (one output column: its innermost spatial dim
             // has one point) reuses only its vector while its matrix streams: a
             // reduction, vectorised along its reduction dim (a GEMV's rows). As a
