@@ -584,8 +584,10 @@ TEST(TesseraPlugin, ChainsOfComputeIntensiveStagesGetABlockOrder) {
     options.parallelism = 2;
     const ScheduleOutcome outcome = schedule_pipeline(Pipeline(a.out), Target(avx512.target), options);
     const std::string &x = outcome.explanation;
-    EXPECT_NE(x.find("chain: att_scores -> "), std::string::npos) << x;
-    EXPECT_NE(x.find("-> att_out over"), std::string::npos) << x;
+    // Names as Halide made them unique in this process ("att_scores$1" once earlier
+    // tests, scheduled under the host's profile, made others): prefixes only.
+    EXPECT_NE(x.find("chain: att_scores"), std::string::npos) << x;
+    EXPECT_NE(x.find("-> att_out"), std::string::npos) << x;
     EXPECT_NE(x.find("best order:"), std::string::npos) << x;
     EXPECT_NE(x.find("one by one"), std::string::npos) << x;
     EXPECT_NE(x.find("predicted gain of fusing:"), std::string::npos) << x;
