@@ -39,8 +39,8 @@ dnnl::convolution_forward::primitive_desc conv_primitive_desc(const ops::ConvPar
                                                               const dnnl::memory::desc &dst, bool bias,
                                                               const dnnl::primitive_attr &attr) {
     dnnl::memory::desc any_wei(conv_user_weights_desc(p).dims(), dnnl::memory::data_type::f32, tag::any);
-    dnnl::memory::desc bias_md = bias ? dnnl::memory::desc(dims{p.oc}, dnnl::memory::data_type::f32, tag::x)
-                                      : dnnl::memory::desc();
+    dnnl::memory::desc bias_md =
+        bias ? dnnl::memory::desc(dims{p.oc}, dnnl::memory::data_type::f32, tag::x) : dnnl::memory::desc();
     dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src,
                                          any_wei, bias_md, dst, dims{p.stride, p.stride},
                                          dims{p.dilation - 1, p.dilation - 1}, dims{p.pad, p.pad}, dims{p.pad, p.pad});
@@ -110,32 +110,22 @@ private:
 }  // namespace
 
 std::unique_ptr<Kernel> make_conv_kernel(const ops::ConvParams &p) {
-    if (p.blocked && p.depthwise) {
-        // [c/block][kh][kw][block] -> [c][kh][kw]; the activations stay blocked.
-        const int64_t taps = p.kh * p.kw, block = p.block;
-        return with_unpacked_weights(std::make_unique<ConvKernel>(p), 1, {p.c, p.kh, p.kw},
-                                     [taps, block](const Tensor &packed, Tensor &plain) {
-                                         for (int64_t c = 0; c < plain.shape[0]; c++)
-                                             for (int64_t t = 0; t < taps; t++)
-                                                 plain.data[size_t(c * taps + t)] =
-                                                     packed.data[size_t((c / block * taps + t) * block + c % block)];
-                                     });
-    }
-    if (p.packed) {
-        ops::ConvParams plain = p;
-        plain.packed = false;
-        const int64_t per_channel = p.c * p.kh * p.kw, block = p.block;
-        // Panels [oc/block][c][kh][kw][block] -> OIHW.
-        return with_unpacked_weights(
-            make_conv_kernel(plain), 1, {p.oc, p.c, p.kh, p.kw},
-            [per_channel, block](const Tensor &packed, Tensor &oihw) {
-                for (int64_t o = 0; o < oihw.shape[0]; o++)
-                    for (int64_t i = 0; i < per_channel; i++)
-                        oihw.data[size_t(o * per_channel + i)] =
-                            packed.data[size_t((o / block * per_channel + i) * block + o % block)];
-            });
-    }
-    return std::make_unique<ConvKernel>(p);
+    // Panels, one output channel per lane of a block: conv2d's [oc/block][c][kh][kw][block]
+    // -> OIHW, a blocked depthwise's [c/block][kh][kw][block] -> [c][kh][kw] (its
+    // activations stay blocked).
+    const bool depthwise_panels = p.blocked && p.depthwise;
+    if (!p.packed && !depthwise_panels) return std::make_unique<ConvKernel>(p);
+    ops::ConvParams plain = p;
+    plain.packed = false;
+    const int64_t per_channel = (p.depthwise ? 1 : p.c) * p.kh * p.kw, block = p.block;
+    const ops::Shape plain_shape = p.depthwise ? ops::Shape{p.c, p.kh, p.kw} : ops::Shape{p.oc, p.c, p.kh, p.kw};
+    return with_unpacked_weights(std::make_unique<ConvKernel>(plain), 1, plain_shape,
+                                 [per_channel, block](const Tensor &packed, Tensor &out) {
+                                     for (int64_t o = 0; o < out.shape[0]; o++)
+                                         for (int64_t i = 0; i < per_channel; i++)
+                                             out.data[size_t(o * per_channel + i)] =
+                                                 packed.data[size_t((o / block * per_channel + i) * block + o % block)];
+                                 });
 }
 
 }  // namespace tessera::onednn

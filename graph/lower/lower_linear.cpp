@@ -33,11 +33,8 @@ std::vector<Func> conv(LowerContext &ctx) {
     const bool depthwise = group > 1 && group == channels && (blocked > 0 || w[0] == channels);
     const Shape kernel = blocked > 0 && depthwise ? Shape{w[1], w[2]} : Shape{w[2], w[3]};
     const Window win = resolve_window(ctx.ic, {x[2], x[3]}, kernel, false);
-    for (size_t i = 0; i < 2; i++) {
-        if (win.pad_begin[i] != win.pad_end[i] || win.pad_begin[i] != win.pad_begin[0] ||
-            win.strides[i] != win.strides[0] || win.dilations[i] != win.dilations[0]) {
-            ctx.fail("the op library's conv2d takes one pad, stride and dilation for both axes and both sides");
-        }
+    if (!uniform_window(win)) {
+        ctx.fail("the op library's conv2d takes one pad, stride and dilation for both axes and both sides");
     }
     const int64_t block = packed_block(ctx.node());
     const int64_t oc = blocked > 0 ? ctx.out_shape()[1] * blocked : ctx.out_shape()[1];

@@ -29,11 +29,8 @@ std::vector<Func> pool(LowerContext &ctx, bool max) {
     const std::string layout = layout_keys(ctx, channels);
     const std::vector<int64_t> kernel = ctx.node().get_ints("kernel_shape", {});
     const Window win = resolve_window(ctx.ic, {x[2], x[3]}, kernel, ctx.node().get_int("ceil_mode", 0) != 0);
-    for (size_t i = 0; i < 2; i++) {
-        if (win.pad_begin[i] != win.pad_end[i] || win.pad_begin[i] != win.pad_begin[0] ||
-            win.strides[i] != win.strides[0] || win.dilations[i] != 1) {
-            ctx.fail("the op library's pooling takes one pad and stride for both axes and sides, no dilation");
-        }
+    if (!uniform_window(win) || win.dilations[0] != 1) {
+        ctx.fail("the op library's pooling takes one pad and stride for both axes and sides, no dilation");
     }
     const std::string line = std::string(max ? "max_pool2d" : "avg_pool2d") + " n=" + std::to_string(x[0]) +
                              " c=" + std::to_string(channels) + " h=" + std::to_string(x[2]) +
@@ -44,10 +41,7 @@ std::vector<Func> pool(LowerContext &ctx, bool max) {
                              layout;
     Func out = build_library_op(ctx, line, {ctx.input(0)});
     // ceil_mode adds a window only where the library's floor rule would not.
-    const Shape &want = ctx.out_shape();
-    const int64_t floor_h = (x[2] + 2 * win.pad_begin[0] - win.kernel[0]) / win.strides[0] + 1;
-    const int64_t floor_w = (x[3] + 2 * win.pad_begin[1] - win.kernel[1]) / win.strides[0] + 1;
-    if (want[2] != floor_h || want[3] != floor_w) ctx.fail("ceil_mode that adds a window is not compiled yet");
+    if (!floor_windows(win, {x[2], x[3]})) ctx.fail("ceil_mode that adds a window is not compiled yet");
     return {out};
 }
 

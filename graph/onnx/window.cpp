@@ -23,7 +23,7 @@ int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
 }
 
-} // namespace
+}  // namespace
 
 Window resolve_window(const InferContext &ctx, const Shape &spatial, const std::vector<int64_t> &kernel,
                       bool ceil_mode) {
@@ -69,4 +69,22 @@ Window resolve_window(const InferContext &ctx, const Shape &spatial, const std::
     return w;
 }
 
-} // namespace tessera::graph
+bool uniform_window(const Window &w) {
+    for (size_t i = 0; i < w.kernel.size(); i++) {
+        if (w.pad_begin[i] != w.pad_end[i] || w.pad_begin[i] != w.pad_begin[0] || w.strides[i] != w.strides[0] ||
+            w.dilations[i] != w.dilations[0]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool floor_windows(const Window &w, const Shape &spatial) {
+    for (size_t i = 0; i < w.kernel.size(); i++) {
+        const int64_t extent = (w.kernel[i] - 1) * w.dilations[i] + 1;
+        if (w.out[i] != (spatial[i] + w.pad_begin[i] + w.pad_end[i] - extent) / w.strides[i] + 1) return false;
+    }
+    return true;
+}
+
+}  // namespace tessera::graph

@@ -19,4 +19,12 @@ void check_auto_pad(const InferContext &ctx);
 Window resolve_window(const InferContext &ctx, const Shape &spatial, const std::vector<int64_t> &kernel,
                       bool ceil_mode);
 
+// One pad, stride and dilation for both axes and both sides: the windows the op
+// library's conv2d and pooling take.
+bool uniform_window(const Window &w);
+
+// Whether `w` gives every spatial axis of `input` the output the floor rule gives
+// (ceil_mode adding a window is not compiled).
+bool floor_windows(const Window &w, const Shape &spatial);
+
 } // namespace tessera::graph

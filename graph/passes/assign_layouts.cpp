@@ -30,36 +30,26 @@ Shape blocked_shape(const Shape &nchw, int64_t b) {
     return {nchw[0], nchw[1] / b, nchw[2], nchw[3], b};
 }
 
-// The window the op library compiles: one pad, stride and dilation for both axes
-// and sides (what the Conv and pooling lowerings check).
+// A window the op library compiles (what the Conv and pooling lowerings check).
 bool library_window(const Graph &g, const Node &node, const Shape &x, const std::vector<int64_t> &kernel,
                     bool ceil_mode) {
     try {
         InferContext ic(node, g.opset, input_infos(g, node));
         const Window w = resolve_window(ic, {x[2], x[3]}, kernel, ceil_mode);
-        for (size_t i = 0; i < 2; i++) {
-            if (w.pad_begin[i] != w.pad_end[i] || w.pad_begin[i] != w.pad_begin[0] || w.strides[i] != w.strides[0] ||
-                w.dilations[i] != w.dilations[0]) {
-                return false;
-            }
-        }
-        // ceil_mode adding a window is not compiled in either layout.
-        const Shape &out = g.value(node.outputs[0]).shape;
-        for (size_t i = 0; i < 2; i++) {
-            const int64_t floor_out = (x[2 + i] + 2 * w.pad_begin[i] - ((kernel[i] - 1) * w.dilations[i] + 1)) /
-                                          w.strides[0] +
-                                      1;
-            if (out.size() != 4 || out[2 + i] != floor_out) return false;
-        }
-        return true;
+        return uniform_window(w) && floor_windows(w, {x[2], x[3]});
     } catch (const GraphError &) {
         return false;  // the lowering reports it, in whichever layout
     }
 }
 
+// How --explain names a node.
+std::string label(const Node &n) {
+    return n.name.empty() ? n.op_type : n.name;
+}
+
 bool unary_agnostic(const Node &n) {
-    static const std::set<std::string> ops = {"Relu", "Sigmoid", "Tanh", "Exp",        "Sqrt", "Erf",
-                                              "Neg",  "Gelu",    "Clip", "Reciprocal"};
+    static const std::set<std::string> ops = {"Relu", "Sigmoid", "Tanh", "Exp",  "Sqrt",
+                                              "Erf",  "Neg",     "Gelu", "Clip", "Reciprocal"};
     return ops.count(n.op_type) != 0;
 }
 
@@ -70,6 +60,17 @@ bool binary_agnostic(const Node &n) {
 
 bool pooling(const Node &n) {
     return n.op_type == "MaxPool" || n.op_type == "AveragePool" || n.op_type == "GlobalAveragePool";
+}
+
+// A blocked node's image inputs: the inputs its blocked form reads blocked (a
+// binary op's non-scalar operands).
+std::vector<size_t> image_inputs(const Graph &g, const Node &n) {
+    if (n.op_type == "Conv" || pooling(n) || unary_agnostic(n)) return {0};
+    std::vector<size_t> images;
+    for (size_t k = 0; k < n.inputs.size(); k++) {
+        if (!scalar(g.value(n.inputs[k]))) images.push_back(k);
+    }
+    return images;
 }
 
 // A blocked Conv's weights as panels ([oc/b][c][kh][kw][b], depthwise [c/b][kh][kw][b]),
@@ -124,17 +125,6 @@ struct Planner {
         return library_window(g, n, x.shape, {w.shape[2], w.shape[3]}, false);
     }
 
-    // Node i's image inputs: the inputs a blocked form of it reads blocked.
-    std::vector<size_t> image_inputs(int i) const {
-        const Node &n = g.nodes[size_t(i)];
-        if (n.op_type == "Conv" || pooling(n) || unary_agnostic(n)) return {0};
-        std::vector<size_t> images;
-        for (size_t k = 0; k < n.inputs.size(); k++) {
-            if (!scalar(g.value(n.inputs[k]))) images.push_back(k);
-        }
-        return images;
-    }
-
     // Whether node i can compute blocked given its inputs (a conv candidate always can).
     bool agnostic(int i) const {
         const Node &n = g.nodes[size_t(i)];
@@ -153,7 +143,7 @@ struct Planner {
             return g.value(n.inputs[0]).shape == out;
         }
         if (!binary_agnostic(n)) return false;
-        const std::vector<size_t> images = image_inputs(i);
+        const std::vector<size_t> images = image_inputs(g, n);
         if (images.empty()) return false;
         for (size_t k : images) {
             if (g.value(n.inputs[k]).shape != out || g.value(n.inputs[k]).dtype != DType::f32) return false;
@@ -174,7 +164,7 @@ struct Planner {
                 blocked[i] = true;
                 if (o.predict_ms) {
                     LayoutPrediction p;
-                    p.node = g.nodes[i].name.empty() ? g.nodes[i].op_type : g.nodes[i].name;
+                    p.node = label(g.nodes[i]);
                     p.nchw_ms = o.predict_ms(g, int(i));
                     p.blocked_ms = o.predict_ms(with_node_blocked(g, int(i), o.block), int(i));
                     blocked[i] = !p.blocked_slower();
@@ -183,7 +173,8 @@ struct Planner {
                 continue;
             }
             if (!agnostic(int(i))) continue;
-            for (size_t k : image_inputs(int(i))) blocked[i] = blocked[i] || produced_blocked(g.nodes[i].inputs[k]);
+            for (size_t k : image_inputs(g, g.nodes[i]))
+                blocked[i] = blocked[i] || produced_blocked(g.nodes[i].inputs[k]);
         }
     }
 
@@ -192,7 +183,8 @@ struct Planner {
         std::vector<int> root(g.nodes.size());
         std::iota(root.begin(), root.end(), 0);
         auto find = [&](int x) {
-            while (root[size_t(x)] != x) x = root[size_t(x)] = root[size_t(root[size_t(x)])];
+            while (root[size_t(x)] != x)
+                x = root[size_t(x)] = root[size_t(root[size_t(x)])];
             return x;
         };
         for (size_t i = 0; i < g.nodes.size(); i++) {
@@ -206,7 +198,8 @@ struct Planner {
             if (blocked[i]) by_root[find(int(i))].push_back(int(i));
         }
         std::vector<std::vector<int>> out;
-        for (auto &[r, nodes] : by_root) out.push_back(nodes);
+        for (auto &[r, nodes] : by_root)
+            out.push_back(nodes);
         std::sort(out.begin(), out.end());
         return out;
     }
@@ -224,24 +217,23 @@ struct Planner {
     LayoutRegion cost(const std::vector<int> &nodes) const {
         LayoutRegion r;
         std::set<std::string> to_blocked;
+        auto convert = [&](const std::string &v) {  // a read and a write of the whole tensor
+            r.conversions++;
+            r.conversion_bytes += 8.0 * double(num_elements(g.value(v).shape));
+        };
         for (int i : nodes) {
             const Node &n = g.nodes[size_t(i)];
-            r.nodes.push_back(n.name.empty() ? n.op_type : n.name);
+            r.nodes.push_back(label(n));
             const NodeCost c = node_cost(g, n);
             r.bytes += c.bytes;
             if (n.op_type == "Conv") r.convolutions++;
-            for (size_t k : image_inputs(i)) {
+            for (size_t k : image_inputs(g, n)) {
                 if (!produced_blocked(n.inputs[k])) to_blocked.insert(n.inputs[k]);
             }
-            if (read_plain(n.outputs[0])) {
-                r.conversions++;
-                r.conversion_bytes += 8.0 * double(num_elements(g.value(n.outputs[0]).shape));
-            }
+            if (read_plain(n.outputs[0])) convert(n.outputs[0]);
         }
-        for (const std::string &v : to_blocked) {
-            r.conversions++;
-            r.conversion_bytes += 8.0 * double(num_elements(g.value(v).shape));
-        }
+        for (const std::string &v : to_blocked)
+            convert(v);
         char why[160];
         if (r.convolutions == 0) {
             r.reason = "no convolution to gain from the layout";
@@ -270,7 +262,7 @@ struct Planner {
 
     // Step 4: blocked values, weights as panels, conversions where layouts meet.
     int rewrite() {
-        std::map<std::string, std::string> blocked_name;  // NCHW value -> its blocked value
+        std::map<std::string, std::string> blocked_name;           // NCHW value -> its blocked value
         std::vector<std::vector<Node>> after(g.nodes.size() + 1);  // [0]: before every node
         auto blocked_value = [&](const std::string &plain) -> std::string {
             auto it = blocked_name.find(plain);
@@ -282,11 +274,12 @@ struct Planner {
         for (size_t i = 0; i < g.nodes.size(); i++) {
             if (!blocked[i]) continue;
             Node &n = g.nodes[i];
-            for (size_t k : image_inputs(int(i))) {
+            for (size_t k : image_inputs(g, n)) {
+                // Topological order: a blocked producer named its value already.
                 const std::string plain = n.inputs[k];
                 const bool known = blocked_name.count(plain) != 0;
                 n.inputs[k] = blocked_value(plain);
-                if (!known && !produced_blocked(plain)) {
+                if (!known) {
                     const int p = g.producer(plain);
                     after[size_t(p + 1)].push_back(conversion(kToBlockedOp, plain, n.inputs[k]));
                     conversions++;
@@ -302,11 +295,13 @@ struct Planner {
                 unread.push_back(plain);
             }
         }
-        for (const std::string &v : unread) g.values.erase(v);
+        for (const std::string &v : unread)
+            g.values.erase(v);
         std::vector<Node> nodes = std::move(after[0]);
         for (size_t i = 0; i < g.nodes.size(); i++) {
             nodes.push_back(std::move(g.nodes[i]));
-            for (Node &c : after[i + 1]) nodes.push_back(std::move(c));
+            for (Node &c : after[i + 1])
+                nodes.push_back(std::move(c));
         }
         g.nodes = std::move(nodes);
         g.sort_topologically();
@@ -322,11 +317,9 @@ int64_t layout_block(const Node &node) {
 
 Graph with_node_blocked(const Graph &plain, int node, int64_t block) {
     Graph g = plain;
-    LayoutOptions o;
-    o.block = block;
-    const Planner p{g, o, {}};
     Node &n = g.nodes.at(size_t(node));
-    for (size_t k : p.image_inputs(node)) n.inputs[k] = add_blocked_value(g, n.inputs[k], block);
+    for (size_t k : image_inputs(g, n))
+        n.inputs[k] = add_blocked_value(g, n.inputs[k], block);
     block_weights(g, n, block);
     n.outputs[0] = add_blocked_value(g, n.outputs[0], block);
     return g;
@@ -343,7 +336,8 @@ LayoutReport assign_layouts(Graph &g, const LayoutOptions &o) {
     for (const std::vector<int> &nodes : p.regions()) {
         LayoutRegion r = p.cost(nodes);
         if (!r.kept) {
-            for (int i : nodes) p.blocked[size_t(i)] = false;
+            for (int i : nodes)
+                p.blocked[size_t(i)] = false;
         } else {
             report.blocked_nodes += int(nodes.size());
         }
@@ -374,12 +368,14 @@ std::string LayoutReport::describe() const {
     for (size_t i = 0; i < regions.size(); i++) {
         const LayoutRegion &r = regions[i];
         s << "  region " << i << ": " << (r.kept ? "nchw" + std::to_string(block) + "c" : std::string("nchw")) << ", "
-          << r.nodes.size() << " node(s) from " << r.nodes.front() << " to " << r.nodes.back() << ", "
-          << r.convolutions << " conv(s), " << r.bytes / 1e6 << " MB; " << r.conversions
-          << " conversion(s) " << r.conversion_bytes / 1e6 << " MB: " << r.reason << "\n";
+          << r.nodes.size() << " node(s) from " << r.nodes.front() << " to " << r.nodes.back() << ", " << r.convolutions
+          << " conv(s), " << r.bytes / 1e6 << " MB; " << r.conversions << " conversion(s) " << r.conversion_bytes / 1e6
+          << " MB: " << r.reason << "\n";
     }
     for (const LayoutPrediction &p : predictions) {
-        auto ms = [](double v) { return v < 0 ? std::string("no prediction") : std::to_string(v).substr(0, 6) + " ms"; };
+        auto ms = [](double v) {
+            return v < 0 ? std::string("no prediction") : std::to_string(v).substr(0, 6) + " ms";
+        };
         s << "  " << p.node << ": predicted " << ms(p.nchw_ms) << " NCHW, " << ms(p.blocked_ms) << " nchw" << block
           << "c" << (p.blocked_slower() ? ": stays NCHW" : "") << "\n";
     }

@@ -172,6 +172,12 @@ TEST(GraphLowering, PackedWeightsComputeTheModelAsWritten) {
     expect_matches_reference(vector_products, plan_fusion(vector_products, {4.0, true}), 24, &original);
 }
 
+LayoutOptions blocks_of(int64_t block) {
+    LayoutOptions o;
+    o.block = block;
+    return o;
+}
+
 // Channel-blocked layouts (assign_layouts, block 8): the whole block computes in
 // NCHW8c, from one conversion of the input (read by the first convolution and by
 // the skip connection) to one after the global pool; fused and unfused, it computes
@@ -179,9 +185,7 @@ TEST(GraphLowering, PackedWeightsComputeTheModelAsWritten) {
 TEST(GraphLowering, BlockedLayoutComputesTheModelAsWritten) {
     const Graph original = prepared(resnet_block());
     Graph g = original;
-    LayoutOptions o;
-    o.block = 8;
-    const LayoutReport r = assign_layouts(g, o);
+    const LayoutReport r = assign_layouts(g, blocks_of(8));
     ASSERT_EQ(r.regions.size(), 1u) << r.describe();
     EXPECT_TRUE(r.regions[0].kept) << r.describe();
     EXPECT_EQ(r.blocked_nodes, 6) << r.describe();
@@ -202,8 +206,7 @@ TEST(GraphLowering, BlockedLayoutComputesTheModelAsWritten) {
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 26, &original);
     // Blocks of 16 divide none of its 8 channels: the graph stays as it was.
     Graph wide = original;
-    o.block = 16;
-    EXPECT_EQ(assign_layouts(wide, o).blocked_nodes, 0);
+    EXPECT_EQ(assign_layouts(wide, blocks_of(16)).blocked_nodes, 0);
     EXPECT_EQ(wide.nodes.size(), original.nodes.size());
 }
 
@@ -212,9 +215,7 @@ TEST(GraphLowering, BlockedLayoutComputesTheModelAsWritten) {
 TEST(GraphLowering, BlockedInvertedResidual) {
     const Graph original = prepared(inverted_residual());
     Graph g = original;
-    LayoutOptions o;
-    o.block = 8;
-    const LayoutReport r = assign_layouts(g, o);
+    const LayoutReport r = assign_layouts(g, blocks_of(8));
     EXPECT_EQ(r.blocked_nodes, 6) << r.describe();
     EXPECT_EQ(r.conversions, 2) << r.describe();
     for (const Node &n : g.nodes) {
@@ -234,8 +235,7 @@ TEST(GraphLowering, LayoutsStayNchwWhereBlockingDoesNotPay) {
     testing::set_ints(conv, "kernel_shape", {3, 3});
     testing::set_ints(conv, "pads", {1, 1, 1, 1});
     Graph g = prepared(small);
-    LayoutOptions o;
-    o.block = 8;
+    const LayoutOptions o = blocks_of(8);
     EXPECT_TRUE(assign_layouts(g, o).regions.empty());
 
     ModelBuilder alone(13);
@@ -271,8 +271,7 @@ TEST(GraphLowering, LayoutsFollowThePluginsPredictions) {
     // A model of our own: the first convolution blocked is slower, the second not.
     for (bool first_slower : {true, false}) {
         Graph g = original;
-        LayoutOptions o;
-        o.block = 8;
+        LayoutOptions o = blocks_of(8);
         o.max_conversion_share = 1.0;  // the predictions alone decide here
         o.predict_ms = [&](const Graph &graph, int node) {
             const bool is_blocked = layout_block(graph.nodes[size_t(node)]) > 0;

@@ -97,16 +97,14 @@ std::vector<double> conv_sums(const ConvParams &p, const In &img, const Tensor &
                                 if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
                                 int64_t ch = p.depthwise ? o : g * cg + ci;
                                 double wv;
-                                if (p.depthwise && p.blocked) {
-                                    // [c/block][kh][kw][block]
-                                    wv = wt.data[((o / p.block * p.kh + ky) * p.kw + kx) * p.block + o % p.block];
+                                if (p.packed || (p.depthwise && p.blocked)) {
+                                    // Panel o / block, then [c][kh][kw] (depthwise: [kh][kw]), lane o % block.
+                                    const int64_t per_panel = p.depthwise ? 1 : cg;
+                                    wv = wt.data[(((o / p.block * per_panel + ci) * p.kh + ky) * p.kw + kx) * p.block +
+                                                 o % p.block];
                                 } else if (p.depthwise) {
                                     wv = p.nhwc ? wt.data[(ky * p.kw + kx) * p.c + o]
                                                 : wt.data[(o * p.kh + ky) * p.kw + kx];
-                                } else if (p.packed) {
-                                    // Panel o / block, then [c][kh][kw], lane o % block.
-                                    wv = wt.data[(((o / p.block * cg + ci) * p.kh + ky) * p.kw + kx) * p.block +
-                                                 o % p.block];
                                 } else {
                                     wv = p.nhwc ? wt.data[((ky * p.kw + kx) * cg + ci) * p.oc + o]
                                                 : wt.data[((o * cg + ci) * p.kh + ky) * p.kw + kx];
