@@ -142,7 +142,8 @@ std::optional<DeviceProfile> load_profile(const std::string &path, std::string *
             return std::count_if(p.layers.begin(), p.layers.end(),
                                  [&](const MemoryLayerProfile &l) { return l.name == name; });
         };
-        const bool llc_last_cache = count("LLC") == 0 || p.layers[p.layers.size() - 2].name == "LLC";
+        const bool llc_last_cache =
+            count("LLC") == 0 || (p.layers.size() >= 2 && p.layers[p.layers.size() - 2].name == "LLC");
         bool named = true;
         for (const MemoryLayerProfile &l : p.layers) named = named && !l.name.empty() && count(l.name) == 1;
         if (p.layers.size() < 2 || p.layers.back().name != "DRAM" || !llc_last_cache || !named) {
