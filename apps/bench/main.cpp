@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <set>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -165,7 +166,7 @@ void usage(std::FILE *to) {
                  "       tessera-bench --model F.onnx [--input [name=]x.npy]... [--against onnxruntime,pytorch|none]\n"
                  "                     [--threads T] [--reps N] [--warmup N] [--timing interleaved|alone]\n"
                  "                     [--tolerance E] [--python PY]\n"
-                 "                     [--json F] [--plot F.png] [--work-dir D] [--layout auto|blocked|packed|fixed] [--timeout S]\n"
+                 "                     [--json F] [--plot F.png] [--work-dir D] [--layout L] [--timeout S]\n"
                  "                     [--verbose]\n"
                  "       tessera-bench --suite models [--models DIR] [same options as --model but --input]\n"
                  "       tessera-bench --list\n"
@@ -206,7 +207,7 @@ void usage(std::FILE *to) {
                  "  --python       the peers' interpreter (default $TESSERA_PEER_PYTHON, else .venv-peers/bin/python)\n"
                  "  --suite models apps/suites/models.suite: each NAME.onnx in --models DIR (default models/)\n"
                  "  --work-dir     keep the compiled library there (default: a temporary folder)\n"
-                 "  --layout       auto (default), blocked, packed or fixed: as tessera compile --layout\n"
+                 "  --layout       auto (default), chosen, blocked, nhwc, packed or fixed: as tessera compile --layout\n"
                  "  --timeout      seconds for each model, and for each peer's reply (default 900)\n"
                  "  --json, --plot one record per model and contender; a bar chart of the speedups over onnxruntime\n",
                  names.c_str());
@@ -256,8 +257,9 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--work-dir") o.work_dir = next();
         else if (arg == "--layout") {
             o.layout = next();
-            if (o.layout != "auto" && o.layout != "blocked" && o.layout != "packed" && o.layout != "fixed") {
-                throw UsageError("--layout takes auto, blocked, packed or fixed, got '" + o.layout + "'");
+            const std::set<std::string> layouts = {"auto", "chosen", "blocked", "nhwc", "packed", "fixed"};
+            if (!layouts.count(o.layout)) {
+                throw UsageError("--layout takes auto, chosen, blocked, nhwc, packed or fixed, got '" + o.layout + "'");
             }
         }
         else if (arg == "--warmup") o.warmup = to_int(arg, next(), 0);

@@ -32,7 +32,7 @@ struct ModelBenchOptions {
     std::string python_missing;            // the line printed for a skipped peer when there is no interpreter
     std::string runner;                    // scripts/peer_runner.py, or a stand-in speaking its protocol
     std::string work_dir;                  // where the library is compiled; empty: a temporary folder, removed after
-    std::string layout = "auto";           // tessera compile's --layout: auto, packed or fixed
+    std::string layout = "auto";           // tessera compile's --layout (apps/model/opened_model.h)
     int timeout_s = 900;                   // the whole model (isolated), and each peer reply (its load included)
     bool verbose = false;                  // tessera compile's lines per partition, the peers' stderr
 };

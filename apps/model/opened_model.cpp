@@ -32,8 +32,8 @@ void add_input_shape(ModelOptions &options, const std::string &arg) {
 }
 
 void set_layout(ModelOptions &options, const std::string &arg) {
-    if (arg != "auto" && arg != "blocked" && arg != "packed" && arg != "fixed") {
-        throw UsageError("--layout takes auto, blocked, packed or fixed, got '" + arg + "'");
+    if (arg != "auto" && arg != "chosen" && arg != "blocked" && arg != "nhwc" && arg != "packed" && arg != "fixed") {
+        throw UsageError("--layout takes auto, chosen, blocked, nhwc, packed or fixed, got '" + arg + "'");
     }
     options.layout = arg;
 }
@@ -42,15 +42,19 @@ int64_t channel_block_for(const Halide::Target &target) {
     return target.has_feature(Halide::Target::AVX512) || target.has_feature(Halide::Target::AVX512_Skylake) ? 16 : 8;
 }
 
+bool assigns_layouts(const ModelOptions &o) {
+    return o.layout == "chosen" || o.layout == "blocked" || o.layout == "nhwc";
+}
+
 std::string describe_layouts(const ModelOptions &o, const OpenedModel &s) {
     if (o.layout == "fixed") return "layouts: fixed (the model's own)";
     std::string line = "layouts: " + o.layout;
-    if (o.layout == "blocked") {
+    if (assigns_layouts(o)) {
         line += s.layouts.block > 0 ? ", " + s.layouts.summary()
                                     : " (not on GPU targets: NCHW kept; the GPU schedules read NCHW)";
     }
     return line + "; constant weights of " + std::to_string(s.packed_weights) +
-           (o.layout == "blocked" ? " more" : "") + " node(s) packed into panels at compile time";
+           (assigns_layouts(o) ? " more" : "") + " node(s) packed into panels at compile time";
 }
 
 OpenedModel open_model(const ModelOptions &o) {
@@ -80,9 +84,11 @@ OpenedModel open_model(const ModelOptions &o) {
     const double balance = gpu ? hal::balance_flops_per_byte(hal::gpu_figures_for_target(s.target))
                                : hal::balance_flops_per_byte(hal::host_profile());
     // Before the plan: the partitions then read the blocked values and packed constants.
-    if (o.layout == "blocked" && !gpu) {
+    if (assigns_layouts(o) && !gpu) {
         graph::LayoutOptions lo;
         lo.block = channel_block_for(s.target);
+        lo.blocked = o.layout != "nhwc";
+        lo.nhwc = o.layout != "blocked";
         // Each candidate's forms as the Tessera plugin predicts them (whatever scheduler
         // compiles the model: the layout is a graph decision made by one model).
         load_scheduler("Tessera");

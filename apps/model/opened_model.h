@@ -31,9 +31,11 @@ struct ModelOptions {
     std::map<std::string, std::vector<int64_t>> input_shapes;
     bool fuse = true;
     bool chains = true;  // plan_chains: attention chains as one partition (--no-chains)
-    // --layout: blocked: convolutional regions in channel-blocked NCHW[b]c
-    // (assign_layouts), and the matrix-vector products' weights packed; auto (the
-    // default): only the matrix-vector products' weights packed into the panels the
+    // --layout: chosen: each convolution's layout, NCHW, NHWC or channel-blocked
+    // NCHW[b]c, the fastest the Tessera plugin's model predicts, propagated through
+    // the memory-bound nodes after it (assign_layouts), and the matrix-vector
+    // products' weights packed; blocked / nhwc: the same with one alternative to NCHW;
+    // auto (the default): only the matrix-vector products' weights packed into the panels the
     // packed matmul reads; packed: every convolution's and matrix product's weights
     // (the models ran 9-36% slower, docs/results.md); fixed: none, the model's own.
     std::string layout = "auto";
@@ -44,18 +46,22 @@ struct ModelOptions {
 
 // Parses "name=1x3x224x224" into options.input_shapes; throws UsageError.
 void add_input_shape(ModelOptions &options, const std::string &arg);
-// Parses --layout's value: "auto" (the default), "blocked", "packed" or "fixed"; throws UsageError.
+// Parses --layout's value: "auto" (the default), "chosen", "blocked", "nhwc", "packed" or
+// "fixed"; throws UsageError.
 void set_layout(ModelOptions &options, const std::string &arg);
 
 struct OpenedModel {
     graph::Graph graph;
     graph::PrepareReport prepared;
-    graph::LayoutReport layouts;  // assign_layouts' regions (--layout blocked)
+    graph::LayoutReport layouts;  // assign_layouts' regions (--layout chosen, blocked, nhwc)
     int packed_weights = 0;       // nodes whose constant weights pack_weights laid out as panels
     graph::FusionPlan plan;
     Halide::Target target;
     std::function<void(Halide::Pipeline &)> schedule;  // the chosen scheduler, for target
 };
+
+// Whether --layout asks assign_layouts for the activations' layouts.
+bool assigns_layouts(const ModelOptions &options);
 
 // The channel block of NCHW[b]c for a target: one vector of fp32 (16 with AVX-512, else 8).
 int64_t channel_block_for(const Halide::Target &target);

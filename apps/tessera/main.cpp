@@ -35,8 +35,11 @@ void usage(std::FILE *to) {
                  "  --no-chains an attention's two products in partitions of their own (default: one, fused\n"
                  "              or not by the chain analysis)\n"
                  "  --layout    L = auto (default): matrix-vector products' weights packed into panels at\n"
-                 "              compile time; blocked: also convolutional regions in channel-blocked\n"
-                 "              NCHW[16|8]c (weights as panels, conversions where NCHW is needed);\n"
+                 "              compile time; chosen: also each convolution's layout, NCHW, NHWC or\n"
+                 "              channel-blocked NCHW[16|8]c, the fastest the plugin's model predicts,\n"
+                 "              propagated through the nodes after it (weights transformed at compile\n"
+                 "              time, conversions where layouts meet); blocked, nhwc: chosen with one\n"
+                 "              alternative to NCHW;\n"
                  "              packed: every convolution's and matrix product's weights as panels;\n"
                  "              fixed: none (the model's own layouts)\n"
                  "  -j N        partitions compiled at once, each in its own process (default: every core)\n");

@@ -43,4 +43,29 @@ std::vector<int64_t> TensorData::as_ints() const {
     return out;
 }
 
+TensorData transposed(const TensorData &x, const std::vector<int64_t> &perm) {
+    Shape shape(perm.size());
+    for (size_t a = 0; a < perm.size(); a++)
+        shape[a] = x.shape[size_t(perm[a])];
+    TensorData y(x.dtype, shape);
+    if (y.size() == 0) return y;
+    // Walk y in row-major order; `from` follows in x through x's strides.
+    const std::vector<int64_t> xs = strides_of(x.shape);
+    std::vector<int64_t> idx(shape.size(), 0);
+    int64_t from = 0;
+    for (size_t to = 0; to < y.size(); to++) {
+        if (y.is_float())
+            y.f[to] = x.f[size_t(from)];
+        else
+            y.i[to] = x.i[size_t(from)];
+        for (size_t a = shape.size(); a-- > 0;) {
+            from += xs[size_t(perm[a])];
+            if (++idx[a] < shape[a]) break;
+            from -= xs[size_t(perm[a])] * shape[a];
+            idx[a] = 0;
+        }
+    }
+    return y;
+}
+
 } // namespace tessera::graph

@@ -37,4 +37,7 @@ struct TensorData {
     std::vector<int64_t> as_ints() const;
 };
 
+// x with its axes permuted: output axis i is x's axis perm[i] (ONNX Transpose).
+TensorData transposed(const TensorData &x, const std::vector<int64_t> &perm);
+
 } // namespace tessera::graph

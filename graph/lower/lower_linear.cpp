@@ -1,8 +1,9 @@
 // Conv, Gemm and MatMul through the op library's conv2d, depthwise_conv2d, matmul
 // and batch_matmul (with bias_add for a convolution's bias). Weights packed at
-// compile time (pack_weights) go to the library's packed conv2d and matmul; a
-// channel-blocked Conv (assign_layouts) to its nchwc forms.
+// compile time (pack_weights) go to the library's packed conv2d and matmul; a Conv
+// given NHWC or NCHW[b]c by assign_layouts to its nhwc or nchwc forms.
 #include "halide_axes.h"
+#include "image_layout.h"
 #include "index_maps.h"
 #include "lower_rule.h"
 #include "op_library.h"
@@ -21,30 +22,27 @@ std::string n(int64_t v) {
 }
 
 std::vector<Func> conv(LowerContext &ctx) {
-    const Shape &x = ctx.in_shape(0), &w = ctx.in_shape(1);
-    // Channel-blocked (assign_layouts): x [N][C/b][H][W][b], weights as panels
-    // (conv2d [oc/b][c][kh][kw][b], depthwise [c/b][kh][kw][b]).
-    const int64_t blocked = layout_block(ctx.node());
-    if (x.size() != (blocked > 0 ? 5u : 4u)) {
-        ctx.fail("only 2-D convolutions (4-D inputs) are compiled; this input is " + shape_string(x));
-    }
+    // In the layout assign_layouts gave it: weights OIHW (NCHW), HWIO (NHWC; depthwise
+    // [kh][kw][c]) or panels (NCHW[b]c: [oc/b][c][kh][kw][b]; depthwise [c/b][kh][kw][b]).
+    const LayoutImage im = layout_image(ctx, "2-D convolutions");
+    const Shape &w = ctx.in_shape(1), &y = ctx.out_shape();
     const int64_t group = ctx.node().get_int("group", 1);
-    const int64_t channels = blocked > 0 ? x[1] * blocked : x[1];
-    const bool depthwise = group > 1 && group == channels && (blocked > 0 || w[0] == channels);
-    const Shape kernel = blocked > 0 && depthwise ? Shape{w[1], w[2]} : Shape{w[2], w[3]};
-    const Window win = resolve_window(ctx.ic, {x[2], x[3]}, kernel, false);
+    const bool depthwise = group > 1 && group == im.c && (im.layout != Layout::nchw || w[0] == im.c);
+    const Shape kernel = im.layout == Layout::nhwc                  ? Shape{w[0], w[1]}
+                         : im.layout == Layout::blocked && depthwise ? Shape{w[1], w[2]}
+                                                                     : Shape{w[2], w[3]};
+    const Window win = resolve_window(ctx.ic, {im.h, im.w}, kernel, false);
     if (!uniform_window(win)) {
         ctx.fail("the op library's conv2d takes one pad, stride and dilation for both axes and both sides");
     }
     const int64_t block = packed_block(ctx.node());
-    const int64_t oc = blocked > 0 ? ctx.out_shape()[1] * blocked : ctx.out_shape()[1];
-    const std::string common = " n=" + n(x[0]) + " c=" + n(channels) + " h=" + n(x[2]) + " w=" + n(x[3]) +
+    const int64_t oc = im.layout == Layout::nhwc ? y[3] : im.layout == Layout::blocked ? y[1] * im.block : y[1];
+    const std::string common = " n=" + n(im.n) + " c=" + n(im.c) + " h=" + n(im.h) + " w=" + n(im.w) +
                                " kh=" + n(kernel[0]) + " kw=" + n(kernel[1]) + " stride=" + n(win.strides[0]) +
                                " pad=" + n(win.pad_begin[0]) + " dilation=" + n(win.dilations[0]);
     Func out;
-    if (blocked > 0) {
-        const std::string layout = " layout=nchwc block=" + n(blocked);
-        out = build_library_op(ctx, (depthwise ? "depthwise_conv2d" : "conv2d oc=" + n(oc)) + common + layout,
+    if (im.layout != Layout::nchw) {
+        out = build_library_op(ctx, (depthwise ? "depthwise_conv2d" : "conv2d oc=" + n(oc)) + common + im.keys,
                                {ctx.input(0), ctx.input(1)});
     } else if (depthwise) {
         // One filter per channel: weights [c, 1, kh, kw] are the library's [c, kh, kw].
@@ -55,18 +53,19 @@ std::vector<Func> conv(LowerContext &ctx) {
         out = build_library_op(ctx, "conv2d" + common + " oc=" + n(oc) + " packed=1 block=" + n(block),
                                {ctx.input(0), ctx.input(1)});
     } else {
-        out = build_library_op(ctx, "conv2d" + common + " oc=" + n(w[0]) + " groups=" + n(group),
+        out = build_library_op(ctx, "conv2d" + common + " oc=" + n(oc) + " groups=" + n(group),
                                {ctx.input(0), ctx.input(1)});
     }
     if (!ctx.ic.has(2)) return {out};
-    if (blocked > 0) {
+    if (im.layout == Layout::blocked) {
         // The bias [oc] as [1][oc/b][1][1][b] (a split of its axis: affine), broadcast.
-        const Shape bias_shape = {1, oc / blocked, 1, 1, blocked};
+        const Shape bias_shape = {1, oc / im.block, 1, 1, im.block};
         Func bias = reshape_func(ctx.input(2), ctx.in_shape(2), bias_shape, ctx.name("bias_blocked"));
         return {build_library_op(ctx, "add shape_a=" + shape_key(ctx.out_shape()) + " shape_b=" + shape_key(bias_shape),
                                  {out, bias})};
     }
-    return {build_library_op(ctx, "bias_add shape=" + shape_key(ctx.out_shape()) + " axis=1", {out, ctx.input(2)})};
+    return {build_library_op(ctx, "bias_add shape=" + shape_key(y) + " axis=" + n(im.channel_axis()),
+                             {out, ctx.input(2)})};
 }
 
 std::vector<Func> gemm(LowerContext &ctx) {

@@ -26,10 +26,6 @@ bool scalar(const TensorInfo &info) {
     return num_elements(info.shape) == 1;
 }
 
-Shape blocked_shape(const Shape &nchw, int64_t b) {
-    return {nchw[0], nchw[1] / b, nchw[2], nchw[3], b};
-}
-
 // A window the op library compiles (what the Conv and pooling lowerings check).
 bool library_window(const Graph &g, const Node &node, const Shape &x, const std::vector<int64_t> &kernel,
                     bool ceil_mode) {
@@ -62,40 +58,66 @@ bool pooling(const Node &n) {
     return n.op_type == "MaxPool" || n.op_type == "AveragePool" || n.op_type == "GlobalAveragePool";
 }
 
-// A blocked node's image inputs: the inputs its blocked form reads blocked (a
-// binary op's non-scalar operands).
+// A node's image inputs: the inputs its non-NCHW form reads in its layout (a binary
+// op's non-scalar operands, every Concat input).
 std::vector<size_t> image_inputs(const Graph &g, const Node &n) {
     if (n.op_type == "Conv" || pooling(n) || unary_agnostic(n)) return {0};
     std::vector<size_t> images;
     for (size_t k = 0; k < n.inputs.size(); k++) {
-        if (!scalar(g.value(n.inputs[k]))) images.push_back(k);
+        if (n.op_type == "Concat" || !scalar(g.value(n.inputs[k]))) images.push_back(k);
     }
     return images;
 }
 
-// A blocked Conv's weights as panels ([oc/b][c][kh][kw][b], depthwise [c/b][kh][kw][b]),
-// and every blocked node's attribute.
-void block_weights(Graph &g, Node &n, int64_t block) {
-    if (n.op_type == "Conv") {
-        const bool depthwise = n.get_int("group", 1) > 1;
-        TensorData panels = pack_conv_weights(*g.value(n.inputs[1]).data, block);
-        if (depthwise) panels.shape = {panels.shape[0], panels.shape[2], panels.shape[3], panels.shape[4]};
-        const std::string w = g.unique_name(n.inputs[1] + "_panels");
-        g.set_constant(w, std::move(panels));
-        n.inputs[1] = w;
-        n.attrs[kPackedBlockAttr] = Attribute::make_int(block);
-    }
-    n.attrs[kLayoutBlockAttr] = Attribute::make_int(block);
+Shape shape_in(Layout l, const Shape &nchw, int64_t b) {
+    if (l == Layout::nhwc) return {nchw[0], nchw[2], nchw[3], nchw[1]};
+    if (l == Layout::blocked) return {nchw[0], nchw[1] / b, nchw[2], nchw[3], b};
+    return nchw;
 }
 
-// A blocked value beside NCHW value `plain` (its producer's renamed output, or a
-// conversion's), [N, C/b, H, W, b].
-std::string add_blocked_value(Graph &g, const std::string &plain, int64_t block) {
-    const std::string name = g.unique_name(plain + "_nchw" + std::to_string(block) + "c");
+// Where NCHW axis `a` of an image lives in layout l (blocked: the channel axis is
+// C/b, exact for a Concat whose inputs' channels b divides).
+int64_t axis_in(Layout l, int64_t a) {
+    static const int64_t nhwc[] = {0, 3, 1, 2};
+    return l == Layout::nhwc ? nhwc[a] : a;
+}
+
+// A node's weights in its layout, its Concat axis, and its attribute.
+void set_node_layout(Graph &g, Node &n, Layout l, int64_t block) {
+    if (n.op_type == "Conv") {
+        const bool depthwise = n.get_int("group", 1) > 1;
+        const TensorData &oihw = *g.value(n.inputs[1]).data;
+        TensorData w;
+        if (l == Layout::blocked) {
+            // Panels [oc/b][c][kh][kw][b]; depthwise [c/b][kh][kw][b].
+            w = pack_conv_weights(oihw, block);
+            if (depthwise) w.shape = {w.shape[0], w.shape[2], w.shape[3], w.shape[4]};
+            n.attrs[kPackedBlockAttr] = Attribute::make_int(block);
+        } else {
+            // HWIO [kh][kw][c][oc]; depthwise [kh][kw][c].
+            w = transposed(oihw, depthwise ? std::vector<int64_t>{2, 3, 0, 1} : std::vector<int64_t>{2, 3, 1, 0});
+            if (depthwise) w.shape.pop_back();
+        }
+        const std::string name = g.unique_name(n.inputs[1] + (l == Layout::blocked ? "_panels" : "_hwio"));
+        g.set_constant(name, std::move(w));
+        n.inputs[1] = name;
+    }
+    if (n.op_type == "Concat") {
+        const int64_t axis = n.get_int("axis", 0);
+        n.attrs["axis"] = Attribute::make_int(axis_in(l, axis < 0 ? axis + 4 : axis));
+    }
+    if (l == Layout::blocked) n.attrs[kLayoutBlockAttr] = Attribute::make_int(block);
+    if (l == Layout::nhwc) n.attrs[kLayoutNhwcAttr] = Attribute::make_int(1);
+}
+
+// A value in layout l beside NCHW value `plain` (its producer's renamed output, or a
+// conversion's).
+std::string add_value_in(Graph &g, const std::string &plain, Layout l, int64_t block) {
+    const std::string name = g.unique_name(plain + "_" + layout_name(l, block));
     TensorInfo info = g.value(plain);
     info.name = name;
     info.data = nullptr;
-    info.shape = blocked_shape(info.shape, block);
+    info.shape = shape_in(l, info.shape, block);
     g.values[name] = info;
     return name;
 }
@@ -103,34 +125,55 @@ std::string add_blocked_value(Graph &g, const std::string &plain, int64_t block)
 struct Planner {
     Graph &g;
     const LayoutOptions &o;
-    std::vector<bool> blocked;  // per node
+    std::vector<Layout> layout;  // per node
 
     bool channels_fit(const Shape &image) const { return image[1] % o.block == 0; }
 
-    bool conv_candidate(const Node &n) const {
-        if (n.op_type != "Conv" || packed_block(n) != 0 || !n.has_input(1) || !g.is_constant(n.inputs[1])) return false;
+    // A convolution the library compiles in every layout: the alternatives to NCHW it
+    // may take (none: not a candidate).
+    std::vector<Layout> conv_alternatives(const Node &n) const {
+        if (n.op_type != "Conv" || packed_block(n) != 0 || !n.has_input(1) || !g.is_constant(n.inputs[1])) return {};
         const TensorInfo &x = g.value(n.inputs[0]), &w = g.value(n.inputs[1]);
-        if (!f32_image(x) || x.is_constant() || w.dtype != DType::f32 || w.shape.size() != 4) return false;
-        if (n.has_input(2) && g.value(n.inputs[2]).shape.size() != 1) return false;
+        if (!f32_image(x) || x.is_constant() || w.dtype != DType::f32 || w.shape.size() != 4) return {};
+        if (n.has_input(2) && g.value(n.inputs[2]).shape.size() != 1) return {};
         const int64_t group = n.get_int("group", 1), c = x.shape[1], oc = w.shape[0];
         const bool depthwise = group > 1 && group == c && oc == c && w.shape[1] == 1;
-        if (group != 1 && !depthwise) return false;
-        if (c % o.block != 0 || oc % o.block != 0) return false;
+        if (group != 1 && !depthwise) return {};
+        if (!library_window(g, n, x.shape, {w.shape[2], w.shape[3]}, false)) return {};
+        std::vector<Layout> alternatives;
         // Weights far larger than the image they make (a 3x3 on 7x7x512: 94x): the
         // plugin's blocked register tile then spans output-channel blocks at one
         // pixel and re-reads the weights per pixel (7x7x512: 6.0 ms blocked, 1.5 NCHW;
         // 14x14x256, 12x: 1.09 against 1.18 ms; Zen 4, 2 threads).
         const double out_elements = double(num_elements(g.value(n.outputs[0]).shape));
-        if (!o.predict_ms && double(num_elements(w.shape)) > o.max_weight_ratio * out_elements) return false;
-        return library_window(g, n, x.shape, {w.shape[2], w.shape[3]}, false);
+        const bool weights_fit = o.predict_ms || double(num_elements(w.shape)) <= o.max_weight_ratio * out_elements;
+        if (o.blocked && c % o.block == 0 && oc % o.block == 0 && weights_fit) alternatives.push_back(Layout::blocked);
+        if (o.nhwc && o.predict_ms) alternatives.push_back(Layout::nhwc);
+        return alternatives;
     }
 
-    // Whether node i can compute blocked given its inputs (a conv candidate always can).
-    bool agnostic(int i) const {
+    // A candidate's layout: the fastest predicted, or without a predictor NCHW[b]c.
+    Layout choose(int i, const std::vector<Layout> &alternatives, std::vector<LayoutPrediction> &predictions) const {
+        if (!o.predict_ms) return alternatives.front();
+        LayoutPrediction p;
+        p.node = label(g.nodes[size_t(i)]);
+        p.nchw_ms = o.predict_ms(g, i);
+        double best = p.nchw_ms;
+        for (Layout l : alternatives) {
+            const double ms = o.predict_ms(with_node_in_layout(g, i, l, o.block), i);
+            (l == Layout::nhwc ? p.nhwc_ms : p.blocked_ms) = ms;
+            if (ms >= 0 && (best < 0 || ms <= best)) best = ms, p.chosen = l;  // ties: the alternative
+        }
+        predictions.push_back(p);
+        return p.chosen;
+    }
+
+    // Whether node i can compute in layout l given its inputs (not a convolution).
+    bool agnostic(int i, Layout l) const {
         const Node &n = g.nodes[size_t(i)];
         if (n.outputs.size() != 1 || g.value(n.outputs[0]).dtype != DType::f32) return false;
         const Shape &out = g.value(n.outputs[0]).shape;
-        if (out.size() != 4 || !channels_fit(out)) return false;
+        if (out.size() != 4 || (l == Layout::blocked && !channels_fit(out))) return false;
         if (pooling(n)) {
             const TensorInfo &x = g.value(n.inputs[0]);
             if (!f32_image(x) || n.op_type == "GlobalAveragePool") return f32_image(x);
@@ -142,6 +185,13 @@ struct Planner {
             }
             return g.value(n.inputs[0]).shape == out;
         }
+        if (n.op_type == "Concat") {
+            for (const std::string &in : n.inputs) {
+                const TensorInfo &x = g.value(in);
+                if (!f32_image(x) || (l == Layout::blocked && !channels_fit(x.shape))) return false;
+            }
+            return !n.inputs.empty();
+        }
         if (!binary_agnostic(n)) return false;
         const std::vector<size_t> images = image_inputs(g, n);
         if (images.empty()) return false;
@@ -151,34 +201,34 @@ struct Planner {
         return true;
     }
 
-    bool produced_blocked(const std::string &value) const {
+    // The layout `value` is produced in (NCHW for a graph input or constant).
+    Layout produced_in(const std::string &value) const {
         const int p = g.producer(value);
-        return p >= 0 && blocked[size_t(p)];
+        return p >= 0 ? layout[size_t(p)] : Layout::nchw;
     }
 
     // Step 1 and 2: candidates, then forward propagation in topological order.
     void propagate(std::vector<LayoutPrediction> &predictions) {
-        blocked.assign(g.nodes.size(), false);
+        layout.assign(g.nodes.size(), Layout::nchw);
         for (size_t i = 0; i < g.nodes.size(); i++) {
-            if (conv_candidate(g.nodes[i])) {
-                blocked[i] = true;
-                if (o.predict_ms) {
-                    LayoutPrediction p;
-                    p.node = label(g.nodes[i]);
-                    p.nchw_ms = o.predict_ms(g, int(i));
-                    p.blocked_ms = o.predict_ms(with_node_blocked(g, int(i), o.block), int(i));
-                    blocked[i] = !p.blocked_slower();
-                    predictions.push_back(p);
-                }
+            const Node &n = g.nodes[i];
+            if (n.op_type == "Conv") {
+                const std::vector<Layout> alternatives = conv_alternatives(n);
+                if (!alternatives.empty()) layout[i] = choose(int(i), alternatives, predictions);
                 continue;
             }
-            if (!agnostic(int(i))) continue;
-            for (size_t k : image_inputs(g, g.nodes[i]))
-                blocked[i] = blocked[i] || produced_blocked(g.nodes[i].inputs[k]);
+            for (size_t k : image_inputs(g, n)) {
+                const Layout l = produced_in(n.inputs[k]);
+                if (l != Layout::nchw && agnostic(int(i), l)) {
+                    layout[i] = l;
+                    break;
+                }
+            }
         }
     }
 
-    // Connected blocked regions (through values one blocked node writes and another reads).
+    // Connected regions of one layout (through values one node writes and another of
+    // the same layout reads).
     std::vector<std::vector<int>> regions() const {
         std::vector<int> root(g.nodes.size());
         std::iota(root.begin(), root.end(), 0);
@@ -188,14 +238,14 @@ struct Planner {
             return x;
         };
         for (size_t i = 0; i < g.nodes.size(); i++) {
-            if (!blocked[i]) continue;
+            if (layout[i] == Layout::nchw) continue;
             for (const std::string &in : g.nodes[i].inputs) {
-                if (!in.empty() && produced_blocked(in)) root[size_t(find(int(i)))] = find(g.producer(in));
+                if (!in.empty() && produced_in(in) == layout[i]) root[size_t(find(int(i)))] = find(g.producer(in));
             }
         }
         std::map<int, std::vector<int>> by_root;
         for (size_t i = 0; i < g.nodes.size(); i++) {
-            if (blocked[i]) by_root[find(int(i))].push_back(int(i));
+            if (layout[i] != Layout::nchw) by_root[find(int(i))].push_back(int(i));
         }
         std::vector<std::vector<int>> out;
         for (auto &[r, nodes] : by_root)
@@ -204,11 +254,13 @@ struct Planner {
         return out;
     }
 
-    // A blocked node's output read in NCHW: by a node outside the blocked set, or the caller.
+    // A value read in NCHW: by the caller, or by a node in another layout (which reads
+    // it through NCHW).
     bool read_plain(const std::string &value) const {
         if (g.is_output(value)) return true;
+        const Layout l = produced_in(value);
         for (int c : g.consumers(value)) {
-            if (!blocked[size_t(c)]) return true;
+            if (layout[size_t(c)] != l) return true;
         }
         return false;
     }
@@ -216,7 +268,8 @@ struct Planner {
     // Step 3: a region's traffic and conversions, and the decision.
     LayoutRegion cost(const std::vector<int> &nodes) const {
         LayoutRegion r;
-        std::set<std::string> to_blocked;
+        r.layout = layout[size_t(nodes.front())];
+        std::set<std::string> converted_in;
         auto convert = [&](const std::string &v) {  // a read and a write of the whole tensor
             r.conversions++;
             r.conversion_bytes += 8.0 * double(num_elements(g.value(v).shape));
@@ -228,11 +281,11 @@ struct Planner {
             r.bytes += c.bytes;
             if (n.op_type == "Conv") r.convolutions++;
             for (size_t k : image_inputs(g, n)) {
-                if (!produced_blocked(n.inputs[k])) to_blocked.insert(n.inputs[k]);
+                if (produced_in(n.inputs[k]) != r.layout) converted_in.insert(n.inputs[k]);
             }
             if (read_plain(n.outputs[0])) convert(n.outputs[0]);
         }
-        for (const std::string &v : to_blocked)
+        for (const std::string &v : converted_in)
             convert(v);
         char why[160];
         if (r.convolutions == 0) {
@@ -250,46 +303,58 @@ struct Planner {
         return r;
     }
 
-    Node conversion(const char *op, const std::string &from, const std::string &to) const {
+    // NCHW value `from` into layout l (to_plain: back), as value `to`.
+    Node conversion(Layout l, bool to_plain, const std::string &from, const std::string &to) const {
         Node n;
-        n.op_type = op;
         n.name = to;
         n.inputs = {from};
         n.outputs = {to};
-        n.attrs[kBlockAttr] = Attribute::make_int(o.block);
+        if (l == Layout::nhwc) {
+            n.op_type = "Transpose";
+            n.attrs["perm"] = Attribute::make_ints(to_plain ? std::vector<int64_t>{0, 3, 1, 2}
+                                                            : std::vector<int64_t>{0, 2, 3, 1});
+        } else {
+            n.op_type = to_plain ? kFromBlockedOp : kToBlockedOp;
+            n.attrs[kBlockAttr] = Attribute::make_int(o.block);
+        }
         return n;
     }
 
-    // Step 4: blocked values, weights as panels, conversions where layouts meet.
+    // Step 4: values in their layouts, weights transformed, conversions where layouts meet.
     int rewrite() {
-        std::map<std::string, std::string> blocked_name;           // NCHW value -> its blocked value
-        std::vector<std::vector<Node>> after(g.nodes.size() + 1);  // [0]: before every node
-        auto blocked_value = [&](const std::string &plain) -> std::string {
-            auto it = blocked_name.find(plain);
-            if (it != blocked_name.end()) return it->second;
-            return blocked_name[plain] = add_blocked_value(g, plain, o.block);
-        };
-        int conversions = 0;
-        std::vector<std::string> unread;  // NCHW values only blocked nodes read: dropped at the end
+        std::map<std::pair<std::string, Layout>, std::string> name_in;  // (NCHW value, layout) -> value
+        std::vector<std::vector<Node>> after(g.nodes.size() + 1);       // [0]: before every node
+        // Producers and NCHW readers as the graph stands, before values are renamed.
+        std::map<std::string, int> producer;
+        std::vector<bool> output_read_plain(g.nodes.size(), false);
         for (size_t i = 0; i < g.nodes.size(); i++) {
-            if (!blocked[i]) continue;
+            for (const std::string &v : g.nodes[i].outputs) producer[v] = int(i);
+            if (layout[i] != Layout::nchw) output_read_plain[i] = read_plain(g.nodes[i].outputs[0]);
+        }
+        int conversions = 0;
+        std::vector<std::string> unread;  // NCHW values no node reads: dropped at the end
+        for (size_t i = 0; i < g.nodes.size(); i++) {
+            const Layout l = layout[i];
+            if (l == Layout::nchw) continue;
             Node &n = g.nodes[i];
             for (size_t k : image_inputs(g, n)) {
-                // Topological order: a blocked producer named its value already.
+                // Topological order: a producer in the same layout named its value already.
                 const std::string plain = n.inputs[k];
-                const bool known = blocked_name.count(plain) != 0;
-                n.inputs[k] = blocked_value(plain);
-                if (!known) {
-                    const int p = g.producer(plain);
-                    after[size_t(p + 1)].push_back(conversion(kToBlockedOp, plain, n.inputs[k]));
+                auto it = name_in.find({plain, l});
+                if (it == name_in.end()) {
+                    it = name_in.emplace(std::make_pair(plain, l), add_value_in(g, plain, l, o.block)).first;
+                    auto p = producer.find(plain);
+                    after[p == producer.end() ? 0 : size_t(p->second + 1)].push_back(
+                        conversion(l, false, plain, it->second));
                     conversions++;
                 }
+                n.inputs[k] = it->second;
             }
-            block_weights(g, n, o.block);
+            set_node_layout(g, n, l, o.block);
             const std::string plain = n.outputs[0];
-            n.outputs[0] = blocked_value(plain);
-            if (read_plain(plain)) {
-                after[i + 1].push_back(conversion(kFromBlockedOp, n.outputs[0], plain));
+            n.outputs[0] = name_in[{plain, l}] = add_value_in(g, plain, l, o.block);
+            if (output_read_plain[i]) {
+                after[i + 1].push_back(conversion(l, true, n.outputs[0], plain));
                 conversions++;
             } else {
                 unread.push_back(plain);
@@ -311,17 +376,27 @@ struct Planner {
 
 }  // namespace
 
+Layout node_layout(const Node &node) {
+    if (node.get_int(kLayoutBlockAttr, 0) > 0) return Layout::blocked;
+    return node.get_int(kLayoutNhwcAttr, 0) != 0 ? Layout::nhwc : Layout::nchw;
+}
+
 int64_t layout_block(const Node &node) {
     return node.get_int(kLayoutBlockAttr, 0);
 }
 
-Graph with_node_blocked(const Graph &plain, int node, int64_t block) {
+std::string layout_name(Layout l, int64_t block) {
+    if (l == Layout::nhwc) return "nhwc";
+    return l == Layout::blocked ? "nchw" + std::to_string(block) + "c" : "nchw";
+}
+
+Graph with_node_in_layout(const Graph &plain, int node, Layout l, int64_t block) {
     Graph g = plain;
     Node &n = g.nodes.at(size_t(node));
     for (size_t k : image_inputs(g, n))
-        n.inputs[k] = add_blocked_value(g, n.inputs[k], block);
-    block_weights(g, n, block);
-    n.outputs[0] = add_blocked_value(g, n.outputs[0], block);
+        n.inputs[k] = add_value_in(g, n.inputs[k], l, block);
+    set_node_layout(g, n, l, block);
+    n.outputs[0] = add_value_in(g, n.outputs[0], l, block);
     return g;
 }
 
@@ -335,29 +410,30 @@ LayoutReport assign_layouts(Graph &g, const LayoutOptions &o) {
     p.propagate(report.predictions);
     for (const std::vector<int> &nodes : p.regions()) {
         LayoutRegion r = p.cost(nodes);
-        if (!r.kept) {
-            for (int i : nodes)
-                p.blocked[size_t(i)] = false;
-        } else {
-            report.blocked_nodes += int(nodes.size());
+        for (int i : nodes) {
+            if (!r.kept) p.layout[size_t(i)] = Layout::nchw;
         }
+        if (r.kept) (r.layout == Layout::nhwc ? report.nhwc_nodes : report.blocked_nodes) += int(nodes.size());
         report.regions.push_back(std::move(r));
     }
-    if (report.blocked_nodes > 0) report.conversions = p.rewrite();
+    if (report.blocked_nodes + report.nhwc_nodes > 0) report.conversions = p.rewrite();
     return report;
 }
 
 std::string LayoutReport::summary() const {
-    int kept = 0;
+    int kept[2] = {0, 0}, dropped = 0;
     double moved = 0;
     for (const LayoutRegion &r : regions) {
-        if (r.kept) kept++, moved += r.conversion_bytes;
+        if (r.kept) kept[r.layout == Layout::nhwc]++, moved += r.conversion_bytes;
+        dropped += !r.kept;
     }
     std::ostringstream s;
     s.precision(2);
-    s << std::fixed << "nchw" << block << "c: " << kept << " region(s), " << blocked_nodes << " node(s) blocked, "
-      << conversions << " conversion(s) (" << moved / 1e6 << " MB)";
-    if (regions.size() > size_t(kept)) s << "; " << regions.size() - size_t(kept) << " region(s) kept NCHW";
+    s << std::fixed << layout_name(Layout::blocked, block) << ": " << kept[0] << " region(s), " << blocked_nodes
+      << " node(s); ";
+    if (kept[1] > 0 || nhwc_nodes > 0) s << "nhwc: " << kept[1] << " region(s), " << nhwc_nodes << " node(s); ";
+    s << conversions << " conversion(s) (" << moved / 1e6 << " MB)";
+    if (dropped > 0) s << "; " << dropped << " region(s) kept NCHW";
     return s.str();
 }
 
@@ -367,17 +443,17 @@ std::string LayoutReport::describe() const {
     s << std::fixed;
     for (size_t i = 0; i < regions.size(); i++) {
         const LayoutRegion &r = regions[i];
-        s << "  region " << i << ": " << (r.kept ? "nchw" + std::to_string(block) + "c" : std::string("nchw")) << ", "
-          << r.nodes.size() << " node(s) from " << r.nodes.front() << " to " << r.nodes.back() << ", " << r.convolutions
-          << " conv(s), " << r.bytes / 1e6 << " MB; " << r.conversions << " conversion(s) " << r.conversion_bytes / 1e6
-          << " MB: " << r.reason << "\n";
+        s << "  region " << i << ": " << (r.kept ? layout_name(r.layout, block) : "nchw (not " + layout_name(r.layout, block) + ")")
+          << ", " << r.nodes.size() << " node(s) from " << r.nodes.front() << " to " << r.nodes.back() << ", "
+          << r.convolutions << " conv(s), " << r.bytes / 1e6 << " MB; " << r.conversions << " conversion(s) "
+          << r.conversion_bytes / 1e6 << " MB: " << r.reason << "\n";
     }
     for (const LayoutPrediction &p : predictions) {
-        auto ms = [](double v) {
-            return v < 0 ? std::string("no prediction") : std::to_string(v).substr(0, 6) + " ms";
-        };
-        s << "  " << p.node << ": predicted " << ms(p.nchw_ms) << " NCHW, " << ms(p.blocked_ms) << " nchw" << block
-          << "c" << (p.blocked_slower() ? ": stays NCHW" : "") << "\n";
+        auto ms = [](double v) { return std::to_string(v).substr(0, 6) + " ms"; };
+        s << "  " << p.node << ": predicted " << (p.nchw_ms < 0 ? "no prediction" : ms(p.nchw_ms)) << " nchw";
+        if (p.blocked_ms >= 0) s << ", " << ms(p.blocked_ms) << " " << layout_name(Layout::blocked, block);
+        if (p.nhwc_ms >= 0) s << ", " << ms(p.nhwc_ms) << " nhwc";
+        s << ": " << layout_name(p.chosen, block) << "\n";
     }
     return s.str();
 }

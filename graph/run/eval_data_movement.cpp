@@ -7,16 +7,7 @@ namespace tessera::graph {
 namespace {
 
 void transpose(KernelContext &kc) {
-    const TensorData &x = kc.input(0);
-    TensorData &y = kc.out[0];
-    std::vector<int64_t> perm = transpose_perm(kc.ic), xs = strides_of(x.shape);
-    size_t o = 0;
-    for_each_index(y.shape, [&](const std::vector<int64_t> &idx) {
-        int64_t off = 0;
-        for (size_t i = 0; i < idx.size(); i++)
-            off += idx[i] * xs[perm[i]];
-        copy_element(x, off, y, o++);
-    });
+    kc.out[0] = transposed(kc.input(0), transpose_perm(kc.ic));
 }
 
 // Rows of `outer` blocks: the axis and everything inside it are contiguous.

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 
 namespace tessera::graph {
 namespace {
@@ -264,7 +265,7 @@ TEST(GraphLowering, LayoutsFollowThePluginsPredictions) {
     int conv = 0;
     while (original.nodes[size_t(conv)].op_type != "Conv") conv++;
     const double nchw = predict_node_ms(original, conv, host, params);
-    const double blocked = predict_node_ms(with_node_blocked(original, conv, 8), conv, host, params);
+    const double blocked = predict_node_ms(with_node_in_layout(original, conv, Layout::blocked, 8), conv, host, params);
     EXPECT_GT(nchw, 0);
     EXPECT_GT(blocked, 0);
 
@@ -280,16 +281,116 @@ TEST(GraphLowering, LayoutsFollowThePluginsPredictions) {
         };
         const LayoutReport r = assign_layouts(g, o);
         ASSERT_EQ(r.predictions.size(), 2u) << r.describe();
-        EXPECT_EQ(r.predictions[0].blocked_slower(), first_slower) << r.describe();
-        EXPECT_EQ(r.predictions[1].blocked_slower(), !first_slower) << r.describe();
+        EXPECT_EQ(r.predictions[0].chosen == Layout::nchw, first_slower) << r.describe();
+        EXPECT_EQ(r.predictions[1].chosen == Layout::nchw, !first_slower) << r.describe();
         for (const Node &n : g.nodes) {
             if (n.op_type == "Conv") {
                 EXPECT_EQ(layout_block(n) > 0, (n.name == "/layer1/conv1/Conv") != first_slower) << r.describe();
             }
         }
-        EXPECT_NE(r.describe().find("stays NCHW"), std::string::npos);
+        EXPECT_NE(r.describe().find("nchw8c: nchw\n"), std::string::npos) << r.describe();
         expect_matches_reference(g, plan_fusion(g, {4.0, true}), 28, &original);
     }
+}
+
+// A predictor under which each convolution's fastest form is the one `preferred`
+// names (by node name; NCHW for the others).
+LayoutOptions preferring(std::map<std::string, Layout> preferred, bool nhwc, bool blocked) {
+    LayoutOptions o = blocks_of(8);
+    o.nhwc = nhwc;
+    o.blocked = blocked;
+    o.max_conversion_share = 100;  // the predictions alone decide
+    o.predict_ms = [preferred](const Graph &graph, int node) {
+        const Node &n = graph.nodes[size_t(node)];
+        auto it = preferred.find(n.name);
+        return it != preferred.end() && node_layout(n) == it->second ? 1.0 : 2.0;
+    };
+    return o;
+}
+
+std::vector<std::string> ops_in(const Graph &g, Layout l) {
+    std::vector<std::string> ops;
+    for (const Node &n : g.nodes) {
+        if (node_layout(n) == l) ops.push_back(n.op_type);
+    }
+    return ops;
+}
+
+// NHWC (assign_layouts with NHWC predicted fastest): the block computes in NHWC from
+// one Transpose of the input to one after the global pool, the weights HWIO.
+TEST(GraphLowering, NhwcLayoutComputesTheModelAsWritten) {
+    const Graph original = prepared(resnet_block());
+    Graph g = original;
+    const LayoutReport r = assign_layouts(
+        g, preferring({{"/layer1/conv1/Conv", Layout::nhwc}, {"/layer1/conv2/Conv", Layout::nhwc}}, true, false));
+    EXPECT_EQ(r.nhwc_nodes, 6) << r.describe();
+    EXPECT_EQ(r.blocked_nodes, 0) << r.describe();
+    EXPECT_EQ(r.conversions, 2) << r.describe();
+    EXPECT_EQ(ops_in(g, Layout::nhwc),
+              (std::vector<std::string>{"Conv", "Relu", "Conv", "Add", "Relu", "GlobalAveragePool"}))
+        << r.describe();
+    EXPECT_EQ(g.nodes.front().op_type, "Transpose");
+    EXPECT_EQ(g.nodes.front().get_ints("perm", {}), (std::vector<int64_t>{0, 2, 3, 1}));
+    for (const Node &n : g.nodes) {
+        if (n.op_type == "Conv") EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{3, 3, 8, 8})) << n.name;
+        if (n.op_type == "Conv") EXPECT_EQ(g.value(n.outputs[0]).shape, (Shape{1, 10, 10, 8})) << n.name;
+    }
+    EXPECT_NE(r.summary().find("nhwc: 1 region(s), 6 node(s)"), std::string::npos) << r.summary();
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 29, &original);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 30, &original);
+}
+
+// Two branches from one input (a 3x3 and a 1x1), relus, a Concat of their channels, a
+// 3x3 over it and a max pool: Concat computes in its inputs' layout (its axis moved),
+// and where layouts meet, the values pass through NCHW.
+ModelBuilder branches_and_concat() {
+    ModelBuilder b(13);
+    b.input("x", {1, 16, 9, 11}).output("y");
+    b.initializer("wa", weights({16, 16, 3, 3}, 51));
+    b.initializer("wb", weights({16, 16, 1, 1}, 52));
+    b.initializer("wb_b", weights({16}, 53));
+    b.initializer("wc", weights({8, 32, 3, 3}, 54));
+    auto &a = b.node("Conv", {"x", "wa"}, {"a"}, "conv_a");
+    testing::set_ints(a, "kernel_shape", {3, 3});
+    testing::set_ints(a, "pads", {1, 1, 1, 1});
+    testing::set_ints(b.node("Conv", {"x", "wb", "wb_b"}, {"bb"}, "conv_b"), "kernel_shape", {1, 1});
+    b.node("Relu", {"a"}, {"ra"});
+    b.node("Relu", {"bb"}, {"rb"});
+    testing::set_int(b.node("Concat", {"ra", "rb"}, {"cat"}), "axis", 1);
+    auto &c = b.node("Conv", {"cat", "wc"}, {"c"}, "conv_c");
+    testing::set_ints(c, "kernel_shape", {3, 3});
+    testing::set_ints(c, "pads", {1, 1, 1, 1});
+    auto &pool = b.node("MaxPool", {"c"}, {"y"});
+    testing::set_ints(pool, "kernel_shape", {3, 3});
+    testing::set_ints(pool, "strides", {2, 2});
+    testing::set_ints(pool, "pads", {1, 1, 1, 1});
+    return b;
+}
+
+TEST(GraphLowering, ConcatComputesInItsInputsLayout) {
+    const Graph original = prepared(branches_and_concat());
+    for (Layout l : {Layout::blocked, Layout::nhwc}) {
+        Graph g = original;
+        const LayoutReport r =
+            assign_layouts(g, preferring({{"conv_a", l}, {"conv_b", l}, {"conv_c", l}}, true, true));
+        EXPECT_EQ(ops_in(g, l), (std::vector<std::string>{"Conv", "Conv", "Relu", "Relu", "Concat", "Conv", "MaxPool"}))
+            << r.describe();
+        EXPECT_EQ(r.conversions, 2) << r.describe();  // x in, y out
+        for (const Node &n : g.nodes) {
+            if (n.op_type == "Concat") EXPECT_EQ(n.get_int("axis", -1), l == Layout::nhwc ? 3 : 1);
+        }
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 31, &original);
+    }
+    // Mixed: conv_a NHWC, conv_b blocked, conv_c NHWC: the Concat takes conv_a's
+    // layout, conv_b's output reaches it through NCHW.
+    Graph g = original;
+    const LayoutReport r = assign_layouts(
+        g, preferring({{"conv_a", Layout::nhwc}, {"conv_b", Layout::blocked}, {"conv_c", Layout::nhwc}}, true, true));
+    EXPECT_EQ(ops_in(g, Layout::nhwc), (std::vector<std::string>{"Conv", "Relu", "Concat", "Conv", "MaxPool"}))
+        << r.describe();
+    EXPECT_EQ(ops_in(g, Layout::blocked), (std::vector<std::string>{"Conv", "Relu"})) << r.describe();
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 32, &original);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 33, &original);
 }
 
 // A MatMul of 3-D activations by a constant B (a transformer's projection): rows
