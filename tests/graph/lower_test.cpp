@@ -393,6 +393,35 @@ TEST(GraphLowering, ConcatComputesInItsInputsLayout) {
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 33, &original);
 }
 
+// A ResNet stem (7x7 stride 2, relu, 3x3 stride-2 max pool) in NHWC feeding a 1x1
+// convolution in NCHW[8]c: the pool computes in NHWC, the value meets the blocked
+// region through NCHW.
+TEST(GraphLowering, NhwcStemFeedsABlockedConvolution) {
+    ModelBuilder b(13);
+    b.input("x", {1, 3, 30, 30}).output("y");
+    b.initializer("w_stem", weights({16, 3, 7, 7}, 61));
+    b.initializer("w_1x1", weights({16, 16, 1, 1}, 62));
+    auto &stem = b.node("Conv", {"x", "w_stem"}, {"s"}, "stem");
+    testing::set_ints(stem, "kernel_shape", {7, 7});
+    testing::set_ints(stem, "strides", {2, 2});
+    testing::set_ints(stem, "pads", {3, 3, 3, 3});
+    b.node("Relu", {"s"}, {"r"});
+    auto &pool = b.node("MaxPool", {"r"}, {"p"});
+    testing::set_ints(pool, "kernel_shape", {3, 3});
+    testing::set_ints(pool, "strides", {2, 2});
+    testing::set_ints(pool, "pads", {1, 1, 1, 1});
+    testing::set_ints(b.node("Conv", {"p", "w_1x1"}, {"c"}, "conv_1x1"), "kernel_shape", {1, 1});
+    b.node("Relu", {"c"}, {"y"});
+    const Graph original = prepared(b);
+    Graph g = original;
+    const LayoutReport r =
+        assign_layouts(g, preferring({{"stem", Layout::nhwc}, {"conv_1x1", Layout::blocked}}, true, true));
+    EXPECT_EQ(ops_in(g, Layout::nhwc), (std::vector<std::string>{"Conv", "Relu", "MaxPool"})) << r.describe();
+    EXPECT_EQ(ops_in(g, Layout::blocked), (std::vector<std::string>{"Conv", "Relu"})) << r.describe();
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 35, &original);
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 34, &original);
+}
+
 // A MatMul of 3-D activations by a constant B (a transformer's projection): rows
 // merged, B packed as panels no block divides (N=40, block 64) with a bias after it.
 TEST(GraphLowering, PackedMatMulOverMergedRows) {
