@@ -89,6 +89,8 @@ OpenedModel open_model(const ModelOptions &o) {
         lo.block = channel_block_for(s.target);
         lo.blocked = o.layout != "nhwc";
         lo.nhwc = o.layout != "blocked";
+        // A conversion moves its tensor at about the machine's copy rate.
+        if (const double gbs = hal::host_profile().dram_copy_gbs; gbs > 0) lo.conversion_gbs = gbs;
         // Each candidate's forms as the Tessera plugin predicts them (whatever scheduler
         // compiles the model: the layout is a graph decision made by one model).
         load_scheduler("Tessera");

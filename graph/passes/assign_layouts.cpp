@@ -152,17 +152,26 @@ struct Planner {
         return alternatives;
     }
 
-    // A candidate's layout: the fastest predicted, or without a predictor NCHW[b]c.
+    // A candidate's layout: the fastest predicted with the conversions its input
+    // needs (to NCHW from the producer's layout, then to the candidate's), or
+    // without a predictor NCHW[b]c.
     Layout choose(int i, const std::vector<Layout> &alternatives, std::vector<LayoutPrediction> &predictions) const {
         if (!o.predict_ms) return alternatives.front();
+        const std::string &x = g.nodes[size_t(i)].inputs[0];
+        const Layout from = produced_in(x);
+        const double one = 8.0 * double(num_elements(g.value(x).shape)) / (o.conversion_gbs * 1e6);
+        auto conversions = [&](Layout l) { return l == from ? 0.0 : one * ((from != Layout::nchw) + (l != Layout::nchw)); };
         LayoutPrediction p;
         p.node = label(g.nodes[size_t(i)]);
         p.nchw_ms = o.predict_ms(g, i);
-        double best = p.nchw_ms;
+        p.conversion_ms[int(Layout::nchw)] = conversions(Layout::nchw);
+        double best = p.nchw_ms < 0 ? -1 : p.nchw_ms + p.conversion_ms[int(Layout::nchw)];
         for (Layout l : alternatives) {
             const double ms = o.predict_ms(with_node_in_layout(g, i, l, o.block), i);
             (l == Layout::nhwc ? p.nhwc_ms : p.blocked_ms) = ms;
-            if (ms >= 0 && (best < 0 || ms <= best)) best = ms, p.chosen = l;  // ties: the alternative
+            p.conversion_ms[int(l)] = conversions(l);
+            const double total = ms + p.conversion_ms[int(l)];
+            if (ms >= 0 && (best < 0 || total <= best)) best = total, p.chosen = l;  // ties: the alternative
         }
         predictions.push_back(p);
         return p.chosen;
@@ -454,10 +463,14 @@ std::string LayoutReport::describe() const {
           << r.conversion_bytes / 1e6 << " MB: " << r.reason << "\n";
     }
     for (const LayoutPrediction &p : predictions) {
-        auto ms = [](double v) { return std::to_string(v).substr(0, 6) + " ms"; };
-        s << "  " << p.node << ": predicted " << (p.nchw_ms < 0 ? "no prediction" : ms(p.nchw_ms)) << " nchw";
-        if (p.blocked_ms >= 0) s << ", " << ms(p.blocked_ms) << " " << layout_name(Layout::blocked, block);
-        if (p.nhwc_ms >= 0) s << ", " << ms(p.nhwc_ms) << " nhwc";
+        auto ms = [&](double v, Layout l) {
+            std::string text = std::to_string(v).substr(0, 6) + " ms " + layout_name(l, block);
+            const double c = p.conversion_ms[int(l)];
+            return c > 0 ? text + " (+" + std::to_string(c).substr(0, 5) + " conversion)" : text;
+        };
+        s << "  " << p.node << ": predicted " << (p.nchw_ms < 0 ? "no prediction nchw" : ms(p.nchw_ms, Layout::nchw));
+        if (p.blocked_ms >= 0) s << ", " << ms(p.blocked_ms, Layout::blocked);
+        if (p.nhwc_ms >= 0) s << ", " << ms(p.nhwc_ms, Layout::nhwc);
         s << ": " << layout_name(p.chosen, block) << "\n";
     }
     return s.str();

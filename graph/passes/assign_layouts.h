@@ -7,7 +7,9 @@
 //      window the op library compiles. Its layout is the fastest of NCHW and the
 //      enabled alternatives (NCHW[b]c where the block divides its channels, NHWC) as
 //      the scheduler's model predicts them (`predict_ms`: the plugin's predicted time
-//      of the node lowered alone, in each form). Without a predictor NHWC is never
+//      of the node lowered alone, in each form), plus the conversions its input needs
+//      to reach that form from the layout its producer computes in (graph order:
+//      the producer's layout is known). Without a predictor NHWC is never
 //      chosen and NCHW[b]c by the measured rule the model replaces: weights at most
 //      `max_weight_ratio` times its output (beyond, the blocked kernel re-reads the
 //      weights per pixel).
@@ -66,6 +68,10 @@ struct LayoutOptions {
     // The predicted ms of node `node` of a graph (-1: no prediction); open_model
     // lowers the node alone and asks the Tessera plugin (graph/lower/predict_time.h).
     std::function<double(const Graph &, int node)> predict_ms;
+    // What a conversion kernel moves per second (GB/s; a read and a write of the
+    // tensor): a candidate whose input arrives in another layout is charged the
+    // conversions it needs on top of its predicted time.
+    double conversion_gbs = 10;
     // Without a predictor: a convolution whose weights hold more than this many
     // times the elements of its output stays NCHW (see step 1).
     double max_weight_ratio = 16;
@@ -87,7 +93,9 @@ struct LayoutRegion {
 struct LayoutPrediction {
     std::string node;
     double nchw_ms = -1, nhwc_ms = -1, blocked_ms = -1;
-    Layout chosen = Layout::nchw;  // the fastest predicted
+    // Per layout (nchw, nhwc, blocked): the conversions its input would need, ms.
+    double conversion_ms[3] = {0, 0, 0};
+    Layout chosen = Layout::nchw;  // the fastest predicted, conversions included
 };
 
 struct LayoutReport {

@@ -274,6 +274,7 @@ TEST(GraphLowering, LayoutsFollowThePluginsPredictions) {
         Graph g = original;
         LayoutOptions o = blocks_of(8);
         o.max_conversion_share = 1.0;  // the predictions alone decide here
+        o.conversion_gbs = 1e12;
         o.predict_ms = [&](const Graph &graph, int node) {
             const bool is_blocked = layout_block(graph.nodes[size_t(node)]) > 0;
             const bool first = graph.nodes[size_t(node)].name == "/layer1/conv1/Conv";
@@ -391,6 +392,30 @@ TEST(GraphLowering, ConcatComputesInItsInputsLayout) {
     EXPECT_EQ(ops_in(g, Layout::blocked), (std::vector<std::string>{"Conv", "Relu"})) << r.describe();
     expect_matches_reference(g, plan_fusion(g, {4.0, true}), 32, &original);
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 33, &original);
+}
+
+// A candidate is charged the conversions its input needs: conv_c, predicted a hair
+// faster in NHWC, stays in the blocked layout its input (the Concat) arrives in;
+// with the conversions free it takes NHWC.
+TEST(GraphLowering, LayoutChoiceCountsTheInputsConversions) {
+    const Graph original = prepared(branches_and_concat());
+    for (double gbs : {10.0, 1e12}) {
+        Graph g = original;
+        LayoutOptions o = preferring({{"conv_a", Layout::blocked}, {"conv_b", Layout::blocked}}, true, true);
+        o.conversion_gbs = gbs;
+        const auto preferred = o.predict_ms;
+        o.predict_ms = [preferred](const Graph &graph, int node) {
+            const Node &n = graph.nodes[size_t(node)];
+            if (n.name != "conv_c") return preferred(graph, node);
+            const Layout l = node_layout(n);
+            return l == Layout::nhwc ? 1.0 : l == Layout::blocked ? 1.001 : 2.0;
+        };
+        const LayoutReport r = assign_layouts(g, o);
+        ASSERT_EQ(r.predictions.size(), 3u) << r.describe();
+        EXPECT_EQ(r.predictions[2].chosen, gbs < 100 ? Layout::blocked : Layout::nhwc) << r.describe();
+        EXPECT_GT(r.predictions[2].conversion_ms[int(Layout::nhwc)], 0) << r.describe();
+        EXPECT_EQ(r.predictions[2].conversion_ms[int(Layout::blocked)], 0) << r.describe();
+    }
 }
 
 // A ResNet stem (7x7 stride 2, relu, 3x3 stride-2 max pool) in NHWC feeding a 1x1
