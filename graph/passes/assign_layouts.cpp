@@ -466,7 +466,7 @@ std::string LayoutReport::describe() const {
         auto ms = [&](double v, Layout l) {
             std::string text = std::to_string(v).substr(0, 6) + " ms " + layout_name(l, block);
             const double c = p.conversion_ms[int(l)];
-            return c > 0 ? text + " (+" + std::to_string(c).substr(0, 5) + " conversion)" : text;
+            return c >= 0.0005 ? text + " (+" + std::to_string(c).substr(0, 5) + " conversion)" : text;
         };
         s << "  " << p.node << ": predicted " << (p.nchw_ms < 0 ? "no prediction nchw" : ms(p.nchw_ms, Layout::nchw));
         if (p.blocked_ms >= 0) s << ", " << ms(p.blocked_ms, Layout::blocked);
