@@ -152,15 +152,19 @@ struct Planner {
         return alternatives;
     }
 
-    // A candidate's layout: the fastest predicted with the conversions its input
-    // needs (to NCHW from the producer's layout, then to the candidate's), or
-    // without a predictor NCHW[b]c.
+    // A candidate's layout: the fastest predicted, or without a predictor NCHW[b]c.
+    // An input that arrives in an alternative layout charges every other form the
+    // conversions it would need (out of that layout, then into the form's): a
+    // region grown in one layout stays in it unless another form wins by more. An
+    // NCHW input charges nothing here: entering a region is step 3's question.
     Layout choose(int i, const std::vector<Layout> &alternatives, std::vector<LayoutPrediction> &predictions) const {
         if (!o.predict_ms) return alternatives.front();
         const std::string &x = g.nodes[size_t(i)].inputs[0];
         const Layout from = produced_in(x);
         const double one = 8.0 * double(num_elements(g.value(x).shape)) / (o.conversion_gbs * 1e6);
-        auto conversions = [&](Layout l) { return l == from ? 0.0 : one * ((from != Layout::nchw) + (l != Layout::nchw)); };
+        auto conversions = [&](Layout l) {
+            return from == Layout::nchw || l == from ? 0.0 : one * (1 + (l != Layout::nchw));
+        };
         LayoutPrediction p;
         p.node = label(g.nodes[size_t(i)]);
         p.nchw_ms = o.predict_ms(g, i);

@@ -7,9 +7,9 @@
 //      window the op library compiles. Its layout is the fastest of NCHW and the
 //      enabled alternatives (NCHW[b]c where the block divides its channels, NHWC) as
 //      the scheduler's model predicts them (`predict_ms`: the plugin's predicted time
-//      of the node lowered alone, in each form), plus the conversions its input needs
-//      to reach that form from the layout its producer computes in (graph order:
-//      the producer's layout is known). Without a predictor NHWC is never
+//      of the node lowered alone, in each form), plus, when its input arrives in an
+//      alternative layout (graph order: the producer's layout is known), the
+//      conversions another form would need. Without a predictor NHWC is never
 //      chosen and NCHW[b]c by the measured rule the model replaces: weights at most
 //      `max_weight_ratio` times its output (beyond, the blocked kernel re-reads the
 //      weights per pixel).
@@ -69,8 +69,8 @@ struct LayoutOptions {
     // lowers the node alone and asks the Tessera plugin (graph/lower/predict_time.h).
     std::function<double(const Graph &, int node)> predict_ms;
     // What a conversion kernel moves per second (GB/s; a read and a write of the
-    // tensor): a candidate whose input arrives in another layout is charged the
-    // conversions it needs on top of its predicted time.
+    // tensor): a candidate whose input arrives in an alternative layout is charged,
+    // in each other form, the conversions it needs on top of its predicted time.
     double conversion_gbs = 10;
     // Without a predictor: a convolution whose weights hold more than this many
     // times the elements of its output stays NCHW (see step 1).

@@ -231,7 +231,9 @@ TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
     r = tessera("run " + model + " --layout sideways");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--layout takes auto, blocked, packed or fixed, got 'sideways'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--layout takes auto, chosen, blocked, nhwc, packed or fixed, got 'sideways'"),
+              std::string::npos)
+        << r.output;
 }
 
 // --layout packed: the weights file holds the panels (both matrices padded to whole
@@ -284,19 +286,21 @@ TEST(TesseraCli, BlockedLayoutCompilesAChannelBlockedRegion) {
     CommandResult r = tessera::test::run_command(pinned + TESSERA_BIN + " compile " + model + " -o " + out +
                                                  " --layout blocked --explain --target " + test::kAvx2Target);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("nchw8c: 1 region(s), 6 node(s) blocked, 2 conversion(s)"), std::string::npos)
-        << r.output;
+    EXPECT_NE(r.output.find("nchw8c: 1 region(s), 6 node(s); 2 conversion(s)"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("region 0: nchw8c"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find(" NCHW, "), std::string::npos) << r.output;  // each convolution's predictions
+    EXPECT_NE(r.output.find(" ms nchw, "), std::string::npos) << r.output;  // each convolution's predictions
     const std::string x = out + "/x.npy", want = out + "/want.npy";
     write_npy(x, testing::random_floats({1, 16, 24, 24}, 35));
     r = tessera("run " + model + " --reference --input " + x + " --output " + want + " --reps 1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     r = tessera("run " + out + " --input " + x + " --expect " + want + " --reps 2");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    // JIT, the same plan.
-    r = tessera("run " + model + " --layout blocked --input " + x + " --expect " + want + " --reps 2");
-    EXPECT_EQ(r.exit_code, 0) << r.output;
+    // JIT, the same plan; and with NHWC among the alternatives (whatever the host's
+    // model picks, the result is the model's).
+    for (const char *layout : {"blocked", "chosen", "nhwc"}) {
+        r = tessera("run " + model + " --layout " + layout + " --input " + x + " --expect " + want + " --reps 2");
+        EXPECT_EQ(r.exit_code, 0) << layout << "\n" << r.output;
+    }
 }
 
 }  // namespace
