@@ -1,4 +1,4 @@
-// Transpose (the op library's), and the index plumbing ops: Reshape, Flatten,
+// Transpose and Pad (the op library's), and the index plumbing ops: Reshape, Flatten,
 // Squeeze, Unsqueeze, Identity, Expand, Concat, Split, Slice and Gather with
 // constant indices, as Funcs that read their input at computed coordinates; and
 // assign_layouts' conversions between NCHW and channel-blocked NCHW[b]c.
@@ -29,6 +29,19 @@ std::vector<Func> transpose(LowerContext &ctx) {
     std::string perm;
     for (int64_t p : transpose_perm(ctx.ic)) perm += (perm.empty() ? "" : ",") + std::to_string(p);
     return {build_library_op(ctx, "transpose shape=" + shape_key(ctx.in_shape(0)) + " perm=" + perm, {ctx.input(0)})};
+}
+
+std::vector<Func> pad(LowerContext &ctx) {
+    const std::optional<PadSpec> p = pad_spec(ctx.ic);
+    if (!p) ctx.fail("Pad's pads and value must be constant to be compiled");
+    std::string pads;
+    for (const std::vector<int64_t> *side : {&p->before, &p->after}) {
+        for (int64_t v : *side) pads += (pads.empty() ? "" : ",") + std::to_string(v);
+    }
+    char value[32];
+    std::snprintf(value, sizeof value, "%.9g", p->value);
+    return {build_library_op(ctx, "pad shape=" + shape_key(ctx.in_shape(0)) + " pads=" + pads + " value=" + value,
+                             {ctx.input(0)})};
 }
 
 std::vector<Func> concat(LowerContext &ctx) {
@@ -130,6 +143,7 @@ void register_data_movement_lowering(LowerTable &table) {
     table["Expand"] = expand;
     table["Transpose"] = transpose;
     table["Concat"] = concat;
+    table["Pad"] = pad;
     table["Split"] = split;
     table["Slice"] = slice;
     table["Gather"] = gather;

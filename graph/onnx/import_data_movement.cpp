@@ -1,5 +1,6 @@
 // Data movement: Transpose, Concat, Split (split sizes as opset 11 attribute or opset
-// 13 input), Slice (opset 10+ inputs: negative indices, steps), Gather.
+// 13 input), Slice (opset 10+ inputs: negative indices, steps), Gather, Pad (constant
+// mode; pads and value as opset 2 attributes or opset 11 inputs).
 #include "resolved_params.h"
 
 #include <algorithm>
@@ -94,7 +95,53 @@ std::optional<SliceParams> slice_params(const InferContext &ctx) {
     return p;
 }
 
+std::optional<PadSpec> pad_spec(const InferContext &ctx) {
+    const int64_t r = ctx.rank(0);
+    std::vector<int64_t> pads;
+    PadSpec p;
+    if (ctx.opset < 11) {
+        if (!ctx.node.has_attr("pads")) ctx.fail("attribute 'pads' is required");
+        pads = ctx.node.get_ints("pads", {});
+        p.value = ctx.node.get_float("value", 0.0f);
+    } else {
+        if (ctx.has(3)) ctx.fail("the axes input is not supported (pads must cover every axis)");
+        auto v = ctx.int_values(1);
+        if (!v) return std::nullopt;
+        pads = *v;
+        if (ctx.has(2)) {
+            const TensorData *value = ctx.value(2);
+            if (!value) return std::nullopt;
+            if (value->size() != 1) ctx.fail("constant_value must be a scalar");
+            p.value = value->get(0);
+        }
+    }
+    if (int64_t(pads.size()) != 2 * r) {
+        ctx.fail("pads has " + std::to_string(pads.size()) + " entries; rank " + std::to_string(r) + " needs " +
+                 std::to_string(2 * r) + " (befores, then afters)");
+    }
+    for (int64_t a = 0; a < r; a++) {
+        if (pads[size_t(a)] < 0 || pads[size_t(r + a)] < 0) {
+            ctx.fail("negative pads (cropping) are not supported: " + Attribute::make_ints(pads).to_string());
+        }
+        if (pads[size_t(a)] > (int64_t(1) << 30) || pads[size_t(r + a)] > (int64_t(1) << 30)) {
+            ctx.fail("pads " + Attribute::make_ints(pads).to_string() + " are too large");
+        }
+        p.before.push_back(pads[size_t(a)]);
+        p.after.push_back(pads[size_t(r + a)]);
+    }
+    return p;
+}
+
 namespace {
+
+bool infer_pad(InferContext &ctx) {
+    const std::optional<PadSpec> p = pad_spec(ctx);
+    if (!p) return false;
+    Shape out = ctx.shape(0);
+    for (size_t a = 0; a < out.size(); a++) out[a] += p->before[a] + p->after[a];
+    ctx.set_output(0, ctx.dtype(0), out);
+    return true;
+}
 
 bool infer_transpose(InferContext &ctx) {
     std::vector<int64_t> perm = transpose_perm(ctx);
@@ -187,6 +234,20 @@ void register_data_movement_rules(RuleTable &table) {
     };
     split.infer = infer_split;
     table["Split"] = split;
+
+    OpRule pad;
+    pad.min_opset = 2;
+    pad.attributes = {"mode", "pads", "value"};
+    pad.max_inputs = 4;
+    pad.check = [](const InferContext &ctx) {
+        const std::string mode = ctx.node.get_string("mode", "constant");
+        if (mode != "constant") {
+            ctx.fail("mode '" + mode + "' is not supported (only constant padding: edge and reflect are not compiled)");
+        }
+        ctx.require_dtype(1, {DType::i64});
+    };
+    pad.infer = infer_pad;
+    table["Pad"] = pad;
 
     OpRule slice;
     slice.min_inputs = 3;

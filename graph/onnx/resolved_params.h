@@ -41,6 +41,15 @@ std::optional<std::vector<int64_t>> squeeze_axes(const InferContext &ctx);
 // The value a Constant node holds (value, value_float(s), value_int(s)).
 TensorData constant_node_value(const InferContext &ctx);
 
+// Pad in constant mode: the padding before and after each axis and the fill value
+// (opset 2-10 attributes, 11+ inputs); nullopt while the pads or the value are
+// inputs not constant (yet). Fails on negative pads (cropping) and on an axes input.
+struct PadSpec {
+    std::vector<int64_t> before, after;
+    double value = 0;
+};
+std::optional<PadSpec> pad_spec(const InferContext &ctx);
+
 // Transpose's permutation (default: reversed axes).
 std::vector<int64_t> transpose_perm(const InferContext &ctx);
 

@@ -3,6 +3,7 @@
 #include "graph_error.h"
 #include "node_cost.h"
 #include "pack_weights.h"
+#include "resolved_params.h"
 #include "shape_inference.h"
 #include "window.h"
 
@@ -61,7 +62,7 @@ bool pooling(const Node &n) {
 // A node's image inputs: the inputs its non-NCHW form reads in its layout (a binary
 // op's non-scalar operands, every Concat input).
 std::vector<size_t> image_inputs(const Graph &g, const Node &n) {
-    if (n.op_type == "Conv" || pooling(n) || unary_agnostic(n)) return {0};
+    if (n.op_type == "Conv" || n.op_type == "Pad" || pooling(n) || unary_agnostic(n)) return {0};
     std::vector<size_t> images;
     for (size_t k = 0; k < n.inputs.size(); k++) {
         if (n.op_type == "Concat" || !scalar(g.value(n.inputs[k]))) images.push_back(k);
@@ -82,7 +83,8 @@ int64_t axis_in(Layout l, int64_t a) {
     return l == Layout::nhwc ? nhwc[a] : a;
 }
 
-// A node's weights in its layout, its Concat axis, and its attribute.
+// A node's weights in its layout, its Concat axis or Pad pads, and its attribute
+// (before its image inputs are renamed: it reads their NCHW shapes).
 void set_node_layout(Graph &g, Node &n, Layout l, int64_t block) {
     if (n.op_type == "Conv") {
         const bool depthwise = n.get_int("group", 1) > 1;
@@ -105,6 +107,24 @@ void set_node_layout(Graph &g, Node &n, Layout l, int64_t block) {
     if (n.op_type == "Concat") {
         const int64_t axis = n.get_int("axis", 0);
         n.attrs["axis"] = Attribute::make_int(axis_in(l, axis < 0 ? axis + 4 : axis));
+    }
+    if (n.op_type == "Pad") {
+        // Only H and W are padded (agnostic): their pads move with the axes; the
+        // blocked layout's fifth axis gets none.
+        const PadSpec p = *pad_spec(InferContext(n, g.opset, input_infos(g, n)));
+        const int64_t rank = l == Layout::blocked ? 5 : 4;
+        std::vector<int64_t> pads(size_t(2 * rank), 0);
+        for (int64_t a : {2, 3}) {
+            pads[size_t(axis_in(l, a))] = p.before[size_t(a)];
+            pads[size_t(rank + axis_in(l, a))] = p.after[size_t(a)];
+        }
+        if (n.has_input(1)) {
+            const std::string name = g.unique_name(n.inputs[1] + "_" + layout_name(l, block));
+            g.set_constant(name, TensorData::ints({rank * 2}, pads));
+            n.inputs[1] = name;
+        } else {
+            n.attrs["pads"] = Attribute::make_ints(pads);
+        }
     }
     if (l == Layout::blocked) n.attrs[kLayoutBlockAttr] = Attribute::make_int(block);
     if (l == Layout::nhwc) n.attrs[kLayoutNhwcAttr] = Attribute::make_int(1);
@@ -197,6 +217,16 @@ struct Planner {
                 if (n.has_input(k) && (!g.is_constant(n.inputs[k]) || !scalar(g.value(n.inputs[k])))) return false;
             }
             return g.value(n.inputs[0]).shape == out;
+        }
+        if (n.op_type == "Pad") {
+            // Constant pads on H and W only (a padded channel would break the blocks).
+            if (!f32_image(g.value(n.inputs[0]))) return false;
+            try {
+                const std::optional<PadSpec> p = pad_spec(InferContext(n, g.opset, input_infos(g, n)));
+                return p && p->before[0] == 0 && p->after[0] == 0 && p->before[1] == 0 && p->after[1] == 0;
+            } catch (const GraphError &) {
+                return false;
+            }
         }
         if (n.op_type == "Concat") {
             for (const std::string &in : n.inputs) {
@@ -351,6 +381,7 @@ struct Planner {
             const Layout l = layout[i];
             if (l == Layout::nchw) continue;
             Node &n = g.nodes[i];
+            set_node_layout(g, n, l, o.block);  // reads the NCHW inputs' shapes
             for (size_t k : image_inputs(g, n)) {
                 // Topological order: a producer in the same layout named its value already.
                 const std::string plain = n.inputs[k];
@@ -364,7 +395,6 @@ struct Planner {
                 }
                 n.inputs[k] = it->second;
             }
-            set_node_layout(g, n, l, o.block);
             const std::string plain = n.outputs[0];
             n.outputs[0] = name_in[{plain, l}] = add_value_in(g, plain, l, o.block);
             if (output_read_plain[i]) {
@@ -411,9 +441,9 @@ std::string layout_name(Layout l, int64_t block) {
 Graph with_node_in_layout(const Graph &plain, int node, Layout l, int64_t block) {
     Graph g = plain;
     Node &n = g.nodes.at(size_t(node));
+    set_node_layout(g, n, l, block);
     for (size_t k : image_inputs(g, n))
         n.inputs[k] = add_value_in(g, n.inputs[k], l, block);
-    set_node_layout(g, n, l, block);
     n.outputs[0] = add_value_in(g, n.outputs[0], l, block);
     return g;
 }

@@ -14,7 +14,8 @@
 //      `max_weight_ratio` times its output (beyond, the blocked kernel re-reads the
 //      weights per pixel).
 //   2. Propagation (ALT's Algorithm 1 on a DAG): a layout-agnostic node (elementwise on
-//      same-shape images or scalars, MaxPool, AveragePool, GlobalAveragePool, Concat)
+//      same-shape images or scalars, MaxPool, AveragePool, GlobalAveragePool, Concat,
+//      a constant Pad of H and W)
 //      computes in the layout of its first image input's producer that is not NCHW,
 //      where it can (a block must divide its channels, and each Concat input's).
 //   3. Cost: each connected region of one layout is kept only when its conversions
@@ -28,7 +29,8 @@
 //      ToBlockedLayout / FromBlockedLayout for NCHW[b]c. Convolution weights are
 //      transformed at compile time: HWIO for NHWC ([kh][kw][c] depthwise), panels
 //      [oc/b][c][kh][kw][b] for NCHW[b]c ([c/b][kh][kw][b] depthwise, tagged with
-//      kPackedBlockAttr as pack_weights does). A Concat's axis follows its layout.
+//      kPackedBlockAttr as pack_weights does). A Concat's axis and a Pad's pads follow
+//      its layout.
 //
 // Like pack_weights, the result is for the compiled path only: the reference evaluator
 // runs the graph before this pass (it has no kernels for the conversion nodes).

@@ -1,5 +1,5 @@
-// Reference Transpose, Concat, Split, Slice and Gather: each output element copied
-// from the input element the op maps it to.
+// Reference Transpose, Concat, Split, Slice, Gather and Pad: each output element
+// copied from the input element the op maps it to (Pad: the fill elsewhere).
 #include "kernel.h"
 
 namespace tessera::graph {
@@ -76,9 +76,24 @@ void gather(KernelContext &kc) {
         }
 }
 
+void pad(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    TensorData &y = kc.out[0];
+    const PadSpec p = *pad_spec(kc.ic);  // the evaluator's inputs are all constants
+    for (size_t k = 0; k < y.size(); k++) y.set(k, p.value);
+    const std::vector<int64_t> ys = strides_of(y.shape);
+    size_t from = 0;
+    for_each_index(x.shape, [&](const std::vector<int64_t> &idx) {
+        int64_t to = 0;
+        for (size_t a = 0; a < idx.size(); a++) to += (idx[a] + p.before[a]) * ys[a];
+        copy_element(x, from++, y, size_t(to));
+    });
+}
+
 } // namespace
 
 void register_data_movement_kernels(KernelTable &table) {
+    table["Pad"] = pad;
     table["Transpose"] = transpose;
     table["Concat"] = concat;
     table["Split"] = split;

@@ -393,6 +393,50 @@ TEST(GraphLowering, ConcatComputesInItsInputsLayout) {
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 33, &original);
 }
 
+// An explicit Pad between two convolutions (H and W, asymmetric, a nonzero fill):
+// it computes in their layout with its pads moved to the layout's axes; evaluated
+// and compiled as written too.
+TEST(GraphLowering, PadComputesInItsInputsLayout) {
+    ModelBuilder b(13);
+    b.input("x", {1, 16, 7, 9}).output("y");
+    b.initializer("w1", weights({16, 16, 1, 1}, 71));
+    b.initializer("w2", weights({16, 16, 3, 3}, 72));
+    b.initializer("pads", TensorData::ints({8}, {0, 0, 1, 2, 0, 0, 2, 0}));
+    b.initializer("fill", TensorData::floats({}, {0.5f}));
+    testing::set_ints(b.node("Conv", {"x", "w1"}, {"c1"}, "conv_1"), "kernel_shape", {1, 1});
+    b.node("Pad", {"c1", "pads", "fill"}, {"p"});
+    testing::set_ints(b.node("Conv", {"p", "w2"}, {"c2"}, "conv_2"), "kernel_shape", {3, 3});
+    b.node("Relu", {"c2"}, {"y"});
+    const Graph original = prepared(b);
+    EXPECT_EQ(original.value("p").shape, (Shape{1, 16, 10, 11}));
+    expect_matches_reference(original, plan_fusion(original, {4.0, true}), 36);
+    for (Layout l : {Layout::blocked, Layout::nhwc}) {
+        Graph g = original;
+        const LayoutReport r = assign_layouts(g, preferring({{"conv_1", l}, {"conv_2", l}}, true, true));
+        EXPECT_EQ(ops_in(g, l), (std::vector<std::string>{"Conv", "Pad", "Conv", "Relu"})) << r.describe();
+        for (const Node &n : g.nodes) {
+            if (n.op_type != "Pad") continue;
+            const std::vector<int64_t> pads = g.value(n.inputs[1]).data->as_ints();
+            const std::vector<int64_t> want = l == Layout::nhwc ? std::vector<int64_t>{0, 1, 2, 0, 0, 2, 0, 0}
+                                                                : std::vector<int64_t>{0, 0, 1, 2, 0, 0, 0, 2, 0, 0};
+            EXPECT_EQ(pads, want);
+        }
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 37, &original);
+    }
+    // Edge padding is refused on import, naming the node.
+    ModelBuilder edge(13);
+    edge.input("x", {1, 2, 3, 3}).output("y");
+    edge.initializer("pads", TensorData::ints({8}, {0, 0, 1, 1, 0, 0, 1, 1}));
+    testing::set_string(edge.node("Pad", {"x", "pads"}, {"y"}, "edgy"), "mode", "edge");
+    try {
+        prepared(edge);
+        ADD_FAILURE() << "edge padding was accepted";
+    } catch (const GraphError &e) {
+        EXPECT_NE(std::string(e.what()).find("mode 'edge' is not supported"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("edgy"), std::string::npos) << e.what();
+    }
+}
+
 // A candidate is charged the conversions its input needs: conv_c, predicted a hair
 // faster in NHWC, stays in the blocked layout its input (the Concat) arrives in;
 // with the conversions free it takes NHWC.
