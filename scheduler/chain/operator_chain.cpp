@@ -105,7 +105,8 @@ std::vector<OperatorChain> find_chains(const FunctionDag &dag, const StagePlan &
             const TensorExpr &u1 = *compute_update(plan, producer);
             const FunctionNode *pnode = dag.find(producer);
             const FunctionNode *inode = dag.find(read.tensor);
-            // The intermediate as the consumer reads it must be the producer's shape:
+            // The intermediate as the consumer reads it must be the producer's shape, or
+            // that shape padded (a boundary condition between: a 1x1 then a padded 3x3):
             // each of the producer's pure dims is then one loop of the consumer.
             if (!pnode || !inode || inode->region.size() != pnode->region.size() ||
                 read.coef.size() != pnode->region.size()) {
@@ -113,7 +114,7 @@ std::vector<OperatorChain> find_chains(const FunctionDag &dag, const StagePlan &
             }
             bool same_shape = true;
             for (size_t i = 0; i < pnode->region.size(); i++) {
-                same_shape &= inode->region[i].extent == pnode->region[i].extent;
+                same_shape &= inode->region[i].extent >= pnode->region[i].extent;
             }
             if (!same_shape) continue;
 
