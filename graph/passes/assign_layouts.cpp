@@ -326,10 +326,15 @@ struct Planner {
             for (size_t k : image_inputs(g, n)) {
                 if (produced_in(n.inputs[k]) != r.layout) converted_in.insert(n.inputs[k]);
             }
-            if (read_plain(n.outputs[0])) convert(n.outputs[0]);
+            if (read_plain(n.outputs[0])) {
+                convert(n.outputs[0]);
+                r.converted_out.push_back(n.outputs[0]);
+            }
         }
-        for (const std::string &v : converted_in)
+        for (const std::string &v : converted_in) {
             convert(v);
+            r.converted_in.push_back(v);
+        }
         char why[160];
         if (r.convolutions == 0) {
             r.reason = "no convolution to gain from the layout";
@@ -495,6 +500,11 @@ std::string LayoutReport::describe() const {
           << ", " << r.nodes.size() << " node(s) from " << r.nodes.front() << " to " << r.nodes.back() << ", "
           << r.convolutions << " conv(s), " << r.bytes / 1e6 << " MB; " << r.conversions << " conversion(s) "
           << r.conversion_bytes / 1e6 << " MB: " << r.reason << "\n";
+        if (!r.kept) continue;
+        for (const auto &[values, direction] : {std::make_pair(&r.converted_in, " -> "), std::make_pair(&r.converted_out, " <- ")}) {
+            for (const std::string &v : *values)
+                s << "    " << v << " nchw" << direction << layout_name(r.layout, block) << "\n";
+        }
     }
     for (const LayoutPrediction &p : predictions) {
         auto ms = [&](double v, Layout l) {

@@ -87,6 +87,7 @@ struct LayoutRegion {
     double bytes = 0;                // what its nodes move (node_cost)
     double conversion_bytes = 0;     // what its conversions would move
     int conversions = 0;
+    std::vector<std::string> converted_in, converted_out;  // the values converted into its layout, and back
     bool kept = false;
     std::string reason;  // why it was kept or dropped
 };
@@ -108,8 +109,9 @@ struct LayoutReport {
     // "nchw16c: 2 region(s), 41 node(s); nhwc: 1 region(s), 4 node(s); 3 conversion(s)
     // (0.90 MB); 1 region(s) kept NCHW"
     std::string summary() const;
-    // One line per region: its nodes, traffic, conversions and the decision; then
-    // each convolution's predicted ms in each form.
+    // One line per region: its nodes, traffic, conversions and the decision, and the
+    // values converted into and out of a kept one; then each convolution's predicted
+    // ms in each form.
     std::string describe() const;
 };
 

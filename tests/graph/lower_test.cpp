@@ -336,6 +336,8 @@ TEST(GraphLowering, NhwcLayoutComputesTheModelAsWritten) {
         if (n.op_type == "Conv") EXPECT_EQ(g.value(n.outputs[0]).shape, (Shape{1, 10, 10, 8})) << n.name;
     }
     EXPECT_NE(r.summary().find("nhwc: 1 region(s), 6 node(s)"), std::string::npos) << r.summary();
+    EXPECT_NE(r.describe().find("    x nchw -> nhwc\n"), std::string::npos) << r.describe();
+    EXPECT_NE(r.describe().find("    pooled nchw <- nhwc\n"), std::string::npos) << r.describe();
     expect_matches_reference(g, plan_fusion(g, {4.0, true}), 29, &original);
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 30, &original);
 }
