@@ -456,10 +456,13 @@ TEST(TesseraPlugin, ReductionsComputedPerConsumerRowHaveConstantExtents) {
     // FMA): the row's extents are given (bound_extent), and the tile leaves
     // registers for the weights (32x112x112: 0.57 -> 0.36 ms). Pooling window sums
     // per output point get them too; a consumer whose rows fuse three dims (NCHW
-    // pooling: y, c and n) does not (Halide's bounds then span all of y).
+    // pooling: y, c and n) does not (Halide's bounds then span all of y). A batch of
+    // one is not fused into the rows (its own loop): there the rows fuse y and c,
+    // and the window gets its extents.
     load_plugin(TESSERA_PLUGIN_PATH);
     const std::string pool_line = "avg_pool2d n=2 c=24 h=9 w=10 kh=3 kw=3 pad=1 layout=nhwc";
-    const std::string fused_line = "max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1";
+    const std::string fused_line = "max_pool2d n=2 c=1 h=5 w=20000 kh=3 kw=3 stride=1 pad=1";
+    const std::string batch_of_one = "max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1";
     const std::vector<std::string> depthwise = {
         "depthwise_conv2d n=1 c=32 h=112 w=112 kh=3 kw=3 stride=1 pad=1 layout=nhwc",
         "depthwise_conv2d n=2 c=24 h=13 w=16 kh=3 kw=3 stride=2 pad=1 layout=nhwc",
@@ -471,6 +474,8 @@ TEST(TesseraPlugin, ReductionsComputedPerConsumerRowHaveConstantExtents) {
         for (const schedule::FuncSchedule &f : fused.schedule.funcs()) {
             EXPECT_TRUE(f.bound_extents.empty()) << machine.name << ", " << f.name << ":\n" << fused.source;
         }
+        const PinnedSchedule one = tessera_schedule(batch_of_one, machine);
+        EXPECT_EQ(bound_extent(one.schedule, "window_max", "y"), 1) << machine.name << ":\n" << one.source;
         for (const std::string &line : depthwise) {
             const PinnedSchedule s = tessera_schedule(line, machine);
             EXPECT_EQ(bound_extent(s.schedule, "depthwise_sum", "y"), 1) << machine.name << ", " << line << ":\n"
@@ -479,6 +484,7 @@ TEST(TesseraPlugin, ReductionsComputedPerConsumerRowHaveConstantExtents) {
     }
     expect_tessera_correct(pool_line);
     expect_tessera_correct(fused_line);
+    expect_tessera_correct(batch_of_one);
     for (const std::string &line : depthwise) expect_tessera_correct(line);
 }
 

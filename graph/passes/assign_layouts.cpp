@@ -361,7 +361,6 @@ struct Planner {
             n.op_type = "Transpose";
             n.attrs["perm"] = Attribute::make_ints(to_plain ? std::vector<int64_t>{0, 3, 1, 2}
                                                             : std::vector<int64_t>{0, 2, 3, 1});
-            n.attrs[kLayoutConversionAttr] = Attribute::make_int(to_plain ? 2 : 1);
         } else {
             n.op_type = to_plain ? kFromBlockedOp : kToBlockedOp;
             n.attrs[kBlockAttr] = Attribute::make_int(o.block);
@@ -432,10 +431,6 @@ Layout node_layout(const Node &node) {
 
 int64_t layout_block(const Node &node) {
     return node.get_int(kLayoutBlockAttr, 0);
-}
-
-bool converts_to_nchw(const Node &node) {
-    return node.op_type == kFromBlockedOp || node.get_int(kLayoutConversionAttr, 0) == 2;
 }
 
 std::string layout_name(Layout l, int64_t block) {

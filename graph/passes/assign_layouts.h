@@ -53,8 +53,6 @@ inline constexpr const char *kLayoutNhwcAttr = "tessera_layout_nhwc";    // 1 on
 inline constexpr const char *kToBlockedOp = "ToBlockedLayout";           // [N,C,H,W] -> [N,C/b,H,W,b]
 inline constexpr const char *kFromBlockedOp = "FromBlockedLayout";       // and back
 inline constexpr const char *kBlockAttr = "block";                       // on the conversion nodes
-// On this pass's NHWC Transposes: 1 into NHWC, 2 back to NCHW.
-inline constexpr const char *kLayoutConversionAttr = "tessera_layout_conversion";
 
 struct LayoutOptions {
     // Channels per block: the vector width of the target's fp32 registers (16 with
@@ -121,9 +119,6 @@ LayoutReport assign_layouts(Graph &g, const LayoutOptions &options = {});
 // The layout a node computes in, and its block (0 unless blocked).
 Layout node_layout(const Node &node);
 int64_t layout_block(const Node &node);
-
-// A conversion this pass made back to NCHW (FromBlockedLayout, or an NHWC Transpose back).
-bool converts_to_nchw(const Node &node);
 
 // "nchw", "nhwc", "nchw16c".
 std::string layout_name(Layout layout, int64_t block);

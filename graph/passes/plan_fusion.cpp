@@ -41,14 +41,11 @@ struct Builder {
     }
 
     // A conversion back to NCHW (assign_layouts) is a kernel of its own, as its cost
-    // assumed: FromBlockedLayout's divisions make any stage around it unanalysable,
-    // and an NHWC Transpose back joined to its pool and the blocked 1x1 convolution
-    // after it made the plugin compute the pool's window beyond the image's batch
-    // (tests: GraphLowering.NhwcStemFeedsABlockedConvolution). Only shape-only readers
-    // (a Flatten after a pooled vector) join it.
+    // assumed: its divisions make any stage around it unanalysable. Only shape-only
+    // readers (a Flatten after a pooled vector) join it.
     bool converts_back(const Partition &part) const {
         for (int n : part.nodes) {
-            if (converts_to_nchw(g.nodes[size_t(n)])) return true;
+            if (g.nodes[size_t(n)].op_type == kFromBlockedOp) return true;
         }
         return false;
     }
@@ -97,7 +94,7 @@ struct Builder {
         if (!options.fuse && is_shape_only(node) && !node.inputs.empty()) {
             const int p = fusable_producer(node.inputs[0], i);
             if (p >= 0) merge.insert(p);
-        } else if (converts_to_nchw(node)) {
+        } else if (node.op_type == kFromBlockedOp) {
             // A kernel of its own (converts_back).
         } else if (options.fuse && !compute_intensive(node)) {
             // Epilogues (elementwise or shape-only) join one compute-intensive producer

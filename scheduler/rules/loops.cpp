@@ -61,7 +61,14 @@ std::string parallel_rows(schedule::StageBuilder &s, const std::vector<std::pair
     int64_t slice_points = points_per_row;  // points in one iteration of the task group
     for (size_t i = 0; i < first; i++) slice_points *= outer_vars[i].second;
     std::string row = outer_vars[first].first;
-    for (size_t i = first + 1; i < outer_vars.size(); i++) {
+    // Outer dims of extent 1 (a batch of one) stay loops of their own outside the
+    // rows: fused in, a root reduction realised over fewer rows than a task (a pool
+    // read through a transpose by a blocked convolution's tiles) had Halide's bounds
+    // for the split reach the batch at n = -7, out of its input
+    // (GraphLowering.NhwcStemFeedsABlockedConvolution).
+    size_t end = outer_vars.size();
+    while (end > first + 1 && outer_vars[end - 1].second == 1) end--;
+    for (size_t i = first + 1; i < end; i++) {
         std::string fused = prefix + "_rows" + std::to_string(i);
         s.fuse(row, outer_vars[i].first, fused);
         row = fused;
