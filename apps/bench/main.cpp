@@ -12,6 +12,7 @@
 #include "bench_record.h"
 #include "contender.h"
 #include "device_profile.h"
+#include "layout_option.h"
 #ifdef TESSERA_WITH_MODELS
 #include "model_bench.h"
 #endif
@@ -31,7 +32,6 @@
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
-#include <set>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -257,10 +257,7 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--work-dir") o.work_dir = next();
         else if (arg == "--layout") {
             o.layout = next();
-            const std::set<std::string> layouts = {"auto", "chosen", "blocked", "nhwc", "packed", "fixed"};
-            if (!layouts.count(o.layout)) {
-                throw UsageError("--layout takes auto, chosen, blocked, nhwc, packed or fixed, got '" + o.layout + "'");
-            }
+            if (const std::string error = tessera::layout_option_error(o.layout); !error.empty()) throw UsageError(error);
         }
         else if (arg == "--warmup") o.warmup = to_int(arg, next(), 0);
         else if (arg == "--tolerance") {

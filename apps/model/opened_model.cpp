@@ -3,6 +3,7 @@
 #include "device_profile.h"
 #include "gpu_device.h"
 #include "import_onnx.h"
+#include "layout_option.h"
 #include "predict_time.h"
 #include "schedulers.h"
 
@@ -32,9 +33,7 @@ void add_input_shape(ModelOptions &options, const std::string &arg) {
 }
 
 void set_layout(ModelOptions &options, const std::string &arg) {
-    if (arg != "auto" && arg != "chosen" && arg != "blocked" && arg != "nhwc" && arg != "packed" && arg != "fixed") {
-        throw UsageError("--layout takes auto, chosen, blocked, nhwc, packed or fixed, got '" + arg + "'");
-    }
+    if (const std::string error = layout_option_error(arg); !error.empty()) throw UsageError(error);
     options.layout = arg;
 }
 

@@ -27,6 +27,11 @@ bool scalar(const TensorInfo &info) {
     return num_elements(info.shape) == 1;
 }
 
+// What converting `value` between layouts moves: a read and a write of the tensor.
+double conversion_bytes(const Graph &g, const std::string &value) {
+    return 8.0 * double(num_elements(g.value(value).shape));
+}
+
 // A window the op library compiles (what the Conv and pooling lowerings check).
 bool library_window(const Graph &g, const Node &node, const Shape &x, const std::vector<int64_t> &kernel,
                     bool ceil_mode) {
@@ -181,18 +186,18 @@ struct Planner {
         if (!o.predict_ms) return alternatives.front();
         const std::string &x = g.nodes[size_t(i)].inputs[0];
         const Layout from = produced_in(x);
-        const double one = 8.0 * double(num_elements(g.value(x).shape)) / (o.conversion_gbs * 1e6);
+        const double one = conversion_bytes(g, x) / (o.conversion_gbs * 1e6);
         auto conversions = [&](Layout l) {
             return from == Layout::nchw || l == from ? 0.0 : one * (1 + (l != Layout::nchw));
         };
         LayoutPrediction p;
         p.node = label(g.nodes[size_t(i)]);
-        p.nchw_ms = o.predict_ms(g, i);
-        p.conversion_ms[int(Layout::nchw)] = conversions(Layout::nchw);
-        double best = p.nchw_ms < 0 ? -1 : p.nchw_ms + p.conversion_ms[int(Layout::nchw)];
-        for (Layout l : alternatives) {
-            const double ms = o.predict_ms(with_node_in_layout(g, i, l, o.block), i);
-            (l == Layout::nhwc ? p.nhwc_ms : p.blocked_ms) = ms;
+        double best = -1;
+        std::vector<Layout> forms = {Layout::nchw};
+        forms.insert(forms.end(), alternatives.begin(), alternatives.end());
+        for (Layout l : forms) {
+            const double ms = p.ms[int(l)] =
+                o.predict_ms(l == Layout::nchw ? g : with_node_in_layout(g, i, l, o.block), i);
             p.conversion_ms[int(l)] = conversions(l);
             const double total = ms + p.conversion_ms[int(l)];
             if (ms >= 0 && (best < 0 || total <= best)) best = total, p.chosen = l;  // ties: the alternative
@@ -313,10 +318,6 @@ struct Planner {
         LayoutRegion r;
         r.layout = layout[size_t(nodes.front())];
         std::set<std::string> converted_in;
-        auto convert = [&](const std::string &v) {  // a read and a write of the whole tensor
-            r.conversions++;
-            r.conversion_bytes += 8.0 * double(num_elements(g.value(v).shape));
-        };
         for (int i : nodes) {
             const Node &n = g.nodes[size_t(i)];
             r.nodes.push_back(label(n));
@@ -326,14 +327,11 @@ struct Planner {
             for (size_t k : image_inputs(g, n)) {
                 if (produced_in(n.inputs[k]) != r.layout) converted_in.insert(n.inputs[k]);
             }
-            if (read_plain(n.outputs[0])) {
-                convert(n.outputs[0]);
-                r.converted_out.push_back(n.outputs[0]);
-            }
+            if (read_plain(n.outputs[0])) r.converted_out.push_back(n.outputs[0]);
         }
-        for (const std::string &v : converted_in) {
-            convert(v);
-            r.converted_in.push_back(v);
+        r.converted_in.assign(converted_in.begin(), converted_in.end());
+        for (const auto *values : {&r.converted_in, &r.converted_out}) {
+            for (const std::string &v : *values) r.conversion_bytes += conversion_bytes(g, v);
         }
         char why[160];
         if (r.convolutions == 0) {
@@ -493,7 +491,7 @@ std::string LayoutReport::describe() const {
         const LayoutRegion &r = regions[i];
         s << "  region " << i << ": " << (r.kept ? layout_name(r.layout, block) : "nchw (not " + layout_name(r.layout, block) + ")")
           << ", " << r.nodes.size() << " node(s) from " << r.nodes.front() << " to " << r.nodes.back() << ", "
-          << r.convolutions << " conv(s), " << r.bytes / 1e6 << " MB; " << r.conversions << " conversion(s) "
+          << r.convolutions << " conv(s), " << r.bytes / 1e6 << " MB; " << r.conversions() << " conversion(s) "
           << r.conversion_bytes / 1e6 << " MB: " << r.reason << "\n";
         if (!r.kept) continue;
         for (const auto &[values, direction] : {std::make_pair(&r.converted_in, " -> "), std::make_pair(&r.converted_out, " <- ")}) {
@@ -507,9 +505,11 @@ std::string LayoutReport::describe() const {
             const double c = p.conversion_ms[int(l)];
             return c >= 0.0005 ? text + " (+" + std::to_string(c).substr(0, 5) + " conversion)" : text;
         };
-        s << "  " << p.node << ": predicted " << (p.nchw_ms < 0 ? "no prediction nchw" : ms(p.nchw_ms, Layout::nchw));
-        if (p.blocked_ms >= 0) s << ", " << ms(p.blocked_ms, Layout::blocked);
-        if (p.nhwc_ms >= 0) s << ", " << ms(p.nhwc_ms, Layout::nhwc);
+        s << "  " << p.node << ": predicted "
+          << (p.ms[int(Layout::nchw)] < 0 ? "no prediction nchw" : ms(p.ms[int(Layout::nchw)], Layout::nchw));
+        for (Layout l : {Layout::blocked, Layout::nhwc}) {
+            if (p.ms[int(l)] >= 0) s << ", " << ms(p.ms[int(l)], l);
+        }
         s << ": " << layout_name(p.chosen, block) << "\n";
     }
     return s.str();

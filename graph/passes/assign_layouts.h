@@ -84,19 +84,18 @@ struct LayoutRegion {
     int convolutions = 0;            // Convs among them
     double bytes = 0;                // what its nodes move (node_cost)
     double conversion_bytes = 0;     // what its conversions would move
-    int conversions = 0;
     std::vector<std::string> converted_in, converted_out;  // the values converted into its layout, and back
     bool kept = false;
     std::string reason;  // why it was kept or dropped
+    int conversions() const { return int(converted_in.size() + converted_out.size()); }
 };
 
-// A convolution's predicted forms (when a predictor was given; -1: not an alternative).
+// A convolution's predicted forms (when a predictor was given), indexed by Layout.
 struct LayoutPrediction {
     std::string node;
-    double nchw_ms = -1, nhwc_ms = -1, blocked_ms = -1;
-    // Per layout (nchw, nhwc, blocked): the conversions its input would need, ms.
-    double conversion_ms[3] = {0, 0, 0};
-    Layout chosen = Layout::nchw;  // the fastest predicted, conversions included
+    double ms[3] = {-1, -1, -1};             // predicted; -1: not an alternative, or no prediction
+    double conversion_ms[3] = {0, 0, 0};     // the conversions its input would need
+    Layout chosen = Layout::nchw;            // the fastest predicted, conversions included
 };
 
 struct LayoutReport {
