@@ -11,6 +11,7 @@
 #include "graph_error.h"
 #include "npy.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -100,13 +101,15 @@ int run(int argc, char **argv) {
         out.emplace_back(graph::DType::f32, t.shape);
         for (float &v : out.back().f) v = std::nanf("");  // poisoned: an output never written fails
     }
-    double best_ms = 1e300;
+    std::vector<double> ms;
     for (int r = 0; r < reps; r++) {
         const auto start = std::chrono::steady_clock::now();
         library.run(in_ptrs, out);
-        best_ms = std::min(best_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
     }
-    std::printf("tessera-run-library: %s, best of %d: %.3f ms\n", library.name().c_str(), reps, best_ms);
+    std::sort(ms.begin(), ms.end());
+    std::printf("tessera-run-library: %s, %d run(s): best %.3f ms, median %.3f ms\n", library.name().c_str(), reps,
+                ms.front(), ms[ms.size() / 2]);
     bool ok = true;
     for (size_t k = 0; k < out.size(); k++) {
         const cli::TensorSpec &t = library.outputs()[k];

@@ -17,15 +17,9 @@ void check_cublas(cublasStatus_t status, const char *what) {
     }
 }
 
-class Unsupported : public GpuBaseline {
-public:
-    explicit Unsupported(std::string why) { why_not_ = std::move(why); }
-    void run(std::vector<Tensor> &, Tensor &) override { throw std::logic_error("cuBLAS: " + why_not_); }
-};
-
 // Row-major C[M,N] = A B is column-major C^T = B^T A^T: cuBLAS computes the
 // transposed product with the operands swapped, no data moved. Device buffers, the
-// handle and the bias's ones vector are made here, outside the timed run().
+// handle and the bias's ones vector are made here, outside the timed launch().
 class CublasGemm : public GpuBaseline {
 public:
     explicit CublasGemm(const ops::OpConfig &config) : p_(ops::parse_matmul(config)), sig_(ops::describe_op(config)) {
@@ -43,8 +37,11 @@ public:
     }
     ~CublasGemm() override { cublasDestroy(handle_); }
 
-    void run(std::vector<Tensor> &inputs, Tensor &output) override {
+    void upload(const std::vector<Tensor> &inputs) override {
         for (size_t i = 0; i < inputs.size(); i++) inputs_[i].upload(inputs[i]);
+    }
+
+    void launch() override {
         const int m = int(p_.m), n = int(p_.n), k = int(p_.k);
         // Column-major views of the row-major operands (see the class comment).
         const cublasOperation_t op_b = p_.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -68,8 +65,9 @@ public:
                                      lda, &beta, output_.data(), n),
                          "cublasSgemm");
         }
-        output_.download(output);  // synchronous: waits for the GEMM
     }
+
+    void download(Tensor &output) override { output_.download(output); }  // synchronous: waits for the GEMM
 
 private:
     ops::MatmulParams p_;
@@ -83,10 +81,10 @@ private:
 
 std::unique_ptr<GpuBaseline> make_cublas_op(const ops::OpConfig &config) {
     if (config.op != "matmul" && config.op != "batch_matmul") {
-        return std::make_unique<Unsupported>("cuBLAS runs matmul and batch_matmul only");
+        return std::make_unique<UnsupportedGpuBaseline>("cuBLAS", "cuBLAS runs matmul and batch_matmul only");
     }
     const std::string no_gpu = why_no_gpu();
-    if (!no_gpu.empty()) return std::make_unique<Unsupported>(no_gpu);
+    if (!no_gpu.empty()) return std::make_unique<UnsupportedGpuBaseline>("cuBLAS", no_gpu);
     return std::make_unique<CublasGemm>(config);
 }
 

@@ -15,11 +15,21 @@ std::string why_no_gpu() {
     return "";
 }
 
+std::string device_summary() {
+    cudaDeviceProp prop{};
+    check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    return std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) + " SMs, " +
+           std::to_string(prop.totalGlobalMem >> 30) + " GiB, L2 " + std::to_string(prop.l2CacheSize >> 20) +
+           " MiB, compute capability " + std::to_string(prop.major) + "." + std::to_string(prop.minor);
+}
+
 void check_cuda(int status, const char *what) {
     if (status != cudaSuccess) {
         throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(cudaError_t(status)));
     }
 }
+
+void synchronize() { check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
 
 DeviceArray::DeviceArray(size_t count) : count_(count) {
     if (count > 0) check_cuda(cudaMalloc(reinterpret_cast<void **>(&data_), count * sizeof(float)), "cudaMalloc");

@@ -12,9 +12,15 @@ namespace tessera::cuda {
 // failed or found none: no driver, no device).
 std::string why_no_gpu();
 
+// The first device's name, multiprocessor count and memory ("NVIDIA H200, 132 SMs, 139 GiB").
+std::string device_summary();
+
 // Throws std::runtime_error naming `what` unless `status` is cudaSuccess (an int, so
 // that callers need not include the CUDA headers).
 void check_cuda(int status, const char *what);
+
+// Waits for every kernel queued on the device (cudaDeviceSynchronize), checked.
+void synchronize();
 
 // Device memory for `count` floats.
 class DeviceArray {

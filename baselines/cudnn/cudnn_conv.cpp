@@ -18,15 +18,9 @@ void check_cudnn(cudnnStatus_t status, const char *what) {
     }
 }
 
-class Unsupported : public GpuBaseline {
-public:
-    explicit Unsupported(std::string why) { why_not_ = std::move(why); }
-    void run(std::vector<Tensor> &, Tensor &) override { throw std::logic_error("cuDNN: " + why_not_); }
-};
-
 // Fair use, as with oneDNN: descriptors, the algorithm (cudnnFindConvolutionForwardAlgorithm,
 // which times the candidates on this GPU), its workspace and the device buffers are
-// made here; run() only copies and calls cudnnConvolutionForward.
+// made here; launch() only calls cudnnConvolutionForward.
 class CudnnConv : public GpuBaseline {
 public:
     explicit CudnnConv(const ops::OpConfig &config) : p_(ops::parse_conv(config)) {
@@ -85,16 +79,20 @@ public:
         cudnnDestroy(handle_);
     }
 
-    void run(std::vector<Tensor> &inputs, Tensor &output) override {
+    void upload(const std::vector<Tensor> &inputs) override {
         input_.upload(inputs[0]);
         weights_.upload(inputs[1]);
+    }
+
+    void launch() override {
         const float one = 1.0f, zero = 0.0f;
         check_cudnn(cudnnConvolutionForward(handle_, &one, x_desc_, input_.data(), w_desc_, weights_.data(),
                                             conv_desc_, algo_, workspace_, workspace_bytes_, &zero, y_desc_,
                                             output_.data()),
                     "cudnnConvolutionForward");
-        output_.download(output);  // synchronous: waits for the convolution
     }
+
+    void download(Tensor &output) override { output_.download(output); }  // synchronous: waits for the convolution
 
 private:
     ops::ConvParams p_;
@@ -112,13 +110,13 @@ private:
 
 std::unique_ptr<GpuBaseline> make_cudnn_op(const ops::OpConfig &config) {
     if (config.op != "conv2d" && config.op != "depthwise_conv2d") {
-        return std::make_unique<Unsupported>("the cuDNN baseline runs conv2d and depthwise_conv2d only");
+        return std::make_unique<UnsupportedGpuBaseline>("cuDNN", "the cuDNN baseline runs conv2d and depthwise_conv2d only");
     }
     if (ops::parse_conv(config).nhwc) {
-        return std::make_unique<Unsupported>("the cuDNN baseline takes NCHW only (nhwc weights are HWIO, cuDNN's KRSC)");
+        return std::make_unique<UnsupportedGpuBaseline>("cuDNN", "the cuDNN baseline takes NCHW only (nhwc weights are HWIO, cuDNN's KRSC)");
     }
     const std::string no_gpu = why_no_gpu();
-    if (!no_gpu.empty()) return std::make_unique<Unsupported>(no_gpu);
+    if (!no_gpu.empty()) return std::make_unique<UnsupportedGpuBaseline>("cuDNN", no_gpu);
     return std::make_unique<CudnnConv>(config);
 }
 

@@ -111,10 +111,18 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
     for (const std::string &ph : partition_headers) s << "#include \"" << ph << "\"\n";
     s << "\n#include \"HalideBuffer.h\"\n#include \"HalideRuntime.h\"\n\n"
       << "#include <cstdint>\n#include <cstdio>\n#include <cstring>\n#include <string>\n#include <vector>\n\n"
-      << "namespace {\n\nthread_local std::string last_error;\n\n"
+      << "namespace {\n\nthread_local std::string last_error;\n"
+      << "// What Halide's runtime last reported on this thread: kept for last_error instead\n"
+      << "// of its default handler's abort (e.g. a GPU target on a machine without the driver).\n"
+      << "thread_local std::string halide_message;\n\n"
+      << "void record_halide_error(void *, const char *message) {\n"
+      << "    halide_message = message;\n"
+      << "    while (!halide_message.empty() && halide_message.back() == '\\n') halide_message.pop_back();\n}\n\n"
       << "constexpr uint64_t kWeightFloats = " << w.weight_floats << "ull;\n\n"
       << "int fail(const std::string &what, int code) {\n"
-      << "    last_error = what + \" failed with Halide error \" + std::to_string(code);\n    return code;\n}\n\n"
+      << "    last_error = what + \" failed with Halide error \" + std::to_string(code);\n"
+      << "    if (!halide_message.empty()) last_error += \": \" + halide_message;\n"
+      << "    halide_message.clear();\n    return code;\n}\n\n"
       << "}  // namespace\n\n"
       << "struct " << name << "_model {\n    std::vector<float> weights;\n"
       << "    std::vector<std::vector<float>> buffers;  // intermediate values, one per partition output\n"
@@ -130,6 +138,7 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
       << "    if (size != 16 + 4 * kWeightFloats || std::memcmp(data, \"TSRWGT01\", 8) != 0 || count != kWeightFloats) {\n"
       << "        last_error = what + \": not the weights of " << name
       << " (\" + std::to_string(kWeightFloats) + \" floats expected)\";\n        return nullptr;\n    }\n"
+      << "    halide_set_error_handler(record_halide_error);\n"
       << "    auto *m = new " << name << "_model;\n"
       << "    m->weights.resize(kWeightFloats);\n"
       << "    if (kWeightFloats) std::memcpy(m->weights.data(), data + 16, 4 * kWeightFloats);\n";

@@ -6,12 +6,11 @@
 // process crash inside LLVM. It links only the AOT libraries, their runtime and the
 // Halide-free references (ProcessHasNoLibHalide checks).
 #include "gpu_aot_registry.h"
+#include "gpu_aot_run.h"
 #include "op_catalog.h"
 #include "reference.h"
 #include "stmt_offload.h"
 #include "test_seed.h"
-
-#include <HalideBuffer.h>
 
 #include <gtest/gtest.h>
 
@@ -27,16 +26,6 @@ namespace {
 // (the same bound as the CPU suites, apps/common/op_check.h).
 constexpr double kRelTolerance = 1e-4;
 
-// The tensor's storage seen by Halide: dimensions reversed (dimension 0 innermost).
-Halide::Runtime::Buffer<float> runtime_view(Tensor &t) {
-    std::vector<halide_dimension_t> dims;
-    const std::vector<int64_t> strides = t.strides();
-    for (int i = int(t.shape.size()) - 1; i >= 0; i--) {
-        dims.push_back(halide_dimension_t(0, int32_t(t.shape[i]), int32_t(strides[i])));
-    }
-    return Halide::Runtime::Buffer<float>(t.data.data(), int(dims.size()), dims.data());
-}
-
 struct DeviceRun {
     int status = 0;
     bool output_on_device = false;  // the output has a device allocation holding newer data than the host's
@@ -49,19 +38,10 @@ DeviceRun run_on_device(const GpuAotKernel &kernel, const ops::OpSignature &sig,
     DeviceRun run;
     run.output = Tensor(sig.output.shape);
     poison(run.output);
-    std::vector<Halide::Runtime::Buffer<float>> buffers;
-    for (Tensor &t : inputs) {
-        buffers.push_back(runtime_view(t));
-        buffers.back().set_host_dirty();  // written on the host: the pipeline copies it to the device
-    }
-    buffers.push_back(runtime_view(run.output));
-    std::vector<void *> args;
-    for (auto &b : buffers) args.push_back(b.raw_buffer());
-    run.status = kernel.argv_entry(args.data());
-    Halide::Runtime::Buffer<float> &out = buffers.back();
-    run.output_on_device = out.raw_buffer()->device != 0 && out.device_dirty();
-    if (run.status == 0) run.status = out.copy_to_host();
-    for (auto &b : buffers) b.device_free();
+    GpuAotRun call(kernel, inputs, run.output);
+    run.status = call.run();
+    run.output_on_device = call.output_on_device();
+    if (run.status == 0) run.status = call.copy_output_to_host();
     return run;
 }
 
