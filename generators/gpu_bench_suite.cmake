@@ -40,6 +40,7 @@ if (TESSERA_PTXAS AND TARGET CUDA::cudart)
     DEPENDS tessera_generators
     VERBATIM)
   set(objects ${runtime_object})
+  set(manifest "")
   set(declarations "")
   set(entries "")
   foreach (scheduler IN LISTS TESSERA_GPU_SCHEDULERS)
@@ -61,6 +62,7 @@ if (TESSERA_PTXAS AND TARGET CUDA::cudart)
         DEPENDS tessera_generators ${plugin}
         VERBATIM)
       list(APPEND objects ${dir}/${lib}.o)
+      string(APPEND manifest "${scheduler}\t86\tbench_${name}\t${dir}/${lib}.o\t${dir}/${lib}.stmt\t${config}\n")
       string(APPEND declarations "extern \"C\" int ${lib}_argv(void **args);\n")
       string(APPEND entries "    {\"${scheduler}\", \"${lib}\", \"${config}\", ${lib}_argv, \"${dir}/${lib}.stmt\"},\n")
     endforeach ()
@@ -78,6 +80,9 @@ ${entries}  };
 }
 }  // namespace tessera
 ")
+  # tests/gpu/ptxas_test.cpp assembles these too: the network-sized kernels are
+  # where registers, spills and local memory show.
+  file(APPEND ${CMAKE_CURRENT_BINARY_DIR}/gpu_cuda_manifest.tsv "${manifest}")
   add_library(tessera_gpu_bench_kernels STATIC ${CMAKE_CURRENT_BINARY_DIR}/gpu_bench_registry.cpp ${objects})
   target_include_directories(tessera_gpu_bench_kernels PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
   target_link_libraries(tessera_gpu_bench_kernels PUBLIC ${CMAKE_DL_LIBS} Threads::Threads)

@@ -22,15 +22,9 @@ std::vector<int64_t> region_extents(const FunctionNode &node) {
 void schedule_gpu_compute_stage(SchedulingContext &c, const FunctionNode &node, const TensorExpr &compute,
                                 const std::string &tiled, const std::string &why) {
     const rtile::GpuProgram p = rtile::construct_gpu_program(compute, c.device);
-    const std::vector<rules::StagedOperand> operands =
-        tiled.empty() ? std::vector<rules::StagedOperand>{} : rules::staged_operands(compute, p, c.plan);
-    rules::schedule_gpu_compute(c.builder, compute, p, tiled, operands);
+    rules::schedule_gpu_compute(c.builder, compute, p, tiled);
     c.handled.insert(node.func.name());
     c.explain << "  " << node.func.name() << ": compute-intensive, " << why << ": " << p.to_string(compute) << "\n";
-    for (const rules::StagedOperand &op : operands) {
-        c.explain << "    " << op.func << " staged in shared memory per step (rows of " << op.row << " + "
-                  << op.padding << " padding)\n";
-    }
 }
 
 // A pure stage reading one tensor transposed: tiles staged in shared memory.

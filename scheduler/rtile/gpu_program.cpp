@@ -21,10 +21,6 @@ constexpr int kSaturatingWarps = 8;
 // L2 serves re-reads at about three times the DRAM bandwidth on the parts of the
 // HAL's table (A100: 4.8 vs 1.6 TB/s; T4: ~1 vs 0.32 TB/s).
 constexpr double kL2OverDram = 3.0;
-// Cycles a block waits at each reduction step: the copy's global loads (about
-// 400-600 cycles of latency on the table's parts) and two barriers; the blocks
-// resident on an SM overlap their waits.
-constexpr double kStepCycles = 500;
 
 // The dim the threads' x runs along: the output's contiguous dim (coalesced
 // stores, and loads of the operands that move along it), else the innermost
@@ -54,60 +50,25 @@ int choose_y(const TensorExpr &t, int x) {
     return best;
 }
 
-// The reduction dim stepped at the block level: the longest (a convolution's input
-// channels; its window runs whole inside each step).
-int choose_reduction(const TensorExpr &t) {
-    int best = -1;
-    for (size_t j : t.reduction_dims()) {
-        if (best < 0 || t.dims[j].extent > t.dims[best].extent) best = int(j);
-    }
-    return best;
-}
-
 std::vector<int64_t> block_tile(const TensorExpr &t, const GpuProgram &p) {
     std::vector<int64_t> tile(t.dims.size());
     for (size_t j = 0; j < t.dims.size(); j++) tile[j] = p.block_extent(t, j);
     return tile;
 }
 
-// Reads the block stages per reduction step: those that move with the step and
-// are shared by the threads along a thread dim (they do not depend on it).
-void stage_reads(const TensorExpr &t, const AlignmentPolicy &align, GpuProgram &p) {
-    p.staged_reads.clear();
-    p.staged_padding.clear();
-    p.shared_bytes = 0;
-    if (p.reduction_dim < 0) return;
-    const std::vector<int64_t> tile = block_tile(t, p);
-    for (size_t i = 0; i < t.reads.size(); i++) {
-        const AccessMap &m = t.reads[i];
-        if (!m.affine || m.coef.empty() || !m.depends_on(p.reduction_dim)) continue;
-        const bool shared_along_x = p.x_dim >= 0 && p.threads_x > 1 && !m.depends_on(p.x_dim);
-        const bool shared_along_y = p.y_dim >= 0 && p.threads_y > 1 && !m.depends_on(p.y_dim);
-        if (!shared_along_x && !shared_along_y) continue;
-        const int64_t elements = m.tile_elements(tile), row = m.tile_extent(0, tile);
-        const int64_t pad = align.storage_padding(row, t.element_bytes);
-        p.staged_reads.push_back(int(i));
-        p.staged_padding.push_back(pad);
-        p.shared_bytes += (elements + pad * (elements / std::max<int64_t>(1, row))) * t.element_bytes;
-    }
-}
-
 // Predicted time and bottleneck (Roller's micro-performance model on a GPU): the
-// slowest of the FMAs, the shared-memory loads of the register tiles, the re-reads
-// of the blocks' tiles (L2) and the compulsory traffic (DRAM), each over the SMs
-// the blocks keep busy.
+// slowest of the FMAs, the re-reads of the blocks' tiles (L2) and the compulsory
+// traffic (DRAM), each over the SMs the blocks keep busy.
 void predict(const TensorExpr &t, const hal::DeviceSpec &d, GpuProgram &p) {
     const hal::GpuFigures &g = *d.gpu;
     const std::vector<int64_t> tile = block_tile(t, p);
-    int64_t blocks = 1, steps = 1;
+    int64_t blocks = 1;
     for (size_t j : t.spatial_dims()) blocks *= (t.dims[j].extent + tile[j] - 1) / tile[j];
-    if (p.reduction_dim >= 0) steps = (t.dims[p.reduction_dim].extent + p.reduction_step - 1) / p.reduction_step;
     p.blocks = blocks;
 
     const int64_t threads = p.threads();
     const int64_t warps_per_block = (threads + g.warp - 1) / g.warp;
     int64_t resident = std::max<int64_t>(1, g.max_threads_per_sm / (warps_per_block * g.warp));
-    if (p.shared_bytes > 0) resident = std::min(resident, std::max<int64_t>(1, g.shared_bytes_per_sm / p.shared_bytes));
     resident = std::min<int64_t>(resident, std::max<int64_t>(1, g.registers_per_sm / (int64_t(p.registers) * warps_per_block * g.warp)));
     const double sms_used = std::min(1.0, double(blocks) / g.sms);
     const int64_t per_sm = std::min<int64_t>(resident, (blocks + g.sms - 1) / g.sms);
@@ -120,34 +81,31 @@ void predict(const TensorExpr &t, const hal::DeviceSpec &d, GpuProgram &p) {
     const double points = double(t.points()), clock = g.clock_ghz * 1e9;
     const double compute_s = points * std::max<int64_t>(1, t.ops_per_point) / 2.0 /
                              (double(g.fp32_lanes_per_sm) * g.sms * clock * p.efficiency * lanes_used);
-    // Loads per point: each read's value serves the register-tile points that do
-    // not move it.
-    double shared_loads = 0, global_loads = 0;
-    for (size_t i = 0; i < t.reads.size(); i++) {
-        const AccessMap &m = t.reads[i];
+    // Loads per point (through L1): each read's value serves the register-tile
+    // points that do not move it.
+    double loads = 0;
+    for (const AccessMap &m : t.reads) {
         double reuse = 1;
         if (p.x_dim >= 0 && !m.depends_on(p.x_dim)) reuse *= double(p.reg_x);
         if (p.y_dim >= 0 && !m.depends_on(p.y_dim)) reuse *= double(p.reg_y);
-        const bool staged = std::count(p.staged_reads.begin(), p.staged_reads.end(), int(i)) > 0;
-        (staged ? shared_loads : global_loads) += points / reuse;
+        loads += points / reuse;
     }
-    const double shared_s = shared_loads / (double(g.shared_banks) * g.sms * clock * p.efficiency);
-    // Bytes the blocks read from L2: every block's data tiles over all its steps.
+    // Bytes the blocks read from L2: every block's data tiles.
     double block_bytes = 0, compulsory = 0;
     for (const AccessMap &m : t.reads) {
-        block_bytes += double(m.tile_elements(tile)) * steps * blocks * t.element_bytes;
+        block_bytes += double(m.tile_elements(tile)) * blocks * t.element_bytes;
         std::vector<int64_t> whole = t.extents();
         compulsory += double(m.tile_elements(whole)) * t.element_bytes;
     }
-    block_bytes += global_loads * t.element_bytes / std::max(1.0, double(g.transaction_bytes) / t.element_bytes);
-    compulsory += points / std::max<int64_t>(1, t.dims[std::max(0, p.reduction_dim)].extent) * t.element_bytes;
+    block_bytes += loads * t.element_bytes / std::max(1.0, double(g.transaction_bytes) / t.element_bytes);
+    int64_t reduction_points = 1;
+    for (size_t j : t.reduction_dims()) reduction_points *= t.dims[j].extent;
+    compulsory += points / double(reduction_points) * t.element_bytes;
     const double dram_gbs = g.dram_gbs * 1e9 * std::min(1.0, p.efficiency * 2);
     const double l2_s = block_bytes / (kL2OverDram * dram_gbs), dram_s = compulsory / dram_gbs;
-    const std::pair<double, const char *> times[] = {
-        {compute_s, "compute"}, {shared_s, "shared"}, {l2_s, "L2"}, {dram_s, "DRAM"}};
+    const std::pair<double, const char *> times[] = {{compute_s, "compute"}, {l2_s, "L2"}, {dram_s, "DRAM"}};
     const auto worst = std::max_element(std::begin(times), std::end(times));
-    const double step_s = p.staged_reads.empty() ? 0 : double(waves) * steps * kStepCycles / clock / double(per_sm);
-    p.predicted_ms = (worst->first + step_s) * 1e3;
+    p.predicted_ms = worst->first * 1e3;
     p.bottleneck = worst->second;
 }
 
@@ -162,7 +120,6 @@ std::vector<int64_t> powers_of_two_up_to(int64_t limit) {
 int64_t GpuProgram::block_extent(const TensorExpr &t, size_t j) const {
     if (int(j) == x_dim) return threads_x * reg_x;
     if (int(j) == y_dim) return threads_y * reg_y;
-    if (int(j) == reduction_dim) return reduction_step;
     return t.dims[j].reduction ? t.dims[j].extent : 1;
 }
 
@@ -172,10 +129,7 @@ std::string GpuProgram::to_string(const TensorExpr &t) const {
     s << "threads " << name(x_dim) << "=" << threads_x << " " << name(y_dim) << "=" << threads_y << ", registers "
       << name(x_dim) << "=" << reg_x << " " << name(y_dim) << "=" << reg_y << " (" << registers
       << " per thread), block tile " << name(x_dim) << "=" << threads_x * reg_x << " " << name(y_dim) << "="
-      << threads_y * reg_y;
-    if (reduction_dim >= 0) s << ", " << name(reduction_dim) << " in steps of " << reduction_step;
-    s << ", " << staged_reads.size() << " operand(s) staged in " << shared_bytes << " B of shared memory, " << blocks
-      << " blocks, efficiency " << efficiency << ", predicted " << predicted_ms << " ms (" << bottleneck << ")";
+      << threads_y * reg_y << ", operands through L1, " << blocks << " blocks, efficiency " << efficiency << ", predicted " << predicted_ms << " ms (" << bottleneck << ")";
     return s.str();
 }
 
@@ -186,20 +140,8 @@ GpuProgram construct_gpu_program(const TensorExpr &t, const hal::DeviceSpec &d) 
     GpuProgram base;
     base.x_dim = choose_x(t);
     base.y_dim = choose_y(t, base.x_dim);
-    base.reduction_dim = choose_reduction(t);
     const int64_t ex = base.x_dim >= 0 ? t.dims[base.x_dim].extent : 1;
     const int64_t ey = base.y_dim >= 0 ? t.dims[base.y_dim].extent : 1;
-    const int64_t er = base.reduction_dim >= 0 ? t.dims[base.reduction_dim].extent : 1;
-    // Reduction steps that divide the extent (the operand copies of a step are
-    // boxes Halide does not clamp to a guarded tail), up to four 32-byte
-    // transactions of the operands' rows, and the whole reduction when short.
-    const int64_t transaction = std::max(1, g.transaction_bytes / t.element_bytes);
-    std::vector<int64_t> steps;
-    for (int64_t s = 1; s <= std::min(er, 4 * transaction); s++) {
-        if (er % s == 0) steps.push_back(s);
-    }
-    if (er <= 16 * transaction && er > 4 * transaction) steps.push_back(er);
-    const int64_t shared_budget = std::min(g.shared_bytes_per_block, g.shared_bytes_per_sm / 2);
 
     GpuProgram best;
     bool found = false;
@@ -215,19 +157,15 @@ GpuProgram construct_gpu_program(const TensorExpr &t, const hal::DeviceSpec &d) 
                     if (base.x_dim >= 0) reg.shape[base.x_dim] = rx;
                     if (base.y_dim >= 0) reg.shape[base.y_dim] = ry;
                     if (!align->register_tile_fits(t, reg, RProgram{})) continue;
-                    for (int64_t step : steps) {
-                        GpuProgram p = base;
-                        p.threads_x = tx, p.threads_y = ty, p.reg_x = rx, p.reg_y = ry, p.reduction_step = step;
-                        p.registers = align->register_tile_registers(reg, RProgram{});
-                        stage_reads(t, *align, p);
-                        if (p.shared_bytes > shared_budget) continue;
-                        predict(t, d, p);
-                        // Least time; on a tie the larger block tile (fewer re-reads).
-                        const bool better = !found || p.predicted_ms < best.predicted_ms * (1 - 1e-9) ||
-                                            (p.predicted_ms <= best.predicted_ms * (1 + 1e-9) &&
-                                             tx * rx * ty * ry > best.threads_x * best.reg_x * best.threads_y * best.reg_y);
-                        if (better) best = p, found = true;
-                    }
+                    GpuProgram p = base;
+                    p.threads_x = tx, p.threads_y = ty, p.reg_x = rx, p.reg_y = ry;
+                    p.registers = align->register_tile_registers(reg, RProgram{});
+                    predict(t, d, p);
+                    // Least time; on a tie the larger block tile (fewer re-reads).
+                    const bool better = !found || p.predicted_ms < best.predicted_ms * (1 - 1e-9) ||
+                                        (p.predicted_ms <= best.predicted_ms * (1 + 1e-9) &&
+                                         tx * rx * ty * ry > best.threads_x * best.reg_x * best.threads_y * best.reg_y);
+                    if (better) best = p, found = true;
                 }
             }
         }

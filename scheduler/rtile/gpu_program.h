@@ -1,11 +1,14 @@
-// GpuProgram: Roller's rTile construction on a GPU (seed 000 §4-5). Three layers:
-// each thread's register tile (its accumulators), the thread block's tile with the
-// operands its threads share staged in shared memory one step of the reduction at
-// a time, and the scale-out of blocks over the SMs. Tiles are aligned to warps
-// along the output's contiguous dim, reduction steps to 32-byte transactions,
-// shared rows padded against bank conflicts, registers kept within the HAL's cap;
-// the candidate with the least predicted time is chosen (a construction over a few
-// thousand aligned shapes, not a search over schedules).
+// GpuProgram: Roller's rTile construction on a GPU (seed 000 §4-5). Two layers:
+// each thread's register tile (its accumulators, held in registers through the whole
+// reduction) and the thread block's tile, then the scale-out of blocks over the
+// SMs. The operands reach the registers through the L1 cache: Halide 14 cannot
+// keep per-thread accumulators in registers while a block stages each reduction
+// step's operands in shared memory (a Func computed per block and stored in
+// registers gets the whole block tile per thread, which spills to local memory;
+// scheduler/README.md, "GPU"). Tiles are aligned to warps along the output's
+// contiguous dim, registers kept within the HAL's cap; the candidate with the least
+// predicted time is chosen (a construction over a few hundred aligned shapes, not a
+// search over schedules).
 #pragma once
 
 #include "device_spec.h"
@@ -21,19 +24,14 @@ struct GpuProgram {
     int y_dim = -1;                  // loop dim of the threads' y (-1: none)
     int64_t threads_x = 1, threads_y = 1;
     int64_t reg_x = 1, reg_y = 1;    // each thread's register tile along x_dim, y_dim
-    int reduction_dim = -1;          // the reduction dim stepped at the block level (-1: none)
-    int64_t reduction_step = 1;
-    std::vector<int> staged_reads;   // reads (TensorExpr::reads) staged in shared memory per step
-    std::vector<int64_t> staged_padding;  // per staged read: elements padding its rows (bank conflicts)
-    int64_t shared_bytes = 0;        // per block
     int registers = 0;               // estimated per thread
     int64_t blocks = 1;
     double efficiency = 1;           // of the SMs: blocks over SMs, occupancy, the last wave
     double predicted_ms = 0;
-    std::string bottleneck;          // "compute", "shared", "L2" or "DRAM"
+    std::string bottleneck;          // "compute", "L2" or "DRAM"
 
     int64_t threads() const { return threads_x * threads_y; }
-    // Points of loop dim j one block covers per reduction step.
+    // Points of loop dim j one block covers (a reduction dim: all of it).
     int64_t block_extent(const analysis::TensorExpr &t, size_t j) const;
     std::string to_string(const analysis::TensorExpr &t) const;
 };
