@@ -73,7 +73,9 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
       << "#pragma once\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
       << "typedef struct " << name << "_model " << name << "_model;\n\n"
       << "// Reads the weights file written beside this header; NULL on failure (see\n"
-      << "// " << name << "_last_error()).\n"
+      << "// " << name << "_last_error()). Installs the library's Halide runtime error handler\n"
+      << "// (halide_set_error_handler): a runtime error (a GPU target without its driver, say)\n"
+      << "// becomes " << name << "_last_error()'s text instead of Halide's default abort.\n"
       << name << "_model *" << name << "_create(const char *weights_path);\n\n";
     if (embedded) {
         h << "// The same from the weights linked into the library (tessera compile --embed-weights).\n"
