@@ -32,6 +32,7 @@ timeout 240 "$bundle/bin/tessera-gpu-bench" --json "$out/gpu-bench.json" 2>&1 | 
 echo "== model libraries"
 models=""
 for dir in "$bundle"/models/*/; do
+    [ -d "$dir" ] || continue  # no models in the bundle
     name=$(basename "$dir")
     models="$models,$name"
     timeout 60 "$bundle/bin/tessera-run-library" "$dir" --input "$bundle/models/$name.input.npy" \
