@@ -53,6 +53,11 @@ void gemm_micro_kernel(schedule::ScheduleBuilder &script, const std::string &f, 
         s.reorder(order);
     }
     script.compute_at(acc, f, vt);
+    // Constant storage extents: the guarded tails leave Halide's bounds of the tile
+    // symbolic, and with symbolic strides LLVM keeps the accumulators in memory (a
+    // load and a store around every FMA: attention G4 2.08 -> 1.52 ms bounded).
+    script.bound_storage(acc, v, int(tile_vectors * lanes));
+    script.bound_storage(acc, m_var, int(rows));
     for (int stage = -1; stage < 1; stage++) {
         schedule::StageBuilder s = stage < 0 ? script.stage(acc) : script.stage(acc, 0);
         s.split(v, suffixed(v, "vo"), suffixed(v, "vi"), int(lanes), TailStrategy::GuardWithIf);
