@@ -69,11 +69,40 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         // compute stage of its own: at root with its own rProgram (its step),
         // never recomputed per chunk with its update left serial.
         if (producer.func.has_update_definition()) continue;
+        const std::string &pname = producer.func.name();
+        // The pure epilogue of another compute stage (a chain's first convolution's
+        // bias and relu, read by the second): at root, that stage computed per L2
+        // tile of it as when the epilogue is an output (its sums into a tile in
+        // cache, not written by scatter across the whole intermediate: conv chain
+        // C4 4.72 -> 2.97 ms, C5 0.72 -> 0.57).
+        if (!c.handled.count(pname)) {
+            const std::vector<TensorExpr> &pstages = c.plan.stages.at(pname);
+            const FunctionNode *inner = pstages.size() == 1 && producer.consumers.size() == 1
+                                            ? analysis::epilogue_producer(pstages[0], c.dag, c.plan)
+                                            : nullptr;
+            // Over the same points only: a boundary condition around the sums (a
+            // padded read by the next convolution) would compute them outside their domain.
+            bool same_points = inner != nullptr;
+            if (inner) {
+                const TensorExpr &ic = *analysis::compute_stage(c.plan.stages.at(inner->func.name()));
+                const std::vector<size_t> spatial = ic.spatial_dims();
+                same_points = spatial.size() == pstages[0].dims.size();
+                for (size_t i = 0; same_points && i < spatial.size(); i++) {
+                    same_points = ic.dims[spatial[i]].extent == pstages[0].dims[i].extent;
+                }
+            }
+            if (same_points && !c.handled.count(inner->func.name())) {
+                c.builder.compute_root(pname);
+                const TensorExpr &inner_compute = *analysis::compute_stage(c.plan.stages.at(inner->func.name()));
+                c.row_of[pname] = schedule_compute_stage(c, *inner, inner_compute, &pstages[0]);
+                c.handled.insert(pname);
+                continue;
+            }
+        }
         // A non-inlined pure producer (a padded input): computed per chunk of
         // each L2 tile, in cache when read, unless the tasks would compute it
         // kRecomputedAtRoot times over or more (tiles splitting only the output
         // channels each pad the whole input); then once, at root, in parallel.
-        const std::string &pname = producer.func.name();
         double recompute = 0;
         for (const analysis::AccessMap &m : best_expr.reads) {
             if (m.tensor == pname)
