@@ -4,7 +4,7 @@
 # the driver compiles its PTX for newer GPUs at load) with the HAL's sm_90 figures
 # (TESSERA_GPU_PROFILE=cuda-sm90: the H100/H200 generation). One shared Halide
 # runtime. Built where ptxas and the CUDA runtime are found; run only where a GPU is.
-# Needs gpu_aot_suite.cmake's helpers (tessera_case_fields).
+# Needs gpu_aot_suite.cmake's helpers (tessera_case_fields, tessera_gpu_plugin).
 
 # NAME FAMILY "op line". References run on the host in double precision, so the
 # largest cases stay at a few GFLOP.
@@ -45,10 +45,7 @@ if (TESSERA_PTXAS AND TARGET CUDA::cudart)
   set(entries "")
   foreach (scheduler IN LISTS TESSERA_GPU_SCHEDULERS)
     string(TOLOWER ${scheduler} tag)
-    set(plugin $<TARGET_FILE:Halide::${scheduler}>)
-    if (scheduler STREQUAL "Tessera")
-      set(plugin $<TARGET_FILE:Tessera::Tessera>)
-    endif ()
+    tessera_gpu_plugin(plugin ${scheduler})
     foreach (entry IN LISTS tessera_gpu_bench_cases)
       tessera_case_fields("${entry}" name family config params)
       set(lib gpu_cuda_bench_${tag}_${name})

@@ -25,6 +25,24 @@ namespace {
 // 14x14x256 (10x) neutral; at 56x56 (2-3x) root was 5-12% slower.
 constexpr double kRecomputedAtRoot = 4;
 
+// The compute stage `producer` is the pure epilogue of, when neither is scheduled yet
+// and `producer` covers exactly its points (a boundary condition around the sums, a
+// padded read by the next convolution, would compute them outside their domain).
+const FunctionNode *unscheduled_epilogue_producer(const SchedulingContext &c, const FunctionNode &producer) {
+    const std::string &name = producer.func.name();
+    const std::vector<TensorExpr> &stages = c.plan.stages.at(name);
+    if (c.handled.count(name) || stages.size() != 1 || producer.consumers.size() != 1) return nullptr;
+    const FunctionNode *inner = analysis::epilogue_producer(stages[0], c.dag, c.plan);
+    if (!inner || c.handled.count(inner->func.name())) return nullptr;
+    const TensorExpr &sums = *analysis::compute_stage(c.plan.stages.at(inner->func.name()));
+    const std::vector<size_t> spatial = sums.spatial_dims();
+    if (spatial.size() != stages[0].dims.size()) return nullptr;
+    for (size_t i = 0; i < spatial.size(); i++) {
+        if (sums.dims[spatial[i]].extent != stages[0].dims[i].extent) return nullptr;
+    }
+    return inner;
+}
+
 }  // namespace
 
 rules::Attachment shared_row_of(SchedulingContext &c, const FunctionNode &node) {
@@ -75,29 +93,12 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         // tile of it as when the epilogue is an output (its sums into a tile in
         // cache, not written by scatter across the whole intermediate: conv chain
         // C4 4.72 -> 2.97 ms, C5 0.72 -> 0.57).
-        if (!c.handled.count(pname)) {
-            const std::vector<TensorExpr> &pstages = c.plan.stages.at(pname);
-            const FunctionNode *inner = pstages.size() == 1 && producer.consumers.size() == 1
-                                            ? analysis::epilogue_producer(pstages[0], c.dag, c.plan)
-                                            : nullptr;
-            // Over the same points only: a boundary condition around the sums (a
-            // padded read by the next convolution) would compute them outside their domain.
-            bool same_points = inner != nullptr;
-            if (inner) {
-                const TensorExpr &ic = *analysis::compute_stage(c.plan.stages.at(inner->func.name()));
-                const std::vector<size_t> spatial = ic.spatial_dims();
-                same_points = spatial.size() == pstages[0].dims.size();
-                for (size_t i = 0; same_points && i < spatial.size(); i++) {
-                    same_points = ic.dims[spatial[i]].extent == pstages[0].dims[i].extent;
-                }
-            }
-            if (same_points && !c.handled.count(inner->func.name())) {
-                c.builder.compute_root(pname);
-                const TensorExpr &inner_compute = *analysis::compute_stage(c.plan.stages.at(inner->func.name()));
-                c.row_of[pname] = schedule_compute_stage(c, *inner, inner_compute, &pstages[0]);
-                c.handled.insert(pname);
-                continue;
-            }
+        if (const FunctionNode *inner = unscheduled_epilogue_producer(c, producer)) {
+            c.builder.compute_root(pname);
+            c.row_of[pname] = schedule_compute_stage(c, *inner, *analysis::compute_stage(c.plan.stages.at(inner->func.name())),
+                                                     &c.plan.stages.at(pname)[0]);
+            c.handled.insert(pname);
+            continue;
         }
         // A non-inlined pure producer (a padded input): computed per chunk of
         // each L2 tile, in cache when read, unless the tasks would compute it

@@ -57,8 +57,7 @@ TiledDim tile_dim(StageBuilder &s, const std::string &var, int64_t threads, int6
 // The loops of `tiled` (or of f itself): block tiles, threads, register tiles
 // unrolled; the remaining pure dims are blocks too, up to Halide's three.
 void schedule_tiles(StageBuilder &s, const std::vector<std::string> &args, const rtile::GpuProgram &p,
-                    TailStrategy tail, const std::vector<std::string> &inner_loops, std::string *innermost_block,
-                    std::string *innermost_thread = nullptr) {
+                    TailStrategy tail, const std::vector<std::string> &inner_loops, std::string *innermost_thread) {
     std::vector<std::string> reg, threads, blocks;
     auto tile = [&](int dim, int64_t t, int64_t r) {
         if (dim < 0) return;
@@ -86,7 +85,6 @@ void schedule_tiles(StageBuilder &s, const std::vector<std::string> &args, const
     // bounds).
     for (const std::string &b : blocks) s.gpu_blocks(b);
     for (size_t i = 0; i < others.size() && blocks.size() + i < 3; i++) s.gpu_blocks(others[i]);
-    if (innermost_block) *innermost_block = blocks.empty() ? (others.empty() ? "" : others[0]) : blocks.front();
     if (innermost_thread) *innermost_thread = threads.empty() ? "" : threads.front();
 }
 
@@ -210,7 +208,7 @@ void schedule_gpu_compute(ScheduleBuilder &b, const TensorExpr &compute, const r
     {
         const std::vector<std::string> targs = b.func(tiled).function().args();
         StageBuilder s = b.stage(tiled);
-        schedule_tiles(s, targs, p, TailStrategy::ShiftInwards, {}, nullptr, &thread_loop);
+        schedule_tiles(s, targs, p, TailStrategy::ShiftInwards, {}, &thread_loop);
     }
     // The accumulators per thread: its register tile, computed inside the thread
     // loops (Halide gives a Func computed per block and stored in registers the
