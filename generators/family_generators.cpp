@@ -95,7 +95,7 @@ public:
 class ChainGenerator : public OpGenerator<ChainGenerator> {
 public:
     KeyParam op{"op", "attention"}, B{"B", ""}, M{"M", ""}, N{"N", ""}, K{"K", ""}, L{"L", ""};
-    KeyParam mask{"mask", ""}, scale{"scale", ""}, between{"between", ""};
+    KeyParam mask{"mask", ""}, scale{"scale", ""}, key_block{"key_block", ""}, between{"between", ""};
     KeyParam n{"n", ""}, c{"c", ""}, h{"h", ""}, w{"w", ""}, oc1{"oc1", ""}, oc2{"oc2", ""};
     KeyParam kh1{"kh1", ""}, kw1{"kw1", ""}, kh2{"kh2", ""}, kw2{"kw2", ""};
     KeyParam stride1{"stride1", ""}, stride2{"stride2", ""}, pad1{"pad1", ""}, pad2{"pad2", ""};
@@ -103,7 +103,7 @@ public:
     static const char *family_name() { return "chain"; }
     ops::OpConfig config() const {
         return make_config(op, {{"B", B}, {"M", M}, {"N", N}, {"K", K}, {"L", L}, {"mask", mask}, {"scale", scale},
-                                {"between", between}, {"n", n}, {"c", c}, {"h", h}, {"w", w}, {"oc1", oc1},
+                                {"key_block", key_block}, {"between", between}, {"n", n}, {"c", c}, {"h", h}, {"w", w}, {"oc1", oc1},
                                 {"oc2", oc2}, {"kh1", kh1}, {"kw1", kw1}, {"kh2", kh2}, {"kw2", kw2},
                                 {"stride1", stride1}, {"stride2", stride2}, {"pad1", pad1}, {"pad2", pad2},
                                 {"layout", layout}});

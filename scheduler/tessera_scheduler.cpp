@@ -79,18 +79,24 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
     }
     // Chains of compute-intensive stages: Chimera's block-order analysis.
     for (const chain::OperatorChain &oc : chain::find_chains(dag, plan)) {
+        // A chain through stages a fused chain scheduled (the online-softmax form's
+        // second GEMM and its running combine) is part of that one.
+        if (c.handled.count(oc.producer) || c.handled.count(oc.consumer)) {
+            c.explain << "  chain: " << oc.describe() << ": scheduled with the fused chain above\n";
+            continue;
+        }
         const double start = now_ms();
         const chain::ChainAnalysis analysis = chain::analyse_chain(oc, device);
-        std::string outcome = "no gain predicted: the stages are scheduled one by one", why_not, epilogue;
+        std::string outcome = "no gain predicted: the stages are scheduled one by one", why_not, form;
+        std::vector<std::string> also;
         if (analysis.predicted_gain > 1 && options.fuse_chains) {
-            if (rules::schedule_fused_gemm_chain(builder, oc, dag, plan, device, &why_not, &epilogue)) {
-                outcome = "fused: " + oc.producer + " and the stages between computed per block of " + oc.consumer +
-                          "'s rows";
+            if (rules::schedule_fused_gemm_chain(builder, oc, dag, plan, device, &why_not, &also, &form)) {
+                outcome = "fused: " + form;
                 c.handled.insert(oc.producer);
                 c.handled.insert(oc.consumer);
                 c.handled.insert(oc.between.begin(), oc.between.end());
+                c.handled.insert(also.begin(), also.end());
                 c.row_of[oc.consumer] = {oc.consumer, ""};
-                if (!epilogue.empty()) c.handled.insert(epilogue);
             } else {
                 outcome = "not fused (" + why_not + "): the stages are scheduled one by one";
             }

@@ -183,12 +183,20 @@ inline const std::vector<std::string> &op_cases() {
         "avg_pool2d n=2 c=8 h=9 w=9 kh=2 kw=2 stride=2 layout=nchwc block=8",
         "global_avg_pool n=2 c=32 h=7 w=5 layout=nchwc",
         // Chains of compute-intensive ops, one pipeline each: sizes of one, primes and
-        // lengths no vector width divides (the softmax axis L, the reductions K and L)
+        // lengths no vector width divides (the softmax axis L, the reductions K and L);
+        // the online-softmax form (key_block) with blocks that divide L, that do not,
+        // of one key, and beyond L
         "attention M=1 N=1 K=1 L=1",
         "attention B=2 M=13 N=11 K=7 L=19",
         "attention M=37 N=5 K=9 L=53 mask=1",
         "attention B=3 M=17 N=24 K=20 L=33 scale=0.3",
         "attention M=9 N=70 K=19 L=130 mask=1",
+        "attention M=1 N=1 K=1 L=1 key_block=1",
+        "attention B=2 M=13 N=11 K=7 L=19 key_block=4",
+        "attention M=37 N=5 K=9 L=53 mask=1 key_block=16",
+        "attention B=3 M=17 N=24 K=20 L=64 key_block=32 scale=0.3",
+        "attention M=9 N=70 K=19 L=130 mask=1 key_block=64",
+        "attention M=20 N=16 K=16 L=48 key_block=100",
         "gemm_chain M=13 N=11 K=7 L=19",
         "gemm_chain B=2 M=17 N=9 K=23 L=37 between=relu",
         "gemm_chain M=33 N=20 K=12 L=45 between=gelu",

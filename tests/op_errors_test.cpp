@@ -65,6 +65,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"attention M=4 N=4 K=4", "missing key 'L'"},
                       BadCase{"attention M=4 N=4 K=4 L=4 scale=inf", "'scale' must be finite"},
                       BadCase{"attention M=4 N=4 K=4 L=4 mask=2", "not a boolean"},
+                      BadCase{"attention M=4 N=4 K=4 L=4 key_block=-2", "'key_block' must not be negative"},
                       BadCase{"gemm_chain M=4 N=4 K=4 L=4 between=tanh", "'between' must be none, relu, gelu or scale"},
                       BadCase{"gemm_chain M=4 N=4 K=4 L=4 scale=0.5", "'scale' needs between=scale"},
                       BadCase{"conv_chain c=3 h=8 w=8 oc1=4 oc2=4 kh1=3 kw1=3 kh2=7 kw2=1", "(kh2"},

@@ -616,7 +616,9 @@ TEST(TesseraPlugin, ChainsOfComputeIntensiveStagesGetABlockOrder) {
     EXPECT_TRUE(c.row_statistic_between);
     for (size_t l = 0; l < analysis.unfused.levels.size(); l++) {
         const chain::LevelBlocks &fused = analysis.orders[0].levels[l];
-        if (fused.level != "L1") EXPECT_LT(fused.dv_bytes, analysis.unfused.levels[l].dv_bytes) << fused.level;
+        if (fused.level != "L1") {
+            EXPECT_LT(fused.dv_bytes, analysis.unfused.levels[l].dv_bytes) << fused.level;
+        }
         for (size_t i = 0; i < c.loops.size(); i++) {
             if (c.loops[i].in_producer && c.loops[i].in_consumer && c.loops[i].reduction) {
                 EXPECT_EQ(fused.tile[i], c.loops[i].extent) << fused.level << " " << c.loops[i].name;
@@ -708,6 +710,28 @@ TEST(TesseraPlugin, FusedAttentionChainsAreCorrect) {
         Pipeline p(a.out);
         const double err = attention_error(a, p, B, M, N, D, L, test::test_seed("attention"));
         EXPECT_LE(err, kRelTolerance) << B << "x" << M << "x" << N << "x" << D << "x" << L << "\n" << outcome.explanation;
+    }
+}
+
+TEST(TesseraPlugin, OnlineSoftmaxAttentionStreamsItsKeyBlocks) {
+    // The attention op's online-softmax form (key_block): the chain's stages and
+    // the second GEMM computed per block of rows and one block of keys, inside the
+    // running combine's loop over the blocks, so no stage holds a row of scores
+    // whole; the block statistics in vectors. Shapes pinned (both machines);
+    // correctness: the op matrix's key_block cases.
+    for (const PinnedMachine &machine : pinned_machines()) {
+        const PinnedSchedule s = tessera_schedule("attention B=2 M=96 N=64 K=64 L=2048 key_block=128", machine);
+        const schedule::FuncSchedule *out = func_named(s.schedule, "attention_block_out");
+        const schedule::FuncSchedule *scores = func_named(s.schedule, "attention_scores");
+        const schedule::FuncSchedule *running = func_named(s.schedule, "attention_running");
+        ASSERT_TRUE(out && scores && running) << machine.name << ":\n" << s.source;
+        for (const schedule::FuncSchedule *f : {out, scores}) {
+            EXPECT_EQ(f->compute.kind, schedule::Placement::Kind::At) << machine.name << " " << f->name;
+            EXPECT_EQ(base_name(f->compute.consumer), "attention_running") << machine.name << " " << f->name;
+            EXPECT_EQ(f->compute.var.rfind("j", 0), 0u) << machine.name << " " << f->name << ": " << f->compute.var;
+        }
+        EXPECT_EQ(running->compute.kind, schedule::Placement::Kind::Root) << machine.name;
+        EXPECT_NE(func_named(s.schedule, "attention_block_max_lanes"), nullptr) << machine.name << ":\n" << s.source;
     }
 }
 

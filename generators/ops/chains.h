@@ -7,6 +7,11 @@
 //   attention:  attention_scores (update over k) -> attention_logits (scale, mask)
 //               -> attention_max, attention_exp, attention_sum -> attention_probs
 //               -> attention_out (update over l) -> attention
+//               key_block > 0, the online-softmax form: attention_scores (l, m, j,
+//               batch: key block j) -> attention_logits -> attention_block_max,
+//               attention_block_exp, attention_block_sum -> attention_block_out
+//               (update over l) -> attention_running (max, sum, out; update over
+//               j) -> attention
 //   gemm_chain: gemm_chain_first (update over k) -> gemm_chain_relu|gelu|scale
 //               -> gemm_chain_second (update over l) -> gemm_chain
 //   conv_chain: conv_chain_first_sum -> conv_chain_first -> conv_chain_relu (bias

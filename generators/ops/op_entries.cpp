@@ -198,7 +198,10 @@ std::vector<OpInfo> attention_entries() {
           {"K", "", "reduction extent of the scores (head size)"},
           {"L", "", "key rows: the softmax axis and the second reduction"},
           {"mask", "0", "add a mask[B,M,L] input to the scaled scores (0/1)"},
-          {"scale", "1/sqrt(K)", "factor of the scores"}}},
+          {"scale", "1/sqrt(K)", "factor of the scores"},
+          {"key_block", "0",
+           "0: softmax over whole rows; > 0: online-softmax form, keys in blocks of this many, each row's "
+           "max and sum carried from block to block"}}},
     };
 }
 

@@ -435,6 +435,7 @@ AttentionParams parse_attention(const OpConfig &config) {
     AttentionParams p = two_gemm_extents<AttentionParams>(config);
     p.mask = config.get_bool("mask", false);
     p.scale = parse_scale(config, p.k);
+    p.key_block = std::min(non_negative(config, "key_block"), p.l);  // beyond L: one block, the same sums
     return p;
 }
 

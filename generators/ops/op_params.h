@@ -143,6 +143,9 @@ struct AttentionParams {
     int64_t batch = 1, m = 0, n = 0, k = 0, l = 0;
     bool mask = false;
     double scale = 1.0;  // default 1/sqrt(K)
+    // 0: the softmax over whole rows of scores. > 0: the online-softmax form, keys
+    // in blocks of this many, each row's max and sum carried from block to block.
+    int64_t key_block = 0;
 };
 
 // What gemm_chain applies to the first product before the second.

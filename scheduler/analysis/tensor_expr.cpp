@@ -244,7 +244,10 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
 
         CallCollector calls;
         std::vector<Expr> folded;  // keeps the IR alive while `calls` points into it
-        for (const Expr &v : def.values()) folded.push_back(fold_inlined(v, inlined, env));
+        // Lets substituted: Halide's Function::define runs CSE, so an index the
+        // definition uses twice (a key's position in a mask and a bound test) reads
+        // as a let variable, which no access map can follow.
+        for (const Expr &v : def.values()) folded.push_back(substitute_in_all_lets(fold_inlined(v, inlined, env)));
         for (const Expr &v : folded) v.accept(&calls);
         t.ops_per_point = std::max<int64_t>(1, calls.ops);
         for (const Call *c : calls.calls) {

@@ -1,7 +1,9 @@
 // The fused schedule of a GEMM chain (GEMM -> memory-bound stages -> GEMM, the
 // attention form included) chosen by the block-order analysis: the consumer's
 // rows in blocks, the producer and every stage between computed per block of
-// rows, so the intermediate (a block of rows of the scores) stays in cache.
+// rows, so the intermediate (a block of rows of the scores) stays in cache. In
+// the online-softmax form (the consumer read by a running combine over its
+// blocks of keys) the keys stream through each block of rows instead.
 #pragma once
 
 #include "device_spec.h"
@@ -10,18 +12,22 @@
 #include "stage_plan.h"
 
 #include <string>
+#include <vector>
 
 namespace tessera::rules {
 
 // Applies the fused schedule and returns true, or returns false (applying
 // nothing) with the reason in `why_not` when the chain is not of that form: a
-// row statistic between the ops (an attention's softmax), the consumer an output, or read only by a pure output at the point it writes (an
-// op's final copy; it is then computed at root and `epilogue` names that output,
-// scheduled here too), with one reduction, over a pure dim of the producer, and
-// its second dim the rows both share.
+// row statistic between the ops (an attention's softmax), the consumer an
+// output, or read only by a pure output at the point it writes (an op's final
+// copy, computed at root then), or only by a running combine over one of its
+// batch dims (the online-softmax form), with one reduction, over a pure dim of
+// the producer, and its second dim the rows both share. `also` gets the Funcs
+// beyond the chain it scheduled (the final copy, the combine and what else the
+// combine reads of the block), `form` what it built, for TESSERA_EXPLAIN.
 bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::OperatorChain &c,
-                               const analysis::FunctionDag &dag,
-                               const analysis::StagePlan &plan, const hal::DeviceSpec &d, std::string *why_not,
-                               std::string *epilogue);
+                               const analysis::FunctionDag &dag, const analysis::StagePlan &plan,
+                               const hal::DeviceSpec &d, std::string *why_not, std::vector<std::string> *also,
+                               std::string *form);
 
 }  // namespace tessera::rules
