@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <optional>
 
 namespace tessera {
 
@@ -24,6 +25,27 @@ namespace {
 // -> 2.9 ms, NCHW 14x14x256 (4x) 2.0-2.4 -> 1.7-1.9 ms; NHWC 7x7x512 (9x) and
 // 14x14x256 (10x) neutral; at 56x56 (2-3x) root was 5-12% slower.
 constexpr double kRecomputedAtRoot = 4;
+
+// Programs a fused chain's consumer chooses among (see band_of_rows).
+constexpr int kChainCandidates = 8;
+
+// Whether program `p`'s L2 tiles of `t` are bands of whole rows: every pure dim
+// whole but one, not the innermost (the rows). A chain's producer computed per
+// such tile computes each of its points once (plus a window's halo); per strip
+// of a row it computed whole rows each time (conv chain C3 2.8 -> 9.3 ms).
+bool band_of_rows(const TensorExpr &t, const rtile::RProgram &p) {
+    if (p.fusion) return false;
+    const std::vector<int64_t> &l2 = p.tiles[rtile::kL2Tile].shape;
+    int partial = 0;
+    for (size_t j : t.spatial_dims()) {
+        if (l2[j] >= t.dims[j].extent) continue;
+        // Not the innermost dim, and every band whole (the producer's programs are
+        // built for one band: a shorter last band would read before its start).
+        if (j == t.spatial_dims().front() || (t.dims[j].extent % l2[j] != 0 && !p.shifts(j))) return false;
+        partial++;
+    }
+    return partial == 1;
+}
 
 // The compute stage `producer` is the pure epilogue of, when neither is scheduled yet
 // and `producer` covers exactly its points (a boundary condition around the sums, a
@@ -61,24 +83,56 @@ rules::Attachment shared_row_of(SchedulingContext &c, const FunctionNode &node) 
     return at;
 }
 
-rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNode &node, const TensorExpr &compute,
-                                         const TensorExpr *epilogue) {
+namespace {
+
+// `t` with its pure dims capped at `band` (per pure dim, Halide order).
+TensorExpr within_band(TensorExpr t, const std::vector<int64_t> &band) {
+    const std::vector<size_t> pure = t.spatial_dims();
+    for (size_t i = 0; i < pure.size() && i < band.size(); i++) {
+        t.dims[pure[i]].extent = std::min(t.dims[pure[i]].extent, band[i]);
+    }
+    return t;
+}
+
+}  // namespace
+
+rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNode &node, const TensorExpr &whole,
+                                         const TensorExpr *whole_epilogue, const std::vector<int64_t> &band) {
     const std::string &name = node.func.name();
+    std::vector<TensorExpr> stages = c.plan.stages.at(name);
+    std::optional<TensorExpr> banded_epilogue;
+    if (!band.empty()) {
+        for (TensorExpr &t : stages) t = within_band(t, band);
+        if (whole_epilogue) banded_epilogue = within_band(*whole_epilogue, band);
+    }
+    const TensorExpr &compute = band.empty() ? whole : *analysis::compute_stage(stages);
+    const TensorExpr *epilogue = banded_epilogue ? &*banded_epilogue : whole_epilogue;
     std::vector<bool> packable;
     for (const analysis::AccessMap &m : compute.reads) {
         packable.push_back(m.is_input && c.plan.input_wrappers.count(m.tensor));  // has a wrapper to pack
     }
     const rtile::TilingContext tiling{c.plan.evaluable_anywhere.at(name).at(size_t(compute.stage)), {}};
-    rtile::ConstructionResult built =
-        rtile::construct_programs(compute, c.device, std::max({2, c.options.top_k, c.options.candidate + 1}), packable,
-                                  epilogue != nullptr, tiling);
-    const size_t pick = std::min(size_t(c.options.candidate), built.programs.size() - 1);
+    const bool chain_consumer = c.fused_chain_consumers.count(name) > 0;
+    rtile::ConstructionResult built = rtile::construct_programs(
+        compute, c.device, std::max({chain_consumer ? kChainCandidates : 2, c.options.top_k, c.options.candidate + 1}),
+        packable, epilogue != nullptr, tiling);
+    size_t pick = std::min(size_t(c.options.candidate), built.programs.size() - 1);
+    // A fused chain's consumer takes the best program whose L2 tiles are bands
+    // of whole rows (see band_of_rows); without one the chain runs one by one.
+    int banded = -1;
+    if (chain_consumer) {
+        for (size_t i = 0; i < built.programs.size() && banded < 0; i++) {
+            if (band_of_rows(compute, built.programs[i])) banded = int(i);
+        }
+        if (banded >= 0) pick = size_t(banded);
+    }
     const rtile::RProgram &best = built.programs[pick];
     c.predicted_ms += best.predicted_ms;
     c.predicted_stages++;
     const TensorExpr best_expr = rtile::program_expr(compute, best);  // its tiles' dims
     std::vector<rules::TileOperand> packs;
     std::ostringstream root_notes;
+    std::pair<const FunctionNode *, const FunctionNode *> fused_producer{nullptr, nullptr};  // epilogue, its stage
     for (const FunctionNode &producer : c.dag.nodes()) {
         bool consumed =
             std::find(producer.consumers.begin(), producer.consumers.end(), name) != producer.consumers.end();
@@ -94,6 +148,10 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         // cache, not written by scatter across the whole intermediate: conv chain
         // C4 4.72 -> 2.97 ms, C5 0.72 -> 0.57).
         if (const FunctionNode *inner = unscheduled_epilogue_producer(c, producer)) {
+            if (banded >= 0) {
+                fused_producer = {&producer, inner};
+                continue;
+            }
             c.builder.compute_root(pname);
             c.row_of[pname] = schedule_compute_stage(c, *inner, *analysis::compute_stage(c.plan.stages.at(inner->func.name())),
                                                      &c.plan.stages.at(pname)[0]);
@@ -125,15 +183,35 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         if (wrapper != c.plan.input_wrappers.end()) packs.push_back({wrapper->second, true});
     }
     // With a single L2 tile there is nothing to fuse into: the stage goes to
-    // root and the epilogue gets plain rows.
-    const bool fuse = epilogue && best.parallel_tasks > 1;
+    // root and the epilogue gets plain rows (but a band is computed per band).
+    const bool fuse = epilogue && (best.parallel_tasks > 1 || !band.empty());
     // A shifted program has two or more L2 tiles along a shifted dim.
     internal_assert(fuse || best.shifted.empty()) << "shifted program for " << name << " not fused\n";
     if (!fuse && !node.is_output) c.builder.compute_root(name);
     rules::EpilogueTiles tiles = rules::EpilogueTiles::None;
-    rules::Attachment row = rules::schedule_compute_output(c.builder, c.plan.stages.at(name), best, c.device, packs,
+    rules::Attachment row = rules::schedule_compute_output(c.builder, stages, best, c.device, packs,
                                                            fuse ? epilogue : nullptr, &tiles);
     if (epilogue && !fuse) row = rules::schedule_pure_output(c.builder, *epilogue, c.device);
+    if (fused_producer.first) {
+        // A fused chain: the producer's epilogue per L2 tile of this stage, the
+        // producer per tile of it as usual, its loops serial inside this stage's tasks.
+        const std::string &pname = fused_producer.first->func.name();
+        const TensorExpr &pepilogue = c.plan.stages.at(pname)[0];
+        // The band: the epilogue's points one L2 tile of this stage reads.
+        std::vector<int64_t> region;
+        for (const analysis::AccessMap &m : best_expr.reads) {
+            if (m.tensor != pname) continue;
+            for (size_t d = 0; d < m.coef.size(); d++) region.push_back(m.tile_extent(d, best.tiles[rtile::kL2Tile].shape));
+        }
+        c.builder.compute_at(pname, row.consumer, row.var);
+        const bool was_serial = c.builder.serial();
+        c.builder.set_serial(true);
+        c.row_of[pname] = schedule_compute_stage(
+            c, *fused_producer.second, *analysis::compute_stage(c.plan.stages.at(fused_producer.second->func.name())),
+            &pepilogue, region);
+        c.builder.set_serial(was_serial);
+        c.handled.insert(pname);
+    }
     for (const rules::TileOperand &o : packs)
         c.handled.insert(o.func);
     c.handled.insert(name);
@@ -156,7 +234,18 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
     for (const analysis::AccessMap &m : compute.reads) {
         out << "    reads " << m.text << (m.is_input ? " (input)" : " (computed)") << "\n";
     }
-    explain_program(out, best_expr, best, pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
+    if (chain_consumer) {
+        out << "    fused chain: "
+            << (fused_producer.first ? fused_producer.first->func.name() + " and " + fused_producer.second->func.name() +
+                                           " computed per band of this stage's L2 tiles"
+                : banded >= 0 ? std::string("no pure epilogue of the producer over the same points to compute per band (a "
+                                            "boundary condition between): one by one")
+                              : "no program with bands of whole rows among " + std::to_string(built.programs.size()) +
+                                    ": one by one")
+            << "\n";
+    }
+    explain_program(out, best_expr, best,
+                    banded >= 0 ? "chosen (bands of whole rows)" : pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
     for (size_t i = 0; i < built.programs.size(); i++) {
         if (i != pick) {
             explain_program(out, rtile::program_expr(compute, built.programs[i]), built.programs[i],

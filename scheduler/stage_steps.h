@@ -32,6 +32,9 @@ struct SchedulingContext {
     std::map<std::string, rules::Attachment> row_of;
     // Producers scheduled with their consumer (packed operands, a fused stage).
     std::set<std::string> handled;
+    // Consumers of fused convolution chains: the producer's epilogue (and the
+    // producer with it) is computed per L2 tile of the consumer.
+    std::set<std::string> fused_chain_consumers;
     // The chosen rPrograms' predicted times, summed (the schedule source's first line).
     double predicted_ms = 0;
     int predicted_stages = 0;
@@ -44,9 +47,13 @@ rules::Attachment shared_row_of(SchedulingContext &c, const analysis::FunctionNo
 
 // A compute-intensive stage with one update: its rPrograms constructed, the chosen
 // one applied (with `epilogue`, computed per tile of that pure output). Returns
-// the loop its consumers' producers attach to.
+// the loop its consumers' producers attach to. `band` (per pure dim, Halide
+// order; empty: the whole stage): the stage is computed per band of that shape
+// (a fused chain's producer under its consumer's tiles), its programs built for
+// one band, its loops serial.
 rules::Attachment schedule_compute_stage(SchedulingContext &c, const analysis::FunctionNode &node,
-                                         const analysis::TensorExpr &compute, const analysis::TensorExpr *epilogue);
+                                         const analysis::TensorExpr &compute, const analysis::TensorExpr *epilogue,
+                                         const std::vector<int64_t> &band = {});
 // A scalar (a full reduction, a 0-D output): computed at root, serially.
 void schedule_scalar(SchedulingContext &c, const analysis::FunctionNode &node);
 // A stage the analysis cannot read: the rules' safe schedule, with a warning.

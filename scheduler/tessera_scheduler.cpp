@@ -87,7 +87,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
         }
         const double start = now_ms();
         const chain::ChainAnalysis analysis = chain::analyse_chain(oc, device);
-        std::string outcome = "no gain predicted: the stages are scheduled one by one", why_not, form;
+        std::string outcome = "no gain predicted: the stages are scheduled one by one", why_not, why_not_bands, form;
         std::vector<std::string> also;
         if (analysis.predicted_gain > 1 && options.fuse_chains) {
             if (rules::schedule_fused_gemm_chain(builder, oc, dag, plan, device, &why_not, &also, &form)) {
@@ -97,8 +97,14 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
                 c.handled.insert(oc.between.begin(), oc.between.end());
                 c.handled.insert(also.begin(), also.end());
                 c.row_of[oc.consumer] = {oc.consumer, ""};
+            } else if (rules::fuse_by_bands(oc, plan, device, &why_not_bands)) {
+                c.fused_chain_consumers.insert(oc.consumer);
+                outcome = "fused by bands: " + oc.producer + " and its epilogue computed per band of whole rows of " +
+                          oc.consumer + "'s L2 tiles (see " + oc.consumer + ")";
             } else {
-                outcome = "not fused (" + why_not + "): the stages are scheduled one by one";
+                // A convolution chain says why bands were refused, any other why the fused schedule was.
+                outcome = "not fused (" + (rules::convolution_chain(oc, plan) ? why_not_bands : why_not) +
+                          "): the stages are scheduled one by one";
             }
         } else if (analysis.predicted_gain > 1) {
             outcome = "not fused (TESSERA_FUSE_CHAINS=0): the stages are scheduled one by one";

@@ -206,6 +206,10 @@ inline const std::vector<std::string> &op_cases() {
         "conv_chain c=8 h=9 w=10 oc1=12 oc2=7 kh1=1 kw1=1 kh2=3 kw2=3 pad2=1",
         "conv_chain c=5 h=17 w=19 oc1=9 oc2=3 kh1=3 kw1=3 kh2=1 kw2=1 stride1=2 layout=nhwc",
         "conv_chain c=6 h=11 w=11 oc1=4 oc2=10 kh1=1 kw1=1 kh2=3 kw2=2 stride2=2 pad2=1",
+        // intermediates of 4.5 MB and more (beyond two 2 MiB L2s): fused by bands
+        "conv_chain c=4 h=101 w=99 oc1=112 oc2=5 kh1=3 kw1=3 kh2=1 kw2=1 pad1=1",
+        "conv_chain c=3 h=75 w=77 oc1=200 oc2=9 kh1=3 kw1=3 kh2=1 kw2=1 pad1=1 layout=nhwc",
+        "conv_chain c=5 h=203 w=197 oc1=112 oc2=7 kh1=3 kw1=3 kh2=1 kw2=1 stride1=2 pad1=1",
     };
     return cases;
 }

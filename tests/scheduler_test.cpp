@@ -735,6 +735,37 @@ TEST(TesseraPlugin, OnlineSoftmaxAttentionStreamsItsKeyBlocks) {
     }
 }
 
+TEST(TesseraPlugin, ConvolutionChainsBeyondTheL2sAreFusedByBands) {
+    // A conv chain whose intermediate outgrows the cores' L2 caches together: the
+    // second convolution's L2 tiles are bands of whole rows, the first's bias and
+    // relu computed per band and the first convolution per tile of that. Within
+    // the L2s (C7's 0.77 MiB) the ops run one by one, the epilogue at root.
+    // Shapes pinned (both machines); correctness: the op matrix's large conv_chain cases.
+    for (const PinnedMachine &machine : pinned_machines()) {
+        const PinnedSchedule big = tessera_schedule(
+            "conv_chain c=64 h=112 w=112 oc1=128 oc2=64 kh1=3 kw1=3 kh2=1 kw2=1 pad1=1", machine);
+        const schedule::FuncSchedule *relu = func_named(big.schedule, "conv_chain_relu");
+        const schedule::FuncSchedule *first = func_named(big.schedule, "conv_chain_first_sum");
+        ASSERT_TRUE(relu && first) << machine.name << ":\n" << big.source;
+        EXPECT_EQ(relu->compute.kind, schedule::Placement::Kind::At) << machine.name << ":\n" << big.source;
+        EXPECT_EQ(base_name(relu->compute.consumer), "conv_chain") << machine.name;
+        EXPECT_EQ(first->compute.kind, schedule::Placement::Kind::At) << machine.name;
+        EXPECT_EQ(base_name(first->compute.consumer), "conv_chain_relu") << machine.name;
+        // The first convolution's loops stay serial inside the second's parallel bands.
+        for (const auto &[func, loop] : directives_of<schedule::MarkLoop>(big.schedule)) {
+            if (loop.kind == schedule::LoopKind::Parallel) {
+                EXPECT_NE(base_name(func).rfind("conv_chain_first", 0), 0u) << machine.name << ": " << func;
+                EXPECT_NE(base_name(func), "conv_chain_relu") << machine.name;
+            }
+        }
+        const PinnedSchedule small =
+            tessera_schedule("conv_chain c=64 h=56 w=56 oc1=64 oc2=64 kh1=1 kw1=1 kh2=1 kw2=1", machine);
+        const schedule::FuncSchedule *small_relu = func_named(small.schedule, "conv_chain_relu");
+        ASSERT_NE(small_relu, nullptr) << machine.name;
+        EXPECT_EQ(small_relu->compute.kind, schedule::Placement::Kind::Root) << machine.name << ":\n" << small.source;
+    }
+}
+
 TEST(TesseraPlugin, ScalarOutputsAreComputedAtRoot) {
     // A full reduction to a 0-D Func (a model's mean over everything): no dimension
     // to tile or vectorise. It once crashed the scheduler (dims[0] of none).

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 
 namespace tessera::rules {
 
@@ -438,6 +440,33 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     // The producer and the stages between, per block of rows.
     schedule_producer_block(script, c, plan, g, c.consumer, m_blk, {}, g.batch.empty() ? m_blk : g.batch.front(), d);
     if (form) *form = c.producer + " and the stages between computed per block of " + c.consumer + "'s rows";
+    return true;
+}
+
+bool convolution_chain(const chain::OperatorChain &c, const analysis::StagePlan &plan) {
+    return plan.stages.at(c.producer)[1].reduction_dims().size() > 1 ||
+           plan.stages.at(c.consumer)[1].reduction_dims().size() > 1;
+}
+
+bool fuse_by_bands(const chain::OperatorChain &c, const analysis::StagePlan &plan, const hal::DeviceSpec &d,
+                   std::string *why_not) {
+    auto refuse = [&](const std::string &why) {
+        if (why_not) *why_not = why;
+        return false;
+    };
+    if (c.row_statistic_between) return refuse("a row statistic between: its rows cannot be cut into bands");
+    if (!convolution_chain(c, plan)) return refuse("a GEMM chain: the ops' own programs beat fused micro-kernels");
+    const TensorExpr &u1 = plan.stages.at(c.producer)[1];
+    int64_t points = 1;
+    for (size_t j : u1.spatial_dims()) points *= u1.dims[j].extent;
+    const double bytes = double(points) * double(u1.element_bytes);
+    const double l2s = double(d.tile_layer(2).capacity_bytes) * d.cores;
+    if (bytes <= l2s) {
+        std::ostringstream why;
+        why << "the intermediate (" << std::fixed << std::setprecision(2) << bytes / 1048576
+            << " MiB) fits the cores' L2 caches (" << l2s / 1048576 << " MiB) one by one";
+        return refuse(why.str());
+    }
     return true;
 }
 

@@ -30,4 +30,15 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
                                const hal::DeviceSpec &d, std::string *why_not, std::vector<std::string> *also,
                                std::string *form);
 
+// Whether a convolution chain (either op with more than one reduction loop, no
+// row statistic between) is fused by bands: the consumer takes a program whose
+// L2 tiles are bands of whole rows, and the producer's pure epilogue and the
+// producer are computed per band (stage_steps, schedule_compute_stage). Only
+// where the intermediate outgrows the cores' L2 caches together: within them the
+// ops one by one keep it there, and the band programs cost more than they save
+// (side by side on C1-C8: docs/results.md, "Chains"). Else false, with the reason.
+bool convolution_chain(const chain::OperatorChain &c, const analysis::StagePlan &plan);
+bool fuse_by_bands(const chain::OperatorChain &c, const analysis::StagePlan &plan, const hal::DeviceSpec &d,
+                   std::string *why_not);
+
 }  // namespace tessera::rules

@@ -202,6 +202,7 @@ StageBuilder &StageBuilder::unroll(const std::string &var) {
 }
 
 StageBuilder &StageBuilder::parallel(const std::string &var) {
+    if (builder_.serial()) return *this;
     sandbox_->parallel(var);
     return record(MarkLoop{var, LoopKind::Parallel});
 }

@@ -99,6 +99,11 @@ public:
     // empty when no Function wraps it.
     std::string input_wrapper(const std::string &input, Halide::Internal::Parameter &param);
 
+    // While set, parallel() marks nothing: a stage computed inside another's
+    // parallel tiles (a fused chain's producer) runs its own loops serially.
+    void set_serial(bool serial) { serial_ = serial; }
+    bool serial() const { return serial_; }
+
     // Braced: a stage's directives are one block (one statement in the source).
     StageBuilder stage(const std::string &f, int update = -1) { return StageBuilder(*this, f, update); }
 
@@ -115,6 +120,7 @@ private:
     apply::ScheduleScript sandbox_;
     std::set<std::string> named_;  // Funcs some step names (the emitter has declared them)
     int blocks_ = 0;
+    bool serial_ = false;
 };
 
 // The pipeline's Functions deep-copied (the sandbox a builder works on), in the same order.
