@@ -142,6 +142,7 @@ TEST(GpuSchedule, EveryFamilyCompilesForCudaAndOpenCl) {
         "layer_norm shape=9x65",
         "pad shape=3x5x7 pads=0,1,2,1,0,3 value=-1.5",
         "attention B=2 M=19 L=23 K=16 N=8 mask=1",
+        "attention B=2 M=19 L=23 K=16 N=8 mask=1 key_block=8",
         "gemm_chain B=1 M=33 K=16 L=40 N=24 between=relu",
         "conv_chain c=8 h=9 w=10 oc1=12 oc2=7 kh1=1 kw1=1 kh2=3 kw2=3 pad2=1",
     };

@@ -43,7 +43,8 @@ struct OperatorChain {
     int64_t element_bytes = 4;
     // A stage between reduces the intermediate along a dim (softmax's max and sum
     // over each row): fused, each block must hold that dim whole, since a Halide
-    // schedule cannot turn the statistic into its running (online) form.
+    // schedule cannot turn the statistic into its running (online) form (the
+    // attention op's key_block builds that form into the definition instead).
     bool row_statistic_between = false;
 
     // Loops of op 0 or 1 (indices into `loops`).
