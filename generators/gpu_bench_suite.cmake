@@ -24,7 +24,9 @@ set(tessera_gpu_bench_cases
   "add_bias_768|elementwise|add shape_a=128x128x768 shape_b=768"
   "reduce_mean_inner|reduce|reduce_mean shape=64x1024x128 axes=2"
   "transpose_heads|layout|transpose shape=512x12x64 perm=1,0,2"
-  "attention_bert|chain|attention B=12 M=128 N=64 K=64 L=128")
+  "attention_bert|chain|attention B=12 M=128 N=64 K=64 L=128"
+  "attention_long|chain|attention B=1 M=512 N=64 K=64 L=4096"
+  "attention_long_online|chain|attention B=1 M=512 N=64 K=64 L=4096 key_block=256")
 
 if (TESSERA_PTXAS AND TARGET CUDA::cudart)
   find_package(Threads REQUIRED)

@@ -85,6 +85,20 @@ def make_op(line, dev):
     return None
 
 
+def make_fused_attention(line, dev):
+    """An attention line as PyTorch's one fused call (its flash/memory-efficient
+    kernels; the chain a fused Tessera library competes with), or None."""
+    op, *kv = line.split()
+    if op != "attention":
+        return None
+    k = dict(item.split("=", 1) for item in kv)
+    g = lambda key: int(k.get(key, 1))
+    q = torch.rand(g("B"), g("M"), g("K"), device=dev)
+    kk = torch.rand(g("B"), g("L"), g("K"), device=dev)
+    v = torch.rand(g("B"), g("L"), g("N"), device=dev)
+    return lambda: torch.nn.functional.scaled_dot_product_attention(q, kk, v)
+
+
 def time_launches(fn, batches, launches):
     for _ in range(2):  # warm-up: cuDNN's autotuning, allocator growth
         for _ in range(launches):
@@ -135,6 +149,10 @@ def main():
                     continue
                 med, best = time_launches(fn, args.batches, args.launches)
                 print(f"{line}\n  PyTorch  {med:9.4f} ({best:9.4f}) ms")
+                fused = make_fused_attention(line, dev)
+                if fused is not None:
+                    med, best = time_launches(fused, args.batches, args.launches)
+                    print(f"  PyTorch scaled_dot_product_attention (fused, fp32) {med:9.4f} ({best:9.4f}) ms")
         for name in filter(None, args.models.split(",")):
             m, shape = model(name)
             m = m.eval().to(dev)

@@ -97,7 +97,7 @@ bool reduce_across_threads(ScheduleBuilder &b, const std::string &f, int update,
                            const std::vector<std::string> &args, int64_t points, int64_t block_threads) {
     const Internal::Function fn = b.func(f).function();
     const std::vector<Internal::ReductionVariable> &rvars = fn.updates()[update].schedule().rvars();
-    if (rvars.size() != 1 || pure.empty()) return false;
+    if (rvars.size() != 1 || pure.empty() || pure.size() > 3) return false;  // Halide has three block dims
     const int64_t *extent = Internal::as_const_int(rvars[0].extent);
     // Enough outputs for a thread each on every SM, or too short a reduction to share.
     if (!extent || *extent < block_threads || points >= 64 * block_threads) return false;
@@ -108,16 +108,14 @@ bool reduce_across_threads(ScheduleBuilder &b, const std::string &f, int update,
         s.split(r, steps, lanes, int(block_threads), TailStrategy::GuardWithIf);
     }
     b.rfactor(f, update, lanes, lane, partial);
-    // The outputs: one block each (their pure dims fused), the lanes summed serially.
-    std::string block = args[pure[0]];
+    // The outputs: one block each, a block dim per pure dim (fused into one, the
+    // pure dims' bounds per block became ranges and Halide sized the shared
+    // partials at run time: the online attention's block maxima), the lanes
+    // summed serially.
+    const std::string block = args[pure[0]];
     {
         StageBuilder s = b.stage(f, update);
-        for (size_t i = 1; i < pure.size(); i++) {
-            const std::string fused = block + "_" + clean(args[pure[i]]);
-            s.fuse(block, args[pure[i]], fused);
-            block = fused;
-        }
-        s.gpu_blocks(block);
+        for (size_t i : pure) s.gpu_blocks(args[i]);
     }
     b.compute_at(partial, f, block);
     b.store_in_shared(partial);
