@@ -119,8 +119,17 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
     size_t pick = std::min(size_t(c.options.candidate), built.programs.size() - 1);
     // A fused chain's consumer takes the best program whose L2 tiles are bands
     // of whole rows (see band_of_rows); without one the chain runs one by one.
+    // The producer's pure epilogue the bands compute (none across a boundary condition).
+    const FunctionNode *band_epilogue = nullptr;
+    for (const FunctionNode &producer : c.dag.nodes()) {
+        const bool reads = std::find(producer.consumers.begin(), producer.consumers.end(), name) != producer.consumers.end();
+        if (chain_consumer && reads && !c.plan.inlined.count(producer.func.name()) &&
+            !producer.func.has_update_definition() && unscheduled_epilogue_producer(c, producer)) {
+            band_epilogue = &producer;
+        }
+    }
     int banded = -1;
-    if (chain_consumer) {
+    if (band_epilogue) {
         for (size_t i = 0; i < built.programs.size() && banded < 0; i++) {
             if (band_of_rows(compute, built.programs[i])) banded = int(i);
         }
@@ -148,7 +157,7 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         // cache, not written by scatter across the whole intermediate: conv chain
         // C4 4.72 -> 2.97 ms, C5 0.72 -> 0.57).
         if (const FunctionNode *inner = unscheduled_epilogue_producer(c, producer)) {
-            if (banded >= 0) {
+            if (banded >= 0 && &producer == band_epilogue) {
                 fused_producer = {&producer, inner};
                 continue;
             }
@@ -206,9 +215,12 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         c.builder.compute_at(pname, row.consumer, row.var);
         const bool was_serial = c.builder.serial();
         c.builder.set_serial(true);
+        const double before = c.predicted_ms;
         c.row_of[pname] = schedule_compute_stage(
             c, *fused_producer.second, *analysis::compute_stage(c.plan.stages.at(fused_producer.second->func.name())),
             &pepilogue, region);
+        // Its prediction is one band's: every band, spread over the cores.
+        c.predicted_ms = before + (c.predicted_ms - before) * double(best.parallel_tasks) / c.device.cores;
         c.builder.set_serial(was_serial);
         c.handled.insert(pname);
     }
@@ -238,10 +250,10 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         out << "    fused chain: "
             << (fused_producer.first ? fused_producer.first->func.name() + " and " + fused_producer.second->func.name() +
                                            " computed per band of this stage's L2 tiles"
-                : banded >= 0 ? std::string("no pure epilogue of the producer over the same points to compute per band (a "
-                                            "boundary condition between): one by one")
-                              : "no program with bands of whole rows among " + std::to_string(built.programs.size()) +
-                                    ": one by one")
+                : !band_epilogue ? std::string("no pure epilogue of the producer over the same points to compute per "
+                                               "band (a boundary condition between): one by one")
+                                 : "no program with bands of whole rows among " + std::to_string(built.programs.size()) +
+                                       ": one by one")
             << "\n";
     }
     explain_program(out, best_expr, best,

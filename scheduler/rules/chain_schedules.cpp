@@ -269,7 +269,7 @@ std::optional<StreamingCombine> streaming_combine(const chain::OperatorChain &c,
 // block's contiguous dim 0), in vectors: its reduction split by the lanes and
 // factored into an intermediate over the lanes computed per row, whose partial
 // results the row's last step reduces. Loops as written run it a point at a time
-// (a block of 64 keys: max and sum 21% of the online attention's time).
+// (a block of 64 keys: max and sum 11% of the online attention's time).
 void vectorised_row_statistic(schedule::ScheduleBuilder &script, const std::string &f,
                               const analysis::StagePlan &plan, const hal::DeviceSpec &d) {
     const std::vector<TensorExpr> &stages = plan.stages.at(f);
@@ -294,8 +294,9 @@ void vectorised_row_statistic(schedule::ScheduleBuilder &script, const std::stri
 
 // Rows per block: as many, in whole register tiles of rows, as keep `row_bytes`
 // per row plus `fixed_bytes` within half of the outermost private cache, and at
-// least one task per core across `batches`.
-int64_t block_rows(const hal::DeviceSpec &d, const GemmChainShape &g, int64_t row_bytes, int64_t fixed_bytes) {
+// least one task per core with `batches` of them side by side.
+int64_t block_rows(const hal::DeviceSpec &d, const GemmChainShape &g, int64_t row_bytes, int64_t fixed_bytes,
+                   int64_t batches) {
     const int64_t budget = d.tile_layer(2).capacity_bytes / 2 - fixed_bytes;
     int64_t rows = 1, tile_vectors = 1;
     register_tile(d, (g.u2->dims[g.pure2[0]].extent + d.vector_lanes - 1) / d.vector_lanes, rows, tile_vectors);
@@ -303,10 +304,25 @@ int64_t block_rows(const hal::DeviceSpec &d, const GemmChainShape &g, int64_t ro
     int64_t block = rows;
     while ((block * 2) * row_bytes <= budget && block * 2 <= m_extent) block *= 2;
     block = std::max(rows, block / rows * rows);
-    while (g.batches < d.cores && block / 2 >= rows && (m_extent + block - 1) / block < d.cores) {
+    while (batches < d.cores && block / 2 >= rows && (m_extent + block - 1) / block < d.cores) {
         block = block / 2 / rows * rows;
     }
     return block;
+}
+
+// Elements of the chain's inputs that one block of the consumer's reduction
+// (loop `r`) reads across every other consumer loop but its rows (`n`: the output
+// columns, whole): an attention's keys and values of one key block.
+int64_t key_block_elements(const chain::OperatorChain &c, size_t r, size_t n) {
+    std::vector<int64_t> tile(c.loops.size(), 1);
+    for (size_t i = 0; i < c.loops.size(); i++) {
+        if (i == r || i == n || !c.loops[i].in_consumer || c.loops[i].reduction) tile[i] = c.loops[i].extent;
+    }
+    int64_t elements = 0;
+    for (const chain::ChainTensor &t : c.tensors) {
+        if (!t.written && t.access.depends_on(r)) elements += t.access.tile_elements(tile);
+    }
+    return elements;
 }
 
 // The online-softmax form: the consumer and the chain's stages per block of rows
@@ -321,20 +337,13 @@ void schedule_streamed_chain(schedule::ScheduleBuilder &script, const chain::Ope
     const int64_t ne = u2.dims[g.pure2[0]].extent, le = u2.dims[g.r2].extent;
     // A block row holds the materialised stages' key block and four rows of the
     // output's columns (the combine's max, sum and output, the consumer's sums);
-    // the key block's keys and values stay beside them.
+    // the key block's keys and values stay beside them. The tasks: blocks of rows
+    // side by side with the outermost batch dim (the key blocks run in order).
     const int64_t elem = u2.element_bytes;
-    int64_t kv_bytes = 0;
-    for (const chain::ChainTensor &t : c.tensors) {
-        if (!t.written && t.access.depends_on(g.r2)) kv_bytes += t.access.tile_elements([&] {
-            std::vector<int64_t> tile(c.loops.size(), 1);
-            for (size_t i = 0; i < c.loops.size(); i++)
-                if (i == g.r2 || !c.loops[i].in_consumer || c.loops[i].reduction) tile[i] = c.loops[i].extent;
-            tile[g.pure2[0]] = ne;
-            return tile;
-        }()) * elem;
-    }
-    const int64_t block = block_rows(d, g, materialised_row_bytes(c, plan, g) + 4 * ne * elem, kv_bytes);
     const std::vector<std::string> &pure = sc.pure;  // n, m, batch dims
+    const int64_t outer_batch = pure.size() > 2 ? g.u2->dims[g.pure2.back()].extent : 1;
+    const int64_t block = block_rows(d, g, materialised_row_bytes(c, plan, g) + 4 * ne * elem,
+                                     key_block_elements(c, g.r2, g.pure2[0]) * elem, outer_batch);
     const std::string m_blk = suffixed(g.m, "blk"), m_in = suffixed(g.m, "in");
     {
         schedule::StageBuilder s = script.stage(r);
@@ -350,7 +359,6 @@ void schedule_streamed_chain(schedule::ScheduleBuilder &script, const chain::Ope
         order.insert(order.end(), pure.begin() + 2, pure.end());
         s.reorder(order);
         // The outermost batch dim as the tasks when it gives every core one.
-        const int64_t outer_batch = pure.size() > 2 ? g.u2->dims[g.pure2.back()].extent : 1;
         if (outer_batch >= d.cores) task = pure.back();
         s.parallel(task);
     }
@@ -419,7 +427,7 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     // blocked too: on G1 they put all 512 rows in a block.) The tasks: the
     // outermost batch dim when the batches give every core one, else the blocks of
     // rows (a batch of 1 ran on one core: G10-G12 2x slower fused than one by one).
-    const int64_t block = block_rows(d, g, materialised_row_bytes(c, plan, g), 0);
+    const int64_t block = block_rows(d, g, materialised_row_bytes(c, plan, g), 0, g.batches);
 
     // The consumer: initial value vectorised; update in blocks of rows, each block
     // a loop over register tiles with the producer's block computed first. Under
