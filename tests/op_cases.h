@@ -52,6 +52,9 @@ inline const std::vector<std::string> &op_cases() {
         "conv2d n=1 c=24 h=7 w=7 oc=48 kh=3 kw=3 pad=1",
         "conv2d n=1 c=64 h=8 w=56 oc=64 kh=3 kw=3 pad=1",  // register tile x=8: output added along x
         "conv2d n=1 c=16 h=17 w=17 oc=32 kh=3 kw=3 stride=2",  // strided window: input channels innermost
+        // rows 38 and 23/20 wide (2 x 19, primes): transposed L2 tiles shifted inwards
+        "conv2d n=1 c=8 h=75 w=75 oc=32 kh=3 kw=3 stride=2 pad=1",
+        "conv2d n=2 c=8 h=45 w=39 oc=48 kh=3 kw=3 stride=2 pad=1",
         // 7-wide rows, a transposed program whose L2 tiles of all 7 rows outgrow
         // the L2: swept panel by panel of 8 output channels
         "conv2d n=1 c=512 h=14 w=14 oc=32 kh=3 kw=3 stride=2 pad=1",
