@@ -362,6 +362,20 @@ std::vector<bool> shift_dims(const TensorExpr &t, const TilingContext &tiling, c
     return shift;
 }
 
+// The programs of `base` whose L2 tiles shift inwards along shift_dims (only
+// valid computed per tile of a pure epilogue), if any dim is one.
+void construct_shifted_programs(const TensorExpr &t, const TilingContext &tiling, const hal::DeviceSpec &d,
+                                const RProgram &base, ConstructionResult &result) {
+    const std::vector<bool> shift = shift_dims(t, tiling, d, base.vector_dim);
+    if (std::find(shift.begin(), shift.end(), true) == shift.end()) return;
+    TilingContext shifted_tiling = tiling;
+    shifted_tiling.shift_ok = shift;
+    PerfModel shifted_model(t, d, shifted_tiling);
+    RProgram sb = base;
+    sb.shifted = shift;
+    construct_for_vector_dim(t, d, shifted_model, sb, result);
+}
+
 // Whether read i may be packed: `packable` names the reads the caller has a copy
 // to pack into (empty: all).
 bool may_pack(const std::vector<bool> &packable, size_t i) {
@@ -506,17 +520,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
             // side, NCHW 3x3: 147x147x32 -> 64 /2 2.89 -> 2.46 ms (x=11), 75x75x8 ->
             // 32 /2 0.091 -> 0.079, 2x45x39x8 -> 48 /2 0.092 -> 0.082; 37x37 same;
             // 227x227x16 -> 64 /4 0.58 -> 0.62 (x=3 divides its 57).
-            if (under_epilogue) {
-                const std::vector<bool> shift = shift_dims(exact, exact_tiling, d, tb.vector_dim);
-                if (std::find(shift.begin(), shift.end(), true) != shift.end()) {
-                    TilingContext shifted_tiling = exact_tiling;
-                    shifted_tiling.shift_ok = shift;
-                    PerfModel shifted_model(exact, d, shifted_tiling);
-                    RProgram sb = tb;
-                    sb.shifted = shift;
-                    construct_for_vector_dim(exact, d, shifted_model, sb, result);
-                }
-            }
+            if (under_epilogue) construct_shifted_programs(exact, exact_tiling, d, tb, result);
             // A strided window (AVX2 only: AVX-512's FMAs read broadcasts from
             // memory, nothing is hoisted) also gets micro-kernels with the chunk
             // innermost, kept only where they hold more accumulators than any
@@ -545,18 +549,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     // overlap (charged as compute). Side by side on Zen 5:
     // matmul 128x1000x4032 4.81 -> 2.66 ms, 512x1000x1024 4.41 -> 2.51 ms,
     // 197x200x768 0.528 -> 0.189 ms (oneDNN 2.48, 2.29, 0.176 ms).
-    if (under_epilogue) {
-        const std::vector<bool> shift = shift_dims(t, tiling, d, base.vector_dim);
-        if (std::find(shift.begin(), shift.end(), true) != shift.end()) {
-            const TensorExpr &shifted = t;
-            TilingContext shifted_tiling = tiling;
-            shifted_tiling.shift_ok = shift;
-            PerfModel shifted_model(shifted, d, shifted_tiling);
-            RProgram sb = base;
-            sb.shifted = shift;
-            construct_for_vector_dim(shifted, d, shifted_model, sb, result);
-        }
-    }
+    if (under_epilogue) construct_shifted_programs(t, tiling, d, base, result);
     if (under_epilogue) construct_fused_programs(t, tiling, d, base, packable, result);
     // Equal predictions (both compute-bound, say) go first to L2 tiles that cut
     // their dims evenly: a ragged last L2 tile leaves the loops inside it run-time
