@@ -94,6 +94,47 @@ TensorExpr within_band(TensorExpr t, const std::vector<int64_t> &band) {
     return t;
 }
 
+// The pure Functions `name` reads that the plan does not inline. A reduction
+// (the first GEMM of a chain scheduled one by one) is left out: a compute stage
+// of its own, at root with its own rProgram (its step), never recomputed per
+// chunk with its update left serial.
+std::vector<const FunctionNode *> pure_producers(const SchedulingContext &c, const std::string &name) {
+    std::vector<const FunctionNode *> out;
+    for (const FunctionNode &producer : c.dag.nodes()) {
+        const bool consumed =
+            std::find(producer.consumers.begin(), producer.consumers.end(), name) != producer.consumers.end();
+        if (consumed && !c.plan.inlined.count(producer.func.name()) && !producer.func.has_update_definition()) {
+            out.push_back(&producer);
+        }
+    }
+    return out;
+}
+
+// A fused chain's producer under its consumer's program `p` (of `p_expr`, attached
+// at `row`): the producer's pure epilogue per L2 tile (band) of the consumer, the
+// producer (`inner`) per tile of that with programs built for one band, its loops
+// serial inside the consumer's tasks.
+void schedule_band_producer(SchedulingContext &c, const FunctionNode &epilogue, const FunctionNode &inner,
+                            const rtile::RProgram &p, const TensorExpr &p_expr, const rules::Attachment &row) {
+    const std::string &pname = epilogue.func.name();
+    // The band: the epilogue's points one L2 tile of the consumer reads.
+    std::vector<int64_t> region;
+    for (const analysis::AccessMap &m : p_expr.reads) {
+        if (m.tensor != pname) continue;
+        for (size_t d = 0; d < m.coef.size(); d++) region.push_back(m.tile_extent(d, p.tiles[rtile::kL2Tile].shape));
+    }
+    c.builder.compute_at(pname, row.consumer, row.var);
+    const bool was_serial = c.builder.serial();
+    c.builder.set_serial(true);
+    const double before = c.predicted_ms;
+    c.row_of[pname] = schedule_compute_stage(c, inner, *analysis::compute_stage(c.plan.stages.at(inner.func.name())),
+                                             &c.plan.stages.at(pname)[0], region);
+    // Its prediction is one band's: every band, spread over the cores.
+    c.predicted_ms = before + (c.predicted_ms - before) * double(p.parallel_tasks) / c.device.cores;
+    c.builder.set_serial(was_serial);
+    c.handled.insert(pname);
+}
+
 }  // namespace
 
 rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNode &node, const TensorExpr &whole,
@@ -119,14 +160,13 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
     size_t pick = std::min(size_t(c.options.candidate), built.programs.size() - 1);
     // A fused chain's consumer takes the best program whose L2 tiles are bands
     // of whole rows (see band_of_rows); without one the chain runs one by one.
-    // The producer's pure epilogue the bands compute (none across a boundary condition).
-    const FunctionNode *band_epilogue = nullptr;
-    for (const FunctionNode &producer : c.dag.nodes()) {
-        const bool reads = std::find(producer.consumers.begin(), producer.consumers.end(), name) != producer.consumers.end();
-        if (chain_consumer && reads && !c.plan.inlined.count(producer.func.name()) &&
-            !producer.func.has_update_definition() && unscheduled_epilogue_producer(c, producer)) {
-            band_epilogue = &producer;
-        }
+    // The producer's pure epilogue the bands compute (none across a boundary
+    // condition) and the compute stage under it.
+    const std::vector<const FunctionNode *> producers = pure_producers(c, name);
+    const FunctionNode *band_epilogue = nullptr, *band_inner = nullptr;
+    for (const FunctionNode *producer : producers) {
+        const FunctionNode *inner = chain_consumer ? unscheduled_epilogue_producer(c, *producer) : nullptr;
+        if (inner) band_epilogue = producer, band_inner = inner;
     }
     int banded = -1;
     if (band_epilogue) {
@@ -141,15 +181,10 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
     const TensorExpr best_expr = rtile::program_expr(compute, best);  // its tiles' dims
     std::vector<rules::TileOperand> packs;
     std::ostringstream root_notes;
-    std::pair<const FunctionNode *, const FunctionNode *> fused_producer{nullptr, nullptr};  // epilogue, its stage
-    for (const FunctionNode &producer : c.dag.nodes()) {
-        bool consumed =
-            std::find(producer.consumers.begin(), producer.consumers.end(), name) != producer.consumers.end();
-        if (!consumed || c.plan.inlined.count(producer.func.name())) continue;
-        // A reduction (the first GEMM of a chain scheduled one by one) is a
-        // compute stage of its own: at root with its own rProgram (its step),
-        // never recomputed per chunk with its update left serial.
-        if (producer.func.has_update_definition()) continue;
+    const bool bands = banded >= 0;
+    for (const FunctionNode *producer_node : producers) {
+        const FunctionNode &producer = *producer_node;
+        if (bands && &producer == band_epilogue) continue;  // per band, below
         const std::string &pname = producer.func.name();
         // The pure epilogue of another compute stage (a chain's first convolution's
         // bias and relu, read by the second): at root, that stage computed per L2
@@ -157,10 +192,6 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         // cache, not written by scatter across the whole intermediate: conv chain
         // C4 4.72 -> 2.97 ms, C5 0.72 -> 0.57).
         if (const FunctionNode *inner = unscheduled_epilogue_producer(c, producer)) {
-            if (banded >= 0 && &producer == band_epilogue) {
-                fused_producer = {&producer, inner};
-                continue;
-            }
             c.builder.compute_root(pname);
             c.row_of[pname] = schedule_compute_stage(c, *inner, *analysis::compute_stage(c.plan.stages.at(inner->func.name())),
                                                      &c.plan.stages.at(pname)[0]);
@@ -201,29 +232,7 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
     rules::Attachment row = rules::schedule_compute_output(c.builder, stages, best, c.device, packs,
                                                            fuse ? epilogue : nullptr, &tiles);
     if (epilogue && !fuse) row = rules::schedule_pure_output(c.builder, *epilogue, c.device);
-    if (fused_producer.first) {
-        // A fused chain: the producer's epilogue per L2 tile of this stage, the
-        // producer per tile of it as usual, its loops serial inside this stage's tasks.
-        const std::string &pname = fused_producer.first->func.name();
-        const TensorExpr &pepilogue = c.plan.stages.at(pname)[0];
-        // The band: the epilogue's points one L2 tile of this stage reads.
-        std::vector<int64_t> region;
-        for (const analysis::AccessMap &m : best_expr.reads) {
-            if (m.tensor != pname) continue;
-            for (size_t d = 0; d < m.coef.size(); d++) region.push_back(m.tile_extent(d, best.tiles[rtile::kL2Tile].shape));
-        }
-        c.builder.compute_at(pname, row.consumer, row.var);
-        const bool was_serial = c.builder.serial();
-        c.builder.set_serial(true);
-        const double before = c.predicted_ms;
-        c.row_of[pname] = schedule_compute_stage(
-            c, *fused_producer.second, *analysis::compute_stage(c.plan.stages.at(fused_producer.second->func.name())),
-            &pepilogue, region);
-        // Its prediction is one band's: every band, spread over the cores.
-        c.predicted_ms = before + (c.predicted_ms - before) * double(best.parallel_tasks) / c.device.cores;
-        c.builder.set_serial(was_serial);
-        c.handled.insert(pname);
-    }
+    if (bands) schedule_band_producer(c, *band_epilogue, *band_inner, best, best_expr, row);
     for (const rules::TileOperand &o : packs)
         c.handled.insert(o.func);
     c.handled.insert(name);
@@ -248,8 +257,8 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
     }
     if (chain_consumer) {
         out << "    fused chain: "
-            << (fused_producer.first ? fused_producer.first->func.name() + " and " + fused_producer.second->func.name() +
-                                           " computed per band of this stage's L2 tiles"
+            << (bands ? band_epilogue->func.name() + " and " + band_inner->func.name() +
+                            " computed per band of this stage's L2 tiles"
                 : !band_epilogue ? std::string("no pure epilogue of the producer over the same points to compute per "
                                                "band (a boundary condition between): one by one")
                                  : "no program with bands of whole rows among " + std::to_string(built.programs.size()) +
@@ -257,7 +266,7 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
             << "\n";
     }
     explain_program(out, best_expr, best,
-                    banded >= 0 ? "chosen (bands of whole rows)" : pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
+                    bands ? "chosen (bands of whole rows)" : pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
     for (size_t i = 0; i < built.programs.size(); i++) {
         if (i != pick) {
             explain_program(out, rtile::program_expr(compute, built.programs[i]), built.programs[i],

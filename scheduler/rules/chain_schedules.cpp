@@ -210,6 +210,18 @@ const analysis::FunctionNode *final_copy(const analysis::FunctionNode &f, const 
     return nullptr;
 }
 
+// `f` at root unless it is an output; its final copy (if any) scheduled as an
+// output and added to `also`.
+void at_root_with_final_copy(schedule::ScheduleBuilder &script, const analysis::FunctionNode &f,
+                             const analysis::FunctionDag &dag, const analysis::StagePlan &plan,
+                             const hal::DeviceSpec &d, std::vector<std::string> *also) {
+    if (!f.is_output) script.compute_root(f.func.name());
+    if (const analysis::FunctionNode *copy = final_copy(f, dag, plan)) {
+        schedule_pure_output(script, plan.stages.at(copy->func.name())[0], d);
+        if (also) also->push_back(copy->func.name());
+    }
+}
+
 // The online-softmax form's running combine: the consumer's one reader, a
 // reduction whose one reduction loop reads the consumer along one of its batch
 // dims (an attention's key blocks) at the point its pure dims write.
@@ -275,13 +287,13 @@ void vectorised_row_statistic(schedule::ScheduleBuilder &script, const std::stri
     const std::vector<TensorExpr> &stages = plan.stages.at(f);
     if (stages.size() != 2 || stages[1].reduction_dims().size() != 1 || stages[1].spatial_dims().empty()) return;
     const TensorExpr &u = stages[1];
-    const LoopDim &r = u.dims[u.reduction_dims()[0]];
-    if (r.extent % d.vector_lanes != 0 || r.extent == d.vector_lanes) return;
+    const size_t rd = u.reduction_dims()[0];
     for (const analysis::AccessMap &a : u.reads) {
         if (a.tensor == f) continue;
-        const size_t rd = u.reduction_dims()[0];
         if (a.coef.empty() || a.coef[0][rd] != 1) return;  // not along the reduced data's dim 0
     }
+    const LoopDim &r = u.dims[rd];
+    if (r.extent % d.vector_lanes != 0 || r.extent == d.vector_lanes) return;
     const std::string ro = suffixed(r.name, "o"), ri = suffixed(r.name, "i"), lanes = f + "_lanes";
     script.stage(f, 0).split(r.name, ro, ri, d.vector_lanes);
     script.rfactor(f, 0, ri, "u", lanes);
@@ -398,12 +410,7 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     if (!shape_problem.empty()) return refuse(shape_problem);
 
     if (std::optional<StreamingCombine> sc = streaming_combine(c, *consumer, dag, plan, g)) {
-        // The combine at root (or the output), its final copy scheduled as an output.
-        if (!sc->node->is_output) script.compute_root(sc->node->func.name());
-        if (const analysis::FunctionNode *copy = final_copy(*sc->node, dag, plan)) {
-            schedule_pure_output(script, plan.stages.at(copy->func.name())[0], d);
-            if (also) also->push_back(copy->func.name());
-        }
+        at_root_with_final_copy(script, *sc->node, dag, plan, d, also);
         schedule_streamed_chain(script, c, plan, g, *sc, d);
         if (also) {
             also->push_back(sc->node->func.name());
@@ -417,7 +424,6 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
         return true;
     }
 
-    const analysis::FunctionNode *copy = final_copy(*consumer, dag, plan);
     const TensorExpr &u2 = *g.u2;
     // Rows per block: every row of the block holds the producer's whole row (the
     // consumer's reduction is not blocked: a softmax between needs its rows whole;
@@ -434,13 +440,7 @@ bool schedule_fused_gemm_chain(schedule::ScheduleBuilder &script, const chain::O
     // a final copy, at root, the copy's rows vectorised in parallel tasks; read by
     // anything else (attention's heads transposed back, as a graph partition ends),
     // at root, its readers scheduled as usual.
-    if (copy) {
-        script.compute_root(c.consumer);
-        schedule_pure_output(script, plan.stages.at(copy->func.name())[0], d);
-        if (also) also->push_back(copy->func.name());
-    } else if (!consumer->is_output) {
-        script.compute_root(c.consumer);
-    }
+    at_root_with_final_copy(script, *consumer, dag, plan, d, also);
     const bool batch_tasks = !g.batch.empty() && g.batches >= d.cores;
     {
         schedule::StageBuilder s = script.stage(c.consumer);
