@@ -80,8 +80,27 @@ void explain_order(std::ostream &out, const chain::OperatorChain &c, const chain
 }
 }  // namespace
 
+namespace {
+
+// What the driver did with a chain, in words.
+std::string describe_outcome(const ChainDecision &d) {
+    const std::string one_by_one = ": the stages are scheduled one by one";
+    switch (d.outcome) {
+    case ChainOutcome::Fused: return "fused: " + d.form;
+    case ChainOutcome::FusedByBands: return "fused by bands: " + d.form + " (see " + d.consumer + ")";
+    case ChainOutcome::NotFused: return "not fused (" + d.why_not + ")" + one_by_one;
+    case ChainOutcome::FusionOff:
+    case ChainOutcome::NoGainPredicted: return to_string(d.outcome) + one_by_one;
+    case ChainOutcome::PartOfFusedChain: return to_string(d.outcome);
+    }
+    return "?";
+}
+
+}  // namespace
+
 void explain_chain(std::ostream &out, const chain::OperatorChain &c, const chain::ChainAnalysis &a,
-                   double analysis_ms, const std::string &outcome) {
+                   double analysis_ms, const ChainDecision &decision) {
+    const std::string outcome = describe_outcome(decision);
     out << "  chain: " << c.describe() << "\n";
     out << "    " << a.orders_considered << " block orders analysed in " << std::fixed << std::setprecision(2)
         << analysis_ms << " ms\n";

@@ -4,8 +4,9 @@
 
 #include "block_order.h"
 #include "construction.h"
+#include "decisions.h"
 #include "pipeline_schedule.h"
-#include "stage_schedules.h"
+#include "pure_outputs.h"
 #include "tensor_expr.h"
 
 #include <ostream>
@@ -21,10 +22,10 @@ void explain_memory_output(std::ostream &out, const std::string &name, const rul
                            const rules::RowDecisions &decisions, const analysis::TensorExpr &t, int vector_lanes);
 
 // A chain of compute-intensive stages: the orders the block-order analysis ranks
-// with their predicted movement per level, the ops one by one, and what was done.
-// `outcome`: what the driver did with it (fused, or why one by one).
+// with their predicted movement per level, the ops one by one, and what the
+// driver decided.
 void explain_chain(std::ostream &out, const chain::OperatorChain &c, const chain::ChainAnalysis &a,
-                   double analysis_ms, const std::string &outcome);
+                   double analysis_ms, const ChainDecision &decision);
 
 // The finished schedule's loop nests, under a heading.
 void explain_schedule(std::ostream &out, const schedule::PipelineSchedule &s);

@@ -3,6 +3,7 @@
 #include "gpu_program.h"
 #include "gpu_schedules.h"
 #include "read_patterns.h"
+#include "stage_roles.h"
 
 namespace tessera {
 
@@ -49,14 +50,13 @@ bool schedule_transpose(SchedulingContext &c, const FunctionNode &node, const Te
 
 void schedule_gpu_stages(SchedulingContext &c) {
     const int64_t block_threads = rtile::kMaxBlockThreads;
-    for (auto it = c.dag.nodes().rbegin(); it != c.dag.nodes().rend(); ++it) {
-        const FunctionNode &node = *it;
+    for (const StageAssignment &a : assign_roles(c.dag, c.plan)) {
+        const FunctionNode &node = *a.node;
         const std::string &name = node.func.name();
-        if (c.plan.inlined.count(name) || c.handled.count(name)) continue;
+        if (c.handled.count(name)) continue;
         const std::vector<TensorExpr> &stages = c.plan.stages.at(name);
-        const std::string reason = analysis::unanalysable_reason(stages);
-        const TensorExpr *compute = reason.empty() ? analysis::compute_stage(stages) : nullptr;
-        if (!node.is_output && !node.func.has_update_definition() && !node.func.args().empty()) {
+        const bool pure_producer = !node.is_output && !node.func.has_update_definition();
+        if (pure_producer && (a.role == StageRole::SharedProducer || a.role == StageRole::Unanalysable)) {
             // A pure producer the plan keeps: inlined where only compute stages read
             // it (their operand copies evaluate it), else a kernel of its own.
             bool only_compute_readers = true;
@@ -69,30 +69,32 @@ void schedule_gpu_stages(SchedulingContext &c) {
                 continue;
             }
         }
-        if (node.func.args().empty()) {
+        record_decision(c, a.role == StageRole::EpilogueOutput ? a.producer->func.name() : name, a.role);
+        if (a.role == StageRole::Scalar) {
             if (!node.is_output) c.builder.compute_root(name);
             rules::schedule_gpu_pointwise(c.builder, name, {}, block_threads);
             c.explain << "  " << name << ": a scalar: one GPU thread\n";
             continue;
         }
-        if (compute && node.func.updates().size() == 1) {
+        if (a.role == StageRole::Compute) {
+            const TensorExpr &compute = *analysis::compute_stage(stages);
             if (node.is_output) {
-                schedule_gpu_compute_stage(c, node, *compute, "", "an output: each thread accumulates its points");
+                schedule_gpu_compute_stage(c, node, compute, "", "an output: each thread accumulates its points");
             } else {
                 const std::string wrapper = name + "_tiles";
                 c.builder.wrap(name, "", wrapper);
                 c.builder.compute_root(wrapper);
-                schedule_gpu_compute_stage(c, node, *compute, wrapper, "per block of " + wrapper + " at root");
+                schedule_gpu_compute_stage(c, node, compute, wrapper, "per block of " + wrapper + " at root");
             }
             continue;
         }
-        if (node.is_output && !node.func.has_update_definition() && reason.empty()) {
-            if (const FunctionNode *producer = analysis::epilogue_producer(stages[0], c.dag, c.plan)) {
-                const TensorExpr &pc = *analysis::compute_stage(c.plan.stages.at(producer->func.name()));
-                schedule_gpu_compute_stage(c, *producer, pc, name, "per block of its epilogue " + name);
-                continue;
-            }
+        if (a.role == StageRole::EpilogueOutput) {
+            const TensorExpr &pc = *analysis::compute_stage(c.plan.stages.at(a.producer->func.name()));
+            schedule_gpu_compute_stage(c, *a.producer, pc, name, "per block of its epilogue " + name);
+            continue;
         }
+        // Memory-bound outputs, reductions, kept producers and unanalysable stages.
+        const std::string &reason = a.unanalysable;
         if (!node.is_output) c.builder.compute_root(name);
         if (reason.empty() && !node.func.has_update_definition() && schedule_transpose(c, node, stages[0])) continue;
         const int across = rules::schedule_gpu_pointwise(c.builder, name, region_extents(node), block_threads);

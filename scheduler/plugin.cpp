@@ -2,7 +2,11 @@
 // initialiser when the plugin library is loaded (generator -p, load_plugin, or
 // add_halide_library(... AUTOSCHEDULER Tessera::Tessera)). Only this file knows
 // Halide 14's MachineParams; a move to Halide 16's AutoschedulerParams touches
-// nothing else.
+// nothing else. Halide users steer the plugin through TESSERA_* variables, read
+// here (options_from_environment.h); Tessera's own tools call schedule_pipeline
+// with their options instead.
+#include "diagnostics.h"
+#include "options_from_environment.h"
 #include "stopwatch_ms.h"
 #include "tessera_scheduler.h"
 
@@ -15,7 +19,12 @@ namespace {
 
 void tessera_autoschedule(const Halide::Pipeline &pipeline, const Halide::Target &target,
                           const Halide::MachineParams &params, Halide::AutoSchedulerResults *results) {
-    SchedulerOptions options = SchedulerOptions::from_environment(params.parallelism);
+    SchedulerOptions options;
+    try {
+        options = scheduler_options_from_environment(params.parallelism);
+    } catch (const std::exception &e) {
+        user_error << "Tessera: " << e.what() << "\n";
+    }
     double start = now_ms();
     ScheduleOutcome outcome = schedule_pipeline(pipeline, target, options);
     double elapsed = now_ms() - start;

@@ -4,7 +4,9 @@
 #include "diagnostics.h"
 #include "explanation.h"
 #include "loops.h"
-#include "stage_schedules.h"
+#include "pure_outputs.h"
+#include "reductions.h"
+#include "safe_schedule.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -137,6 +139,13 @@ void schedule_band_producer(SchedulingContext &c, const FunctionNode &epilogue, 
 
 }  // namespace
 
+void record_decision(SchedulingContext &c, const std::string &func, StageRole role) {
+    StageDecision d;
+    d.func = func;
+    d.role = role;
+    c.decisions.stages.push_back(d);
+}
+
 rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNode &node, const TensorExpr &whole,
                                          const TensorExpr *whole_epilogue, const std::vector<int64_t> &band) {
     const std::string &name = node.func.name();
@@ -175,6 +184,17 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         }
         if (banded >= 0) pick = size_t(banded);
     }
+    StageDecision decision;
+    decision.func = name;
+    decision.role = epilogue ? StageRole::EpilogueOutput : StageRole::Compute;
+    decision.epilogue = epilogue ? epilogue->func : "";
+    decision.candidates = built.programs;
+    decision.chosen = int(pick);
+    decision.choice = banded >= 0 ? ProgramChoice::BandsOfWholeRows
+                      : pick == 0 ? ProgramChoice::BestPredicted
+                                  : ProgramChoice::CandidateOption;
+    decision.chain_member = !band.empty();
+    c.decisions.stages.push_back(decision);
     const rtile::RProgram &best = built.programs[pick];
     c.predicted_ms += best.predicted_ms;
     c.predicted_stages++;
@@ -265,8 +285,7 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
                                        ": one by one")
             << "\n";
     }
-    explain_program(out, best_expr, best,
-                    bands ? "chosen (bands of whole rows)" : pick == 0 ? "chosen" : "chosen (TESSERA_CANDIDATE)");
+    explain_program(out, best_expr, best, to_string(decision.choice));
     for (size_t i = 0; i < built.programs.size(); i++) {
         if (i != pick) {
             explain_program(out, rtile::program_expr(compute, built.programs[i]), built.programs[i],
@@ -278,6 +297,7 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
 
 void schedule_scalar(SchedulingContext &c, const FunctionNode &node) {
     const std::string &name = node.func.name();
+    record_decision(c, name, StageRole::Scalar);
     c.builder.compute_root(name);
     c.explain << "  " << name << ": a scalar: computed at root, serially\n";
     c.row_of[name] = {name, ""};
@@ -285,6 +305,7 @@ void schedule_scalar(SchedulingContext &c, const FunctionNode &node) {
 
 void schedule_unanalysable(SchedulingContext &c, const FunctionNode &node, const std::string &reason) {
     const std::string &name = node.func.name();
+    record_decision(c, name, StageRole::Unanalysable);
     user_warning << "Tessera: stage " << name << " cannot be analysed (" << reason
                  << "); it gets a safe schedule: computed at root, outer loop parallel\n";
     std::vector<int64_t> extents;
@@ -297,6 +318,7 @@ void schedule_unanalysable(SchedulingContext &c, const FunctionNode &node, const
 
 void schedule_memory_output(SchedulingContext &c, const FunctionNode &node) {
     const std::string &name = node.func.name();
+    record_decision(c, name, StageRole::MemoryOutput);
     const TensorExpr &out = c.plan.stages.at(name)[0];
     rules::RowNeeds needs;
     needs.row_blocks = analysis::reads_row_reduction(out, c.dag, c.plan);
@@ -310,6 +332,7 @@ void schedule_memory_output(SchedulingContext &c, const FunctionNode &node) {
 
 void schedule_reduction_stage(SchedulingContext &c, const FunctionNode &node, rules::Attachment at) {
     const std::string &name = node.func.name();
+    record_decision(c, name, StageRole::Reduction);
     const std::vector<TensorExpr> &stages = c.plan.stages.at(name);
     // A consumer whose rows are single vectors (a 1-D output: reduce_mean
     // axes=0 divides each sum) would have the reduction read one vector of
@@ -342,6 +365,7 @@ void schedule_reduction_stage(SchedulingContext &c, const FunctionNode &node, ru
 
 void schedule_shared_producer_stage(SchedulingContext &c, const FunctionNode &node, const rules::Attachment &at) {
     const std::string &name = node.func.name();
+    record_decision(c, name, StageRole::SharedProducer);
     const bool slides = !at.storage_var.empty() && analysis::window_slides_along(node, at.var, c.plan);
     const std::vector<std::string> &args = node.func.args();
     // Prefetching needs the consumer's rows in blocks along a dim the producer has.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "compute_schedules.h"
+#include "decisions.h"
 #include "device_spec.h"
 #include "read_patterns.h"
 #include "schedule_builder.h"
@@ -35,10 +36,14 @@ struct SchedulingContext {
     // Consumers of fused convolution chains: the producer's epilogue (and the
     // producer with it) is computed per L2 tile of the consumer.
     std::set<std::string> fused_chain_consumers;
+    ScheduleDecisions decisions;
     // The chosen rPrograms' predicted times, summed (the schedule source's first line).
     double predicted_ms = 0;
     int predicted_stages = 0;
 };
+
+// Records that `func` was scheduled in `role` (no candidates: a rule's schedule).
+void record_decision(SchedulingContext &c, const std::string &func, StageRole role);
 
 // Where a non-output producer attaches: the row loop its readers share, or none
 // (root) when they run in different loops (1-D softmax: the output's rows and its

@@ -4,7 +4,9 @@
 // the equivalent schedule source. plugin.cpp adapts this to Halide 14.
 #pragma once
 
+#include "decisions.h"
 #include "pipeline_schedule.h"
+#include "scheduler_options.h"
 
 #include <Halide.h>
 
@@ -12,26 +14,21 @@
 
 namespace tessera {
 
-struct SchedulerOptions {
-    int parallelism = 0;  // cores to use; 0: from the device profile
-    bool explain = false; // TESSERA_EXPLAIN: print the decisions to stderr
-    int top_k = 1;        // TESSERA_TOPK: candidates kept per compute-intensive stage
-    int candidate = 0;    // TESSERA_CANDIDATE: apply the n-th best rProgram (how TESSERA_MEASURE
-                          // in the JIT tools tries the top K; see apps/common/jit_op.cpp)
-    bool fuse_chains = true;  // TESSERA_FUSE_CHAINS=0: chains of compute-intensive stages one by one
-
-    // From the TESSERA_* environment variables.
-    static SchedulerOptions from_environment(int parallelism);
-};
-
 struct ScheduleOutcome {
-    schedule::PipelineSchedule schedule;  // the decisions, as data
-    // C++ equivalent of the applied schedule (for .schedule.h). Where rPrograms were
-    // chosen it opens with "// Tessera predicts X ms for N compute-intensive stage(s)".
+    schedule::PipelineSchedule schedule;  // the steps carrying the decisions out, and the loop nests
+    ScheduleDecisions decisions;          // what was chosen per stage and chain, and the alternatives
+    // C++ equivalent of the applied schedule (for .schedule.h), opening with the
+    // device figures it was built for and, where rPrograms were chosen, the
+    // predicted time (comments for the reader; callers read the fields below).
     std::string source;
-    std::string explanation;  // what TESSERA_EXPLAIN prints
+    std::string explanation;  // what explain prints
+    // The chosen rPrograms' predicted times, summed, and how many stages they
+    // cover (0: no compute-intensive stage; predicted_ms is then 0).
+    double predicted_ms = 0;
+    int predicted_stages = 0;
 };
 
+// Schedules `pipeline` in place (its live Funcs) for `target` under `options`.
 ScheduleOutcome schedule_pipeline(const Halide::Pipeline &pipeline, const Halide::Target &target,
                                   const SchedulerOptions &options);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Predicted against measured, per chain of a suite (issue: Chimera's chains).
+"""Predicted against measured, per chain of a suite (Chimera's chains, HPCA'23).
 
 For every chain op line (attention, gemm_chain, conv_chain) of a suite file, the
 data movement Tessera's chain analysis predicts (TESSERA_EXPLAIN: the best fused

@@ -13,7 +13,6 @@
 #include "op_builder.h"
 #include "built_op.h"
 #include "halide_axes.h"
-#include "scoped_environment.h"
 #include "tessera_scheduler.h"
 
 #include <gtest/gtest.h>
@@ -47,8 +46,19 @@ bool has_loop_kind(const FuncSchedule &f, LoopKind kind) {
     return false;
 }
 
+TEST(GpuSchedule, StagesTakeTheRolesTheCpuPathGives) {
+    // The planning pass is shared: a GEMM with its bias is a compute stage computed
+    // per block of its epilogue output on a GPU as on a CPU.
+    const BuiltOp b = build("matmul M=96 N=80 K=64 bias=1");
+    const ScheduleOutcome o = schedule_for(b, kCuda86);
+    bool epilogue = false;
+    for (const StageDecision &d : o.decisions.stages) {
+        epilogue |= d.role == StageRole::EpilogueOutput && d.func.rfind("matmul_sum", 0) == 0;
+    }
+    EXPECT_TRUE(epilogue) << o.explanation;
+}
+
 TEST(GpuSchedule, MatmulTilesBlocksThreadsAndPerThreadRegisterTiles) {
-    ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"TESSERA_GPU_PROFILE", ""}});
     const BuiltOp b = build("matmul M=512 N=384 K=256");
     const ScheduleOutcome o = schedule_for(b, kCuda86);
     const FuncSchedule *out = o.schedule.func("matmul");
@@ -73,7 +83,6 @@ TEST(GpuSchedule, MatmulTilesBlocksThreadsAndPerThreadRegisterTiles) {
 }
 
 TEST(GpuSchedule, StagesWithoutReuseRunOnBlocksAndThreads) {
-    ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"TESSERA_GPU_PROFILE", ""}});
     for (const char *line : {"softmax shape=6x1000 axis=1", "layer_norm shape=64x768", "gelu shape=7x129",
                              "reduce_mean shape=5x17x31 axes=0,2", "transpose shape=37x131 perm=1,0"}) {
         SCOPED_TRACE(line);
@@ -92,7 +101,6 @@ TEST(GpuSchedule, StagesWithoutReuseRunOnBlocksAndThreads) {
 }
 
 TEST(GpuSchedule, TransposesStageTilesInSharedMemory) {
-    ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"TESSERA_GPU_PROFILE", ""}});
     const ScheduleOutcome o = schedule_for(build("transpose shape=37x131 perm=1,0"), kCuda86);
     int tiles = 0;
     for (const FuncSchedule &f : o.schedule.funcs()) {
@@ -107,7 +115,6 @@ TEST(GpuSchedule, TransposesStageTilesInSharedMemory) {
 }
 
 TEST(GpuSchedule, LongReductionsWithFewOutputsShareABlocksThreads) {
-    ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"TESSERA_GPU_PROFILE", ""}});
     // 6 rows of 1000: a block per row, its 256 threads each a strided part of the
     // row, the parts summed from shared memory.
     const ScheduleOutcome few = schedule_for(build("softmax shape=6x1000 axis=1"), kCuda86);
@@ -128,7 +135,6 @@ TEST(GpuSchedule, LongReductionsWithFewOutputsShareABlocksThreads) {
 // Every family, scheduled by Tessera and compiled for both GPU targets (Halide
 // emits PTX through LLVM and OpenCL C; neither needs a device).
 TEST(GpuSchedule, EveryFamilyCompilesForCudaAndOpenCl) {
-    ScopedEnvironment env(std::vector<std::pair<std::string, std::string>>{{"TESSERA_GPU_PROFILE", ""}});
     const char *const lines[] = {
         "matmul M=37 N=53 K=29 bias=1",
         "batch_matmul B=3 M=17 N=33 K=20",

@@ -6,7 +6,7 @@
 #include "op_cases.h"
 #include "op_check.h"
 #include "pinned_machine.h"
-#include "scoped_environment.h"
+#include "test_scheduler_choice.h"
 #include "test_schedulers.h"
 #include "test_seed.h"
 
@@ -23,15 +23,15 @@ class OpCorrectness : public ::testing::TestWithParam<Case> {};
 
 TEST_P(OpCorrectness, MatchesReference) {
     const auto &[machine, scheduler, line] = GetParam();
-    std::vector<std::pair<std::string, std::string>> pinned;
+    std::optional<SchedulerChoice> choice;
+    if (machine == "host") choice = test::host_choice(scheduler);
     for (const test::PinnedMachine &m : test::pinned_machines()) {
-        if (m.name == machine) pinned = {{"HL_JIT_TARGET", m.target}, {"TESSERA_DEVICE_PROFILE", m.profile}};
+        if (m.name == machine) choice = test::pinned_choice(m, scheduler);
     }
-    ASSERT_TRUE(machine == "host" || !pinned.empty()) << "no pinned machine " << machine;
-    const ScopedEnvironment env(pinned);
+    ASSERT_TRUE(choice.has_value()) << "no pinned machine " << machine;
     const uint64_t seed = test::test_seed(machine + ", " + scheduler + ": " + line);
     SCOPED_TRACE("seed " + std::to_string(seed) + ", " + machine + ", " + scheduler + ": " + line);
-    OpCheck r = check_op(ops::parse_op_line(line), scheduler, seed, 0);
+    OpCheck r = check_op(ops::parse_op_line(line), *choice, seed, 0);
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_LE(r.rel_error, kRelTolerance);
 }

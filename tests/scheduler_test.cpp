@@ -1,6 +1,7 @@
-// The Tessera plugin loaded the JIT way (load_plugin + Pipeline::auto_schedule):
+// The Tessera scheduler, called with typed options (schedule_pipeline, check_op)
+// and as the plugin loaded the JIT way (load_plugin + Pipeline::auto_schedule):
 // determinism, the emitted .schedule.h, missing estimates, stages it cannot
-// analyse, and a 30-stage pipeline.
+// analyse, schedule shapes on pinned machines, and a 30-stage pipeline.
 // Halide's generated headers never use their `target` parameter.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
@@ -22,7 +23,7 @@
 #include "reference.h"
 #include "schedulers.h"
 #include "test_seed.h"
-#include "scoped_environment.h"
+#include "test_scheduler_choice.h"
 #include "device_profile.h"
 #include "block_order.h"
 #include "operator_chain.h"
@@ -38,6 +39,7 @@
 #include <map>
 #include <numeric>
 #include <regex>
+#include <set>
 #include <random>
 
 namespace tessera {
@@ -72,17 +74,11 @@ void check_schedule_header(const std::string &line, void (*apply)(Pipeline, Targ
 using test::PinnedMachine;
 using test::pinned_machines;
 
-// Tessera's schedule source for a pipeline as auto_schedule returns it for the
+// Tessera's schedule source for a pipeline as the scheduler returns it for the
 // pinned machine (its target, its profile, two threads), whatever the host.
 std::string pinned_schedule_source(Pipeline pipeline, const PinnedMachine &machine,
                                    const std::string &profile = "") {
-    const ScopedEnvironment env({{"TESSERA_DEVICE_PROFILE", profile.empty() ? machine.profile : profile}});
-    std::string error;
-    const std::optional<hal::DeviceProfile> loaded = hal::load_profile(hal::default_profile_path(), &error);
-    if (!loaded) throw std::runtime_error(error);
-    const hal::MemoryLayerProfile *llc = loaded->layer("LLC");
-    const MachineParams params(2, llc ? llc->capacity_bytes : (32ull << 20), 40);
-    return pipeline.auto_schedule("Tessera", Target(machine.target), params).schedule_source;
+    return schedule_pipeline(pipeline, Target(machine.target), test::pinned_options(machine, profile)).source;
 }
 
 
@@ -94,11 +90,9 @@ struct PinnedSchedule {
 };
 PinnedSchedule tessera_schedule(const std::string &line, const PinnedMachine &machine,
                                 const std::string &profile = "") {
-    const ScopedEnvironment env({{"TESSERA_DEVICE_PROFILE", profile.empty() ? machine.profile : profile}});
     BuiltOp b = build(line);
-    SchedulerOptions options;
-    options.parallelism = 2;
-    ScheduleOutcome outcome = schedule_pipeline(Pipeline(b.out), Target(machine.target), options);
+    ScheduleOutcome outcome =
+        schedule_pipeline(Pipeline(b.out), Target(machine.target), test::pinned_options(machine, profile));
     return {outcome.schedule, outcome.source};
 }
 
@@ -149,10 +143,11 @@ bool rfactors_lanes(const schedule::PipelineSchedule &s) {
     return false;
 }
 
-// The op under Tessera (JIT, as check_op runs it) matches the reference.
-void expect_tessera_correct(const std::string &line) {
+// The op under Tessera (JIT, as check_op runs it, on this host; with the profile
+// file `profile`, else the built-in figures) matches the reference.
+void expect_tessera_correct(const std::string &line, const std::string &profile = "") {
     const uint64_t seed = test::test_seed("Tessera: " + line);
-    OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
+    OpCheck r = check_op(ops::parse_op_line(line), test::host_choice("Tessera", profile), seed, 0);
     EXPECT_TRUE(r.error.empty()) << line << ": " << r.error;
     EXPECT_LE(r.rel_error, kRelTolerance) << line << ", seed " << seed;
 }
@@ -174,29 +169,82 @@ TEST(TesseraPlugin, EmittedScheduleHeadersReproduceTheResults) {
     check_schedule_header("softmax shape=999x256 axis=-1", apply_schedule_prefetched_softmax);
 }
 
+TEST(TesseraScheduler, DecisionsCarryRolesCandidatesAndTheChoice) {
+    // What a tuner reads: per stage its role, the rPrograms weighed with their
+    // predicted times, the one applied and why; the outcome's predicted time is the
+    // chosen program's. Pinned machine, so the shapes hold on any host.
+    const PinnedMachine &avx512 = pinned_machines().back();
+    for (int candidate : {0, 2}) {
+        SchedulerOptions options = test::pinned_options(avx512);
+        options.top_k = 3;
+        options.candidate = candidate;
+        BuiltOp b = build("matmul M=256 N=192 K=128 bias=1");
+        const ScheduleOutcome o = schedule_pipeline(Pipeline(b.out), Target(avx512.target), options);
+        const StageDecision *sum = nullptr;
+        for (const StageDecision &d : o.decisions.stages) {
+            if (base_name(d.func) == "matmul_sum") sum = &d;
+        }
+        ASSERT_NE(sum, nullptr) << o.explanation;
+        EXPECT_EQ(sum->role, StageRole::EpilogueOutput);
+        EXPECT_EQ(base_name(sum->epilogue), "matmul_bias");
+        ASSERT_EQ(sum->candidates.size(), 3u);
+        EXPECT_EQ(sum->chosen, candidate);
+        EXPECT_EQ(sum->choice, candidate == 0 ? ProgramChoice::BestPredicted : ProgramChoice::CandidateOption);
+        for (const rtile::RProgram &p : sum->candidates) {
+            // Best predicted first (a first one short of accumulators may yield to one within 2%).
+            EXPECT_GT(p.predicted_ms, 0);
+            EXPECT_LE(sum->candidates[0].predicted_ms, p.predicted_ms * 1.02);
+        }
+        EXPECT_EQ(o.predicted_stages, 1);
+        EXPECT_DOUBLE_EQ(o.predicted_ms, sum->candidates[size_t(candidate)].predicted_ms);
+    }
+    // A memory-bound pipeline: no candidates, roles only, nothing predicted.
+    BuiltOp softmax = build("softmax shape=999x256 axis=-1");
+    const ScheduleOutcome o =
+        schedule_pipeline(Pipeline(softmax.out), Target(avx512.target), test::pinned_options(avx512));
+    std::set<StageRole> roles;
+    for (const StageDecision &d : o.decisions.stages) {
+        roles.insert(d.role);
+        EXPECT_TRUE(d.candidates.empty()) << d.func;
+    }
+    EXPECT_TRUE(roles.count(StageRole::MemoryOutput)) << o.explanation;
+    EXPECT_TRUE(roles.count(StageRole::Reduction)) << o.explanation;
+    EXPECT_FALSE(roles.count(StageRole::Compute));
+    EXPECT_EQ(o.predicted_stages, 0);
+}
+
+TEST(TesseraScheduler, EverySchedulesFirstLineNamesItsDevice) {
+    // A .schedule.h says which figures it was built for: the profile's CPU model
+    // and fingerprint (the same figures give the same fingerprint on any host).
+    for (const PinnedMachine &m : pinned_machines()) {
+        BuiltOp b = build("relu shape=1000");
+        const std::string source = pinned_schedule_source(Pipeline(b.out), m);
+        const hal::DeviceProfile profile = test::load_test_profile(m.profile);
+        const std::string first = source.substr(0, source.find('\n'));
+        EXPECT_EQ(first.rfind("// Device: " + profile.cpu_model, 0), 0u) << source;
+        EXPECT_NE(first.find(hal::profile_fingerprint(profile)), std::string::npos) << source;
+    }
+}
+
 TEST(TesseraPlugin, EveryTopKCandidateIsCorrect) {
-    // TESSERA_CANDIDATE applies the n-th best rProgram: each must compute the same.
+    // The candidate option applies the n-th best rProgram: each must compute the same.
     for (const char *line : {"matmul M=64 N=48 K=96", "conv2d n=1 c=8 h=13 w=11 oc=12 kh=3 kw=3 pad=1",
                              "conv2d n=1 c=8 h=9 w=10 oc=16 kh=3 kw=3 stride=2 pad=1 layout=nhwc",
                              "batch_matmul B=2 M=24 N=40 K=16", "conv2d n=1 c=16 h=9 w=12 oc=40 kh=1 kw=1"}) {
         for (int candidate = 0; candidate < 3; candidate++) {
-            setenv("TESSERA_CANDIDATE", std::to_string(candidate).c_str(), 1);
+            SchedulerChoice choice = test::host_choice();
+            choice.options.candidate = candidate;
             const uint64_t seed = test::test_seed("candidate " + std::to_string(candidate) + ": " + line);
-            OpCheck r = check_op(ops::parse_op_line(line), "Tessera", seed, 0);
+            OpCheck r = check_op(ops::parse_op_line(line), choice, seed, 0);
             EXPECT_TRUE(r.error.empty()) << line << " candidate " << candidate << ": " << r.error;
             EXPECT_LE(r.rel_error, kRelTolerance) << line << " candidate " << candidate << ", seed " << seed;
         }
     }
-    unsetenv("TESSERA_CANDIDATE");
 }
 
 TEST(TesseraPlugin, MeasuredTopKKeepsACorrectKernel) {
-    setenv("TESSERA_MEASURE", "1", 1);
-    setenv("TESSERA_TOPK", "3", 1);
     const uint64_t seed = test::test_seed("measured top-k: matmul M=96 N=80 K=64");
-    OpCheck r = check_op(ops::parse_op_line("matmul M=96 N=80 K=64"), "Tessera", seed, 0);
-    unsetenv("TESSERA_MEASURE");
-    unsetenv("TESSERA_TOPK");
+    OpCheck r = check_op(ops::parse_op_line("matmul M=96 N=80 K=64"), test::host_choice(), seed, 0, 3);
     EXPECT_TRUE(r.error.empty()) << r.error;
     EXPECT_LE(r.rel_error, kRelTolerance) << "seed " << seed;
 }
@@ -210,7 +258,7 @@ TEST(TesseraPlugin, MissingEstimateNamesOutputAndDimension) {
     f.set_estimate(x, 0, 64);  // y has none
     load_plugin(TESSERA_PLUGIN_PATH);
     try {
-        Pipeline(f).auto_schedule("Tessera", get_host_target(), host_machine_params());
+        Pipeline(f).auto_schedule("Tessera", get_host_target(), MachineParams(2, 32 << 20, 40));
         FAIL() << "expected an error";
     } catch (const CompileError &e) {
         std::string message = e.what();
@@ -231,7 +279,7 @@ TEST(TesseraPlugin, UnanalysableStageGetsSafeScheduleAndWarning) {
     load_plugin(TESSERA_PLUGIN_PATH);
     Pipeline p(gather);
     testing::internal::CaptureStderr();
-    p.auto_schedule("Tessera", get_host_target(), host_machine_params());
+    p.auto_schedule("Tessera", get_host_target(), MachineParams(2, 32 << 20, 40));
     std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find("stage gather cannot be analysed"), std::string::npos) << err;
 
@@ -310,8 +358,6 @@ TEST(TesseraPlugin, RowsReadAgainFromDramArePrefetched) {
     // prefetch there (it once fetched 999 rows per vector). (The header emitted
     // under the profile is checked in EmittedScheduleHeadersReproduceTheResults.)
     // Shapes under the AVX2 target; results on the host under the same profile.
-    const ScopedEnvironment small_llc({{"TESSERA_DEVICE_PROFILE", std::string(TESSERA_SMALL_LLC_PROFILE)}});
-    load_plugin(TESSERA_PLUGIN_PATH);
     const PinnedMachine &avx2 = pinned_machines().front();
     const std::vector<std::pair<std::string, bool>> cases = {{"layer_norm shape=999x256", true},
                                                               {"layer_norm shape=7x33x256", true},
@@ -329,7 +375,7 @@ TEST(TesseraPlugin, RowsReadAgainFromDramArePrefetched) {
             }
             EXPECT_EQ(shifted_tasks, prefetched) << line << ":\n" << s.source;
         }
-        expect_tessera_correct(line);
+        expect_tessera_correct(line, TESSERA_SMALL_LLC_PROFILE);
     }
 }
 
@@ -340,8 +386,6 @@ TEST(TesseraPlugin, RowsAProducerReadsAgainArePrefetchedABlockAhead) {
     // the rows go in blocks and the exponentials, computed per block, prefetch the
     // next block's rows. 999 rows: blocks of 4 end in a partial one; 7x33x256: the
     // row loop is d1's, inside tasks of d2; 9x65 stays inside the LLC.
-    const ScopedEnvironment small_llc({{"TESSERA_DEVICE_PROFILE", std::string(TESSERA_SMALL_LLC_PROFILE)}});
-    load_plugin(TESSERA_PLUGIN_PATH);
     const PinnedMachine &avx2 = pinned_machines().front();
     // The row dim each case's blocks run along ("" when nothing is prefetched).
     const std::vector<std::pair<std::string, std::string>> cases = {{"softmax shape=999x256 axis=-1", "d0"},
@@ -364,7 +408,7 @@ TEST(TesseraPlugin, RowsAProducerReadsAgainArePrefetchedABlockAhead) {
             EXPECT_EQ(base_name(exp->compute.consumer), "softmax") << line << ":\n" << s.source;
             EXPECT_TRUE(std::regex_match(exp->compute.var, std::regex("d\\d(_r)?_blk"))) << line << ":\n" << s.source;
         }
-        expect_tessera_correct(line);
+        expect_tessera_correct(line, TESSERA_SMALL_LLC_PROFILE);
     }
 }
 
@@ -540,13 +584,11 @@ TEST(TesseraPlugin, OtherCacheHierarchiesScheduleCorrectly) {
     // The HAL takes memory layers in any number (hal/device_spec.h): three private
     // caches and a shared one, or a single cache. Programs built for either are
     // correct on the host, and their L2 tiles are sized to the layer they map to.
-    load_plugin(TESSERA_PLUGIN_PATH);
     const std::vector<std::string> lines = {"matmul M=96 N=80 K=72 bias=1",
                                             "conv2d n=1 c=16 h=15 w=15 oc=24 kh=3 kw=3 pad=1 layout=nchw",
                                             "layer_norm shape=33x100", "softmax shape=9x70 axis=-1"};
     for (const char *file : {"five_layer_caches.json", "one_cache.json"}) {
-        const ScopedEnvironment env({{"TESSERA_DEVICE_PROFILE", test::test_profile(file)}});
-        for (const std::string &line : lines) expect_tessera_correct(line);
+        for (const std::string &line : lines) expect_tessera_correct(line, test::test_profile(file));
         const PinnedSchedule s = tessera_schedule("matmul M=512 N=512 K=512", pinned_machines().front(),
                                                   test::test_profile(file));
         EXPECT_NE(func_named(s.schedule, "matmul_sum"), nullptr) << file << ":\n" << s.source;
@@ -585,18 +627,31 @@ TEST(TesseraPlugin, ChainsOfComputeIntensiveStagesGetABlockOrder) {
     // (12 heads of 256 x 64, L = 256) under the AVX-512 machine.
     const PinnedMachine &avx512 = pinned_machines().back();
     Attention a(12, 256, 64, 64, 256);
-    const ScopedEnvironment env({{"TESSERA_DEVICE_PROFILE", avx512.profile}});
-    SchedulerOptions options;
-    options.parallelism = 2;
-    const ScheduleOutcome outcome = schedule_pipeline(Pipeline(a.out), Target(avx512.target), options);
+    const ScheduleOutcome outcome =
+        schedule_pipeline(Pipeline(a.out), Target(avx512.target), test::pinned_options(avx512));
     const std::string &x = outcome.explanation;
-    // Names as Halide made them unique in this process ("att_scores$1" once earlier
-    // tests, scheduled under the host's profile, made others): prefixes only.
-    EXPECT_NE(x.find("chain: att_scores"), std::string::npos) << x;
-    EXPECT_NE(x.find("-> att_out"), std::string::npos) << x;
+    // The decision, as data (names as Halide made them unique in this process,
+    // "att_scores$1" once earlier tests made others: without the suffixes).
+    ASSERT_EQ(outcome.decisions.chains.size(), 1u) << x;
+    const ChainDecision &decided = outcome.decisions.chains[0];
+    EXPECT_EQ(base_name(decided.producer), "att_scores");
+    EXPECT_EQ(base_name(decided.consumer), "att_out");
+    EXPECT_GT(decided.orders_considered, 1);
+    EXPECT_GT(decided.predicted_gain, 1) << x;
+    EXPECT_EQ(decided.outcome, ChainOutcome::Fused) << x;
+    EXPECT_FALSE(decided.form.empty());
+    // The explanation renders it, with the orders ranked and the ops one by one.
     EXPECT_NE(x.find("best order:"), std::string::npos) << x;
     EXPECT_NE(x.find("one by one"), std::string::npos) << x;
-    EXPECT_NE(x.find("predicted gain of fusing:"), std::string::npos) << x;
+    EXPECT_NE(x.find("fused: " + decided.form), std::string::npos) << x;
+
+    // With fusion off the same chain is decided one by one, for that reason.
+    SchedulerOptions off = test::pinned_options(avx512);
+    off.fuse_chains = false;
+    Attention unfused(12, 256, 64, 64, 256);
+    const ScheduleOutcome one_by_one = schedule_pipeline(Pipeline(unfused.out), Target(avx512.target), off);
+    ASSERT_EQ(one_by_one.decisions.chains.size(), 1u);
+    EXPECT_EQ(one_by_one.decisions.chains[0].outcome, ChainOutcome::FusionOff);
 
     // The model in numbers: fusing keeps the 12x256x256 scores on chip, so the best
     // order moves less than the two GEMMs one by one beyond L1. Its blocks hold the
@@ -610,7 +665,7 @@ TEST(TesseraPlugin, ChainsOfComputeIntensiveStagesGetABlockOrder) {
     const chain::OperatorChain &c = chains[0];
     EXPECT_EQ(base_name(c.producer), "att_scores");
     EXPECT_EQ(base_name(c.consumer), "att_out");
-    const hal::DeviceSpec d = hal::make_device_spec(Target(avx512.target), 2, hal::host_profile());
+    const hal::DeviceSpec d = hal::make_device_spec(Target(avx512.target), 2, test::load_test_profile(avx512.profile));
     const chain::ChainAnalysis analysis = chain::analyse_chain(c, d);
     ASSERT_FALSE(analysis.orders.empty());
     EXPECT_TRUE(c.row_statistic_between);
@@ -680,11 +735,8 @@ TEST(TesseraPlugin, ChainProducerScheduledOneByOneKeepsItsOwnProgram) {
     // never recomputed per chunk of the second with its update left serial (that
     // once ran G12 at 37.7 ms against 0.72 ms for the two ops apart).
     const PinnedMachine &avx512 = pinned_machines().back();
-    const ScopedEnvironment env({{"TESSERA_DEVICE_PROFILE", avx512.profile}});
     BuiltOp b = build("gemm_chain B=1 M=1024 N=64 K=64 L=512");
-    SchedulerOptions options;
-    options.parallelism = 2;
-    const ScheduleOutcome o = schedule_pipeline(Pipeline(b.out), Target(avx512.target), options);
+    const ScheduleOutcome o = schedule_pipeline(Pipeline(b.out), Target(avx512.target), test::pinned_options(avx512));
     const schedule::FuncSchedule *first = nullptr;
     for (const schedule::FuncSchedule &f : o.schedule.funcs()) {
         if (f.name.rfind("gemm_chain_first", 0) == 0 && f.origin == schedule::FuncSchedule::Origin::Pipeline) first = &f;
@@ -704,7 +756,7 @@ TEST(TesseraPlugin, FusedAttentionChainsAreCorrect) {
              {2, 64, 64, 64, 64}, {1, 37, 19, 24, 53}, {3, 100, 40, 16, 77}}) {
         const int B = shape[0], M = shape[1], N = shape[2], D = shape[3], L = shape[4];
         Attention a(B, M, N, D, L);
-        SchedulerOptions options = SchedulerOptions::from_environment(2);
+        SchedulerOptions options = test::host_choice().options;
         options.explain = true;
         const ScheduleOutcome outcome = schedule_pipeline(Pipeline(a.out), get_host_target(), options);
         Pipeline p(a.out);
@@ -778,7 +830,7 @@ TEST(TesseraPlugin, ScalarOutputsAreComputedAtRoot) {
     mean() = total() / 185.0f;
     load_plugin(TESSERA_PLUGIN_PATH);
     Pipeline p(mean);
-    p.auto_schedule("Tessera", get_host_target(), host_machine_params());
+    p.auto_schedule("Tessera", get_host_target(), MachineParams(2, 32 << 20, 40));
     Buffer<float> data(37, 5);
     double sum = 0;
     for (int y = 0; y < 5; y++) {
@@ -810,7 +862,7 @@ TEST(TesseraPlugin, ThirtyStageStencilChain) {
     load_plugin(TESSERA_PLUGIN_PATH);
     Pipeline p(prev);
     auto start = std::chrono::steady_clock::now();
-    p.auto_schedule("Tessera", get_host_target(), host_machine_params());
+    p.auto_schedule("Tessera", get_host_target(), MachineParams(2, 32 << 20, 40));
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::printf("Tessera scheduled a %d-stage pipeline in %.2f ms\n", stages, ms);
 

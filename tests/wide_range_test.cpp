@@ -5,6 +5,7 @@
 // meets the op's own accuracy claim (fast_math.h: exp within 4.2e-7 relative).
 #include "jit_op.h"
 #include "reference.h"
+#include "test_scheduler_choice.h"
 #include "test_seed.h"
 
 #include <gtest/gtest.h>
@@ -30,7 +31,7 @@ Tensor wide_input(size_t n, float lo, float hi, const std::vector<float> &specia
 // relative error among elements with |ref| > abs_floor.
 double check_per_element(const std::string &line, const Tensor &input, double rel, double abs_floor) {
     const ops::OpConfig config = ops::parse_op_line(line);
-    JitOp op(config, "Tessera");
+    JitOp op(config, test::host_choice());
     std::vector<Tensor> inputs = {input};
     Tensor out = make_poisoned_output(op.signature());
     op.run(inputs, out);

@@ -1,7 +1,6 @@
 #include "contender.h"
 
 #include "bench_record.h"
-#include "scoped_environment.h"
 #include "stopwatch.h"
 #include "unfused_chain.h"
 
@@ -73,22 +72,29 @@ Variant split_variant(const std::string &contender) {
         if (eq == std::string::npos || eq == 0) {
             throw std::invalid_argument("variant setting '" + piece + "' of '" + contender + "' is not VAR=VALUE");
         }
-        v.env.push_back({piece.substr(0, eq), piece.substr(eq + 1)});
+        v.settings.push_back({piece.substr(0, eq), piece.substr(eq + 1)});
     }
     return v;
 }
 
-Contender::Contender(const ops::OpConfig &config, const std::string &scheduler) : scheduler_(scheduler) {
+SchedulerChoice apply_variant(const Variant &variant, const SchedulerChoice &base) {
+    SchedulerChoice choice = base;
+    for (const auto &[name, value] : variant.settings) set_scheduler_option(choice.options, name, value);
+    return choice;
+}
+
+Contender::Contender(const ops::OpConfig &config, const std::string &scheduler, const SchedulerChoice &base,
+                     int measured_candidates)
+    : scheduler_(scheduler) {
     const Variant variant = split_variant(scheduler);
     if (variant.base == kTesseraUnfused) {
         if (!is_chain_op(config.op)) {
             why_not_ = kTesseraUnfused + " runs chain ops only (attention, gemm_chain, conv_chain)";
             return;
         }
-        {
-            const ScopedEnvironment settings(variant.env);  // while its stages are scheduled
-            unfused_ = std::make_unique<UnfusedChain>(config, "Tessera");
-        }
+        SchedulerChoice tessera = apply_variant(variant, base);
+        tessera.name = "Tessera";
+        unfused_ = std::make_unique<UnfusedChain>(config, tessera);
         schedule_ms_ = unfused_->schedule_ms();
         compile_ms_ = unfused_->compile_ms();
         return;
@@ -102,10 +108,9 @@ Contender::Contender(const ops::OpConfig &config, const std::string &scheduler) 
         return;
     }
     if (variant.base != kOnednn) {
-        {
-            const ScopedEnvironment settings(variant.env);  // while it is scheduled
-            halide_ = std::make_unique<JitOp>(config, variant.base);
-        }
+        SchedulerChoice choice = apply_variant(variant, base);
+        choice.name = variant.base;
+        halide_ = std::make_unique<JitOp>(config, choice, measured_candidates);
         schedule_ms_ = halide_->schedule_ms();
         compile_ms_ = halide_->compile_ms();
         return;

@@ -20,19 +20,26 @@ namespace tessera::bench {
 
 class UnfusedChain;
 
-// A contender name with settings: "Tessera+TESSERA_CANDIDATE=1" is Tessera scheduled
-// with that environment variable set, timed side by side with plain "Tessera".
+// A contender name with settings: "Tessera+candidate=1" is Tessera scheduled with
+// that option (SchedulerOptions, set_scheduler_option), timed side by side with
+// plain "Tessera".
 struct Variant {
-    std::string base;                                       // the scheduler's name
-    std::vector<std::pair<std::string, std::string>> env;  // VAR=VALUE settings
+    std::string base;                                            // the scheduler's name
+    std::vector<std::pair<std::string, std::string>> settings;  // option=value
 };
 // Throws std::invalid_argument on a setting without '='.
 Variant split_variant(const std::string &contender);
+// `base` with the variant's options set. Throws std::invalid_argument naming an
+// unknown option or a bad value.
+SchedulerChoice apply_variant(const Variant &variant, const SchedulerChoice &base);
 
 class Contender {
 public:
-    // Builds (schedules and compiles, or creates oneDNN primitives). Throws on failure.
-    Contender(const ops::OpConfig &config, const std::string &scheduler);
+    // Builds (schedules and compiles, or creates oneDNN primitives). A Halide contender
+    // is scheduled with `base`'s target and options, under the variant's settings;
+    // `measured_candidates` as JitOp's. Throws on failure.
+    Contender(const ops::OpConfig &config, const std::string &scheduler, const SchedulerChoice &base,
+              int measured_candidates = 0);
     ~Contender();
 
     // False (with the reason) when the baseline cannot run this op.

@@ -19,7 +19,9 @@
 #include "model_record.h"
 #include "op_bench.h"
 #include "op_catalog.h"
+#include "options_from_environment.h"
 #include "schedulers.h"
+#include "tool_environment.h"
 #include "shape_option.h"
 #include "suite_file.h"
 #include "thread_env.h"
@@ -119,9 +121,16 @@ std::vector<std::string> parse_schedulers(const std::string &list) {
         for (const std::string &known : known_contenders()) {
             if (lower(known) == lower(variant.base)) canonical = known;
         }
-        if (!canonical.empty() && !variant.env.empty()) {
-            if (canonical == kOnednn || canonical == tessera::bench::kCublas || canonical == tessera::bench::kCudnn) {
-                throw UsageError(canonical + " takes no variant settings ('" + name + "')");
+        if (!canonical.empty() && !variant.settings.empty()) {
+            // Settings are Tessera's typed options; Halide's own autoschedulers read
+            // their HL_* variables from the environment tessera-bench runs in.
+            if (canonical != "Tessera" && canonical != kTesseraUnfused) {
+                throw UsageError(canonical + " takes no variant settings ('" + name + "': they are Tessera's options)");
+            }
+            try {
+                tessera::bench::apply_variant(variant, {});
+            } catch (const std::invalid_argument &e) {
+                throw UsageError("--schedulers " + name + ": " + e.what());
             }
             canonical += name.substr(variant.base.size());
         }
@@ -174,9 +183,10 @@ void usage(std::FILE *to) {
                  "  --suite        built-in suite file (apps/suites/NAME.suite)\n"
                  "  --suite-file   your own suite: one op per line, 'op key=value ...'\n"
                  "  --schedulers   comma-separated, case-insensitive, of: %s\n"
-                 "                 (default: all but none, Tessera-unfused only with chain ops); NAME+VAR=VALUE[+...]\n"
-                 "                 adds a variant scheduled with those environment variables, e.g.\n"
-                 "                 Tessera+TESSERA_CANDIDATE=1. Tessera-unfused: a chain op (attention, gemm_chain,\n"
+                 "                 (default: all but none, Tessera-unfused only with chain ops); Tessera+OPTION=VALUE[+...]\n"
+                 "                 adds a variant scheduled with those options (explain, top_k, candidate,\n"
+                 "                 fuse_chains, device_profile, gpu_profile), e.g. Tessera+candidate=1.\n"
+                 "                 Tessera-unfused: a chain op (attention, gemm_chain,\n"
                  "                 conv_chain) as its separate ops, each scheduled by Tessera on its own\n"
                  "  --reps         timed interleaved rounds at most (default 20, at least 3; stops after ~1.5 s)\n"
                  "  --threads      threads for every contender (HL_NUM_THREADS, OMP_NUM_THREADS; default all cores)\n"
@@ -324,13 +334,12 @@ Options parse_args(int argc, char **argv) {
 }
 
 std::string profile_line(const tessera::hal::DeviceProfile &p) {
+    const std::string path = tessera::default_profile_path();
     char buf[512];
     std::snprintf(buf, sizeof buf, "device profile: %s (%s), peak %.1f GFLOP/s per core, DRAM copy %.1f GB/s",
                   p.source.c_str(),
-                  p.source == "built-in" ? ("no usable " + tessera::hal::default_profile_path() +
-                                            "; run tessera-profile for measured peaks")
-                                               .c_str()
-                                         : tessera::hal::default_profile_path().c_str(),
+                  p.source == "built-in" ? ("no usable " + path + "; run tessera-profile for measured peaks").c_str()
+                                         : path.c_str(),
                   p.fma_gflops_per_core, p.dram_copy_gbs);
     std::string line = buf;
     if (p.dram_transpose_gbs > 0) {
@@ -366,7 +375,15 @@ int run(const Options &o) {
     }
 
     const std::vector<std::string> schedulers = o.default_schedulers ? default_contenders(configs) : o.schedulers;
-    const tessera::hal::DeviceProfile profile = tessera::hal::host_profile();
+    tessera::bench::BenchSettings settings = o.settings;
+    settings.scheduler = tessera::scheduler_choice_from_environment("Tessera");
+    settings.scheduler.options.parallelism = o.threads;
+    if (!o.target.empty()) settings.scheduler.target = Halide::Target(o.target);
+    settings.measured_candidates = tessera::measured_candidates_from_environment();
+#ifdef TESSERA_TEST_HOOKS
+    if (const char *inject = std::getenv("TESSERA_BENCH_INJECT_CRASH")) settings.inject_crash = inject;
+#endif
+    const tessera::hal::DeviceProfile profile = tessera::profile_or_builtin(settings.scheduler.options);
     std::string names;
     for (const std::string &s : schedulers) names += " " + s;
     std::printf("tessera-bench: %zu ops from %s, %d threads, seed %llu, contenders:%s\n", configs.size(),
@@ -388,10 +405,10 @@ int run(const Options &o) {
     for (const tessera::ops::OpConfig &config : configs) {
         std::vector<tessera::bench::BenchRecord> records;
         if (o.interleaved) {
-            records = tessera::bench::bench_op_isolated(config, schedulers, o.settings);
+            records = tessera::bench::bench_op_isolated(config, schedulers, settings);
         } else {
             for (const std::string &s : schedulers) {
-                for (const auto &r : tessera::bench::bench_op_isolated(config, {s}, o.settings)) records.push_back(r);
+                for (const auto &r : tessera::bench::bench_op_isolated(config, {s}, settings)) records.push_back(r);
             }
         }
         for (auto &r : records) tessera::bench::derive_rates(r, profile, o.threads);
@@ -433,6 +450,7 @@ int run_models(const Options &o) {
     base.timeout_s = o.settings.timeout_s;
     base.verbose = !o.settings.quiet;
     base.interleaved = o.timing != "alone";
+    base.scheduler_options = tessera::scheduler_options_from_environment(o.threads);
     base.python = find_peer_python(o.python, TESSERA_SOURCE_DIR, base.python_missing);
     const char *runner = std::getenv("TESSERA_PEER_RUNNER");
     base.runner = runner && *runner ? runner : std::string(TESSERA_SOURCE_DIR) + "/scripts/peer_runner.py";
@@ -530,9 +548,13 @@ int main(int argc, char **argv) {
                              "no --model");
 #endif
         }
-        // The JIT target reaches every contender, also in the forked children, through
-        // the environment JitOp reads.
-        if (!options.target.empty()) setenv("HL_JIT_TARGET", options.target.c_str(), 1);
+        if (!options.target.empty()) {
+            try {
+                Halide::Target checked(options.target);
+            } catch (const std::exception &) {
+                throw UsageError("--target '" + options.target + "' is not a Halide target string");
+            }
+        }
         tessera::bench::ensure_thread_environment(options.threads, options.omp_wait.c_str(), argv);
         return run(options);
     } catch (const UsageError &e) {

@@ -165,6 +165,7 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
     if (!fs::is_regular_file(o.model)) throw ModelInputError(o.model + ": no such model file");
     cli::ModelOptions model_options;
     model_options.model = o.model;
+    model_options.scheduler_options = o.scheduler_options;
     cli::OpenedModel opened;
     try {
         cli::set_layout(model_options, o.layout);

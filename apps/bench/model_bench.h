@@ -5,6 +5,7 @@
 #pragma once
 
 #include "model_record.h"
+#include "scheduler_options.h"
 #include "tensor_data.h"
 
 #include <stdexcept>
@@ -35,6 +36,7 @@ struct ModelBenchOptions {
     std::string layout = "auto";           // tessera compile's --layout (apps/model/opened_model.h)
     int timeout_s = 900;                   // the whole model (isolated), and each peer reply (its load included)
     bool verbose = false;                  // tessera compile's lines per partition, the peers' stderr
+    SchedulerOptions scheduler_options;    // Tessera's, as tessera compile gets them
 };
 
 // The peers' interpreter: `flag` (--python) when given, else $TESSERA_PEER_PYTHON, else

@@ -32,9 +32,10 @@ BenchRecord blank_record(const ops::OpConfig &config, const ops::OpSignature &si
 
 // Builds and checks one contender; returns it when it can be timed.
 std::unique_ptr<Contender> build_and_check(const ops::OpConfig &config, const ops::OpSignature &sig,
-                                           std::vector<Tensor> &inputs, const Tensor &expected, BenchRecord &r) {
+                                           const BenchSettings &settings, std::vector<Tensor> &inputs,
+                                           const Tensor &expected, BenchRecord &r) {
     try {
-        auto c = std::make_unique<Contender>(config, r.scheduler);
+        auto c = std::make_unique<Contender>(config, r.scheduler, settings.scheduler, settings.measured_candidates);
         r.schedule_ms = c->schedule_ms();
         r.compile_ms = c->compile_ms();
         if (!c->supported()) {
@@ -76,11 +77,9 @@ std::vector<BenchRecord> bench_op_here(const ops::OpConfig &config, const std::v
     std::vector<std::unique_ptr<Contender>> contenders;
     for (size_t i = 0; i < schedulers.size(); i++) {
         if (progress) progress->index = int(i);
-        // Test hook (tests/bench): a contender that crashes, to check the isolation.
-        const char *inject = std::getenv("TESSERA_BENCH_INJECT_CRASH");
-        if (progress && inject && schedulers[i] == inject) std::raise(SIGSEGV);
+        if (progress && !settings.inject_crash.empty() && schedulers[i] == settings.inject_crash) std::raise(SIGSEGV);
         records.push_back(blank_record(config, sig, schedulers[i]));
-        contenders.push_back(build_and_check(config, sig, inputs, expected, records.back()));
+        contenders.push_back(build_and_check(config, sig, settings, inputs, expected, records.back()));
     }
 
     // Interleaved rounds (see time_interleaved), each contender into its own output;

@@ -5,6 +5,7 @@
 
 #include "bench_record.h"
 #include "op_config.h"
+#include "schedulers.h"
 
 #include <cstdint>
 #include <string>
@@ -18,6 +19,12 @@ struct BenchSettings {
     uint64_t seed = 1;
     int timeout_s = 180;        // per op and attempt, isolated runs only
     bool quiet = true;          // isolated children send the autoschedulers' chatter on stderr to /dev/null
+    // The Halide contenders' target, and Tessera's options (a variant's settings go on top).
+    SchedulerChoice scheduler;
+    int measured_candidates = 0;  // Tessera's measured pick (JitOp)
+    // Test hook (tests/bench, builds with TESSERA_TEST_HOOKS): the contender of this
+    // name crashes while it is built, to check the isolation.
+    std::string inject_crash;
 };
 
 // Where an isolated child is, so the parent can name the contender that crashed.

@@ -5,7 +5,11 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 #include <unistd.h>
+
+extern char **environ;
 
 namespace tessera::bench {
 
@@ -19,29 +23,39 @@ bool env_is(const char *name, const std::string &value) {
 
 }  // namespace
 
-int configured_threads() {
-    const char *v = std::getenv("HL_NUM_THREADS");
-    return v ? std::max(1, std::atoi(v)) : 1;
-}
-
 void ensure_thread_environment(int threads, const char *omp_wait, char **argv) {
     const std::string n = std::to_string(threads);
     const std::pair<const char *, std::string> wanted[] = {
         {"HL_NUM_THREADS", n},          {"OMP_NUM_THREADS", n},      {"TESSERA_NUM_THREADS", n},
         // "default": libgomp's own policy (spin a while, then sleep): the variable unset.
         {"OMP_WAIT_POLICY", std::string(omp_wait) == "default" ? "" : omp_wait}, {"OMP_PROC_BIND", "false"},
+        {"TESSERA_BENCH_REEXEC", "1"},
     };
     bool right = true;
-    for (const auto &[name, value] : wanted) right = right && env_is(name, value);
+    for (const auto &[name, value] : wanted) {
+        if (std::string(name) != "TESSERA_BENCH_REEXEC") right = right && env_is(name, value);
+    }
     if (right) return;
     // A second pass through here would mean the environment did not stick: stop.
     if (env_is("TESSERA_BENCH_REEXEC", "1")) throw std::runtime_error("thread environment not applied after re-exec");
-    for (const auto &[name, value] : wanted) {
-        if (value.empty()) unsetenv(name);
-        else setenv(name, value.c_str(), 1);
+    // The new process's environment: this one's without the variables above, then
+    // those that have a value.
+    std::vector<std::string> entries;
+    for (char **e = environ; *e; e++) {
+        bool replaced = false;
+        for (const auto &[name, value] : wanted) {
+            const size_t length = std::strlen(name);
+            replaced = replaced || (std::strncmp(*e, name, length) == 0 && (*e)[length] == '=');
+        }
+        if (!replaced) entries.push_back(*e);
     }
-    setenv("TESSERA_BENCH_REEXEC", "1", 1);
-    execv("/proc/self/exe", argv);
+    for (const auto &[name, value] : wanted) {
+        if (!value.empty()) entries.push_back(std::string(name) + "=" + value);
+    }
+    std::vector<char *> envp;
+    for (std::string &entry : entries) envp.push_back(entry.data());
+    envp.push_back(nullptr);
+    execve("/proc/self/exe", argv, envp.data());
     throw std::runtime_error(std::string("re-exec of /proc/self/exe failed: ") + std::strerror(errno));
 }
 

@@ -114,7 +114,7 @@ UnfusedPlan unfused_plan(const ops::OpConfig &config) {
     throw std::invalid_argument(config.op + " is not a chain op (attention, gemm_chain, conv_chain)");
 }
 
-UnfusedChain::UnfusedChain(const ops::OpConfig &config, const std::string &scheduler) : scheduler_(scheduler) {
+UnfusedChain::UnfusedChain(const ops::OpConfig &config, const SchedulerChoice &scheduler) : scheduler_(scheduler.name) {
     UnfusedPlan plan = unfused_plan(config);
     constants_ = std::move(plan.constants);
     for (UnfusedStage &s : plan.stages) {

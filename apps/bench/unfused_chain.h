@@ -43,7 +43,7 @@ UnfusedPlan unfused_plan(const ops::OpConfig &config);
 class UnfusedChain {
 public:
     // Builds and compiles every stage with `scheduler`. Throws as JitOp does.
-    UnfusedChain(const ops::OpConfig &config, const std::string &scheduler);
+    UnfusedChain(const ops::OpConfig &config, const SchedulerChoice &scheduler);
 
     double schedule_ms() const { return schedule_ms_; }  // the stages' sums
     double compile_ms() const { return compile_ms_; }

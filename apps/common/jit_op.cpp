@@ -5,24 +5,20 @@
 #include "op_builder.h"
 #include "schedulers.h"
 #include "stopwatch.h"
-#include "tessera_scheduler.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 
 namespace tessera {
 
-JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
-    : config_(config), signature_(ops::describe_op(config)), target_(Halide::get_jit_target_from_environment()) {
-    const char *measure = std::getenv("TESSERA_MEASURE");
-    if (canonical_scheduler(scheduler) != "Tessera" || !measure || std::string(measure) == "0") {
-        build(scheduler);
+JitOp::JitOp(const ops::OpConfig &config, const SchedulerChoice &choice, int measured_candidates)
+    : config_(config), signature_(ops::describe_op(config)), target_(choice.target) {
+    if (canonical_scheduler(choice.name) != "Tessera" || measured_candidates <= 0) {
+        build(choice);
         return;
     }
-    const char *topk = std::getenv("TESSERA_TOPK");
-    const int candidates = std::max(1, topk ? std::atoi(topk) : 4);
+    const int candidates = measured_candidates;
     std::vector<Tensor> inputs = make_inputs(signature_, 0);
     Tensor output(signature_.output.shape);
     double total_schedule_ms = 0, total_compile_ms = 0;
@@ -31,7 +27,10 @@ JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
     std::vector<std::vector<Halide::ImageParam>> params;
     std::vector<Halide::Pipeline> pipelines;
     for (int c = 0; c < candidates; c++) {
-        build(scheduler, c, candidates);
+        SchedulerChoice nth = choice;
+        nth.options.candidate = c;
+        nth.options.top_k = std::max(candidates, c + 1);
+        build(nth);
         total_schedule_ms += schedule_ms_;
         total_compile_ms += compile_ms_;
         params.push_back(params_);
@@ -60,7 +59,7 @@ JitOp::JitOp(const ops::OpConfig &config, const std::string &scheduler)
     compile_ms_ = total_compile_ms;
 }
 
-void JitOp::build(const std::string &scheduler, int candidate, int top_k) {
+void JitOp::build(const SchedulerChoice &choice) {
     params_.clear();
     std::vector<Halide::Func> inputs;
     for (const ops::TensorSpec &spec : signature_.inputs) {
@@ -74,15 +73,7 @@ void JitOp::build(const std::string &scheduler, int candidate, int top_k) {
     pipeline_ = Halide::Pipeline(out);
 
     Stopwatch watch;
-    if (candidate >= 0) {
-        const Halide::MachineParams params = host_machine_params();
-        SchedulerOptions options = SchedulerOptions::from_environment(params.parallelism);
-        options.candidate = candidate;
-        options.top_k = std::max(top_k, candidate + 1);
-        schedule_pipeline(pipeline_, target_, options);
-    } else {
-        apply_scheduler(pipeline_, scheduler, target_, host_machine_params());
-    }
+    apply_scheduler(pipeline_, choice);
     schedule_ms_ = watch.lap_ms();
     pipeline_.compile_jit(target_);
     compile_ms_ = watch.lap_ms();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "op_catalog.h"
+#include "schedulers.h"
 #include "tensor.h"
 
 #include <Halide.h>
@@ -15,12 +16,13 @@ namespace tessera {
 
 class JitOp {
 public:
-    // Builds, schedules and compiles. Throws ops::OpError for a bad configuration and
-    // std::exception (Halide::CompileError included) when scheduling or compilation fails.
-    // With the Tessera scheduler and TESSERA_MEASURE=1, compiles and times each of the
-    // top TESSERA_TOPK (default 4) rPrograms and keeps the fastest, as Roller's kernel
-    // profiler does (schedule_ms and compile_ms then cover all of them).
-    JitOp(const ops::OpConfig &config, const std::string &scheduler);
+    // Builds, schedules and compiles for choice.target. Throws ops::OpError for a bad
+    // configuration and std::exception (Halide::CompileError included) when scheduling
+    // or compilation fails. With the Tessera scheduler and `measured_candidates` > 0,
+    // compiles and times each of its top `measured_candidates` rPrograms and keeps the
+    // fastest, as Roller's kernel profiler does (schedule_ms and compile_ms then cover
+    // all of them).
+    JitOp(const ops::OpConfig &config, const SchedulerChoice &choice, int measured_candidates = 0);
 
     const ops::OpConfig &config() const { return config_; }
     const ops::OpSignature &signature() const { return signature_; }
@@ -31,10 +33,8 @@ public:
     void run(std::vector<Tensor> &inputs, Tensor &output);
 
 private:
-    // A fresh pipeline (new Funcs and ImageParams) scheduled and compiled.
-    // `candidate` >= 0 (Tessera only): apply the scheduler core's candidate-th best
-    // rProgram of `top_k`, asked directly rather than through the plugin.
-    void build(const std::string &scheduler, int candidate = -1, int top_k = 1);
+    // A fresh pipeline (new Funcs and ImageParams) scheduled by `choice` and compiled.
+    void build(const SchedulerChoice &choice);
 
     ops::OpConfig config_;
     ops::OpSignature signature_;

@@ -8,10 +8,11 @@
 
 namespace tessera {
 
-OpCheck check_op(const ops::OpConfig &config, const std::string &scheduler, uint64_t seed, int reps) {
+OpCheck check_op(const ops::OpConfig &config, const SchedulerChoice &choice, uint64_t seed, int reps,
+                 int measured_candidates) {
     OpCheck result;
     try {
-        JitOp op(config, scheduler);
+        JitOp op(config, choice, measured_candidates);
         result.schedule_ms = op.schedule_ms();
         result.compile_ms = op.compile_ms();
         result.flops = op.signature().flops;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "op_config.h"
+#include "schedulers.h"
 
 #include <string>
 
@@ -23,7 +24,8 @@ struct OpCheck {
 };
 
 // reps = 0: correctness only. Otherwise up to `reps` timed runs (at least 3, stopping
-// after about a second).
-OpCheck check_op(const ops::OpConfig &config, const std::string &scheduler, uint64_t seed, int reps);
+// after about a second). `measured_candidates`: as JitOp's.
+OpCheck check_op(const ops::OpConfig &config, const SchedulerChoice &choice, uint64_t seed, int reps,
+                 int measured_candidates = 0);
 
 }  // namespace tessera

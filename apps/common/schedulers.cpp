@@ -1,10 +1,11 @@
 #include "schedulers.h"
 
-#include "device_profile.h"
+#include "options_from_environment.h"
+#include "tessera_scheduler.h"
 
 #include <algorithm>
 #include <cctype>
-#include <cstdlib>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -17,7 +18,6 @@ namespace {
 // Plugin paths come from CMake (the imported Halide::<name> targets).
 const std::map<std::string, std::string> &plugin_paths() {
     static const std::map<std::string, std::string> paths = {
-        {"Tessera", TESSERA_PLUGIN_TESSERA},
         {"Mullapudi2016", TESSERA_PLUGIN_MULLAPUDI2016},
         {"Adams2019", TESSERA_PLUGIN_ADAMS2019},
         {"Li2018", TESSERA_PLUGIN_LI2018},
@@ -50,18 +50,18 @@ std::string canonical_scheduler(const std::string &name) {
     throw std::invalid_argument("unknown scheduler '" + name + "' (known:" + list + ")");
 }
 
-Halide::MachineParams host_machine_params() {
-    int threads = int(std::max(1u, std::thread::hardware_concurrency()));
-    if (const char *env = std::getenv("TESSERA_NUM_THREADS")) threads = std::max(1, std::atoi(env));
-    // The LLC size the HAL found (sysfs, or the measured profile).
-    const tessera::hal::DeviceProfile profile = tessera::hal::host_profile();
-    const tessera::hal::MemoryLayerProfile *llc = profile.layer("LLC");
+Halide::MachineParams machine_params(const SchedulerOptions &options) {
+    const int threads =
+        options.parallelism > 0 ? options.parallelism : int(std::max(1u, std::thread::hardware_concurrency()));
+    // The LLC size the HAL finds (sysfs, or the measured profile).
+    const hal::DeviceProfile profile = profile_or_builtin(options);
+    const hal::MemoryLayerProfile *llc = profile.layer("LLC");
     return Halide::MachineParams(threads, llc ? llc->capacity_bytes : (16ull << 20), 40);
 }
 
 void load_scheduler(const std::string &scheduler) {
     const std::string name = canonical_scheduler(scheduler);
-    if (name == "none") return;
+    if (name == "none" || name == "Tessera") return;
     static std::mutex mutex;
     std::lock_guard<std::mutex> lock(mutex);
     static std::map<std::string, bool> loaded;
@@ -71,12 +71,16 @@ void load_scheduler(const std::string &scheduler) {
     }
 }
 
-void apply_scheduler(Halide::Pipeline &pipeline, const std::string &scheduler, const Halide::Target &target,
-                     const Halide::MachineParams &params) {
-    const std::string name = canonical_scheduler(scheduler);
+void apply_scheduler(Halide::Pipeline &pipeline, const SchedulerChoice &choice) {
+    const std::string name = canonical_scheduler(choice.name);
     if (name == "none") return;
+    if (name == "Tessera") {
+        const ScheduleOutcome outcome = schedule_pipeline(pipeline, choice.target, choice.options);
+        if (choice.options.explain) std::fprintf(stderr, "%s", outcome.explanation.c_str());
+        return;
+    }
     load_scheduler(name);
-    pipeline.auto_schedule(name, target, params);
+    pipeline.auto_schedule(name, choice.target, machine_params(choice.options));
 }
 
 }  // namespace tessera

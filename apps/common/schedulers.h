@@ -1,7 +1,9 @@
 // The autoschedulers a JIT pipeline can be scheduled with: "none" (Halide's
-// default schedule), Halide's Mullapudi2016, Adams2019 and Li2018 plugins, and
-// Tessera's own once it is built. Plugins are loaded on first use.
+// default schedule), Halide's Mullapudi2016, Adams2019 and Li2018 plugins (loaded
+// on first use), and Tessera's own, called directly with typed options.
 #pragma once
+
+#include "scheduler_options.h"
 
 #include <Halide.h>
 
@@ -17,16 +19,25 @@ std::string default_scheduler();
 // Case-insensitive lookup; throws std::invalid_argument naming the known ones.
 std::string canonical_scheduler(const std::string &name);
 
-// Machine parameters for this host: all hardware threads (or TESSERA_NUM_THREADS),
-// the last-level cache size of the device profile, Halide's default balance.
-Halide::MachineParams host_machine_params();
+// A scheduler and what it is given: its name, the target the pipeline is compiled
+// for, and Tessera's typed options (whose threads and device profile also give
+// Halide's own autoschedulers their machine parameters).
+struct SchedulerChoice {
+    std::string name = "Tessera";
+    Halide::Target target = Halide::get_host_target();
+    SchedulerOptions options;
+};
 
-// Loads the scheduler's plugin once (nothing for "none"). Throws std::runtime_error
-// when it cannot load.
+// Halide's machine parameters for `options`: its threads (0: all hardware
+// threads), the last-level cache of its device profile, Halide's default balance.
+Halide::MachineParams machine_params(const SchedulerOptions &options);
+
+// Loads the scheduler's plugin once (nothing for "none" and "Tessera"). Throws
+// std::runtime_error when it cannot load.
 void load_scheduler(const std::string &scheduler);
 
-// Schedules `pipeline` in place. Throws std::runtime_error when the plugin cannot load.
-void apply_scheduler(Halide::Pipeline &pipeline, const std::string &scheduler, const Halide::Target &target,
-                     const Halide::MachineParams &params);
+// Schedules `pipeline` in place. Tessera prints its explanation to stderr when
+// options.explain is set. Throws std::runtime_error when a plugin cannot load.
+void apply_scheduler(Halide::Pipeline &pipeline, const SchedulerChoice &choice);
 
 }  // namespace tessera

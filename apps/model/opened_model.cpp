@@ -1,13 +1,12 @@
 #include "opened_model.h"
 
-#include "device_profile.h"
 #include "gpu_device.h"
 #include "import_onnx.h"
 #include "layout_option.h"
-#include "predict_time.h"
+#include "lower_partition.h"
+#include "options_from_environment.h"
 #include "schedulers.h"
-
-#include <cstdlib>
+#include "tessera_scheduler.h"
 
 namespace tessera::cli {
 
@@ -80,8 +79,10 @@ OpenedModel open_model(const ModelOptions &o) {
     s.graph = graph::import_onnx(o.model, o.input_shapes);
     s.prepared = graph::prepare_graph(s.graph);
     // Nodes are classified against the device the kernels run on.
-    const double balance = gpu ? hal::balance_flops_per_byte(hal::gpu_figures_for_target(s.target))
-                               : hal::balance_flops_per_byte(hal::host_profile());
+    const hal::DeviceProfile profile = profile_or_builtin(o.scheduler_options);
+    const double balance =
+        gpu ? hal::balance_flops_per_byte(hal::gpu_figures_for_target(s.target, o.scheduler_options.gpu_profile))
+            : hal::balance_flops_per_byte(profile);
     // Before the plan: the partitions then read the blocked values and packed constants.
     if (assigns_layouts(o) && !gpu) {
         graph::LayoutOptions lo;
@@ -89,18 +90,16 @@ OpenedModel open_model(const ModelOptions &o) {
         lo.blocked = o.layout != "nhwc";
         lo.nhwc = o.layout != "blocked";
         // A conversion moves its tensor at about the machine's copy rate.
-        if (const double gbs = hal::host_profile().dram_copy_gbs; gbs > 0) lo.conversion_gbs = gbs;
-        // Each candidate's forms as the Tessera plugin predicts them (whatever scheduler
+        if (profile.dram_copy_gbs > 0) lo.conversion_gbs = profile.dram_copy_gbs;
+        // Each candidate's forms as Tessera's model predicts them (whatever scheduler
         // compiles the model: the layout is a graph decision made by one model).
-        load_scheduler("Tessera");
+        // Quietly: one explanation per compiled partition, not per prediction.
+        SchedulerOptions quiet = o.scheduler_options;
+        quiet.explain = false;
         const Halide::Target target = s.target;
-        lo.predict_ms = [target](const graph::Graph &g, int node) {
-            const char *explain = std::getenv("TESSERA_EXPLAIN");
-            const std::string kept = explain ? explain : "";
-            unsetenv("TESSERA_EXPLAIN");  // one explanation per compiled partition, not per prediction
-            const double ms = graph::predict_node_ms(g, node, target, host_machine_params());
-            if (explain) setenv("TESSERA_EXPLAIN", kept.c_str(), 1);
-            return ms;
+        lo.predict_ms = [target, quiet](const graph::Graph &g, int node) {
+            const ScheduleOutcome outcome = schedule_pipeline(graph::lower_single_node(g, node).pipeline, target, quiet);
+            return outcome.predicted_stages > 0 ? outcome.predicted_ms : -1.0;
         };
         s.layouts = graph::assign_layouts(s.graph, lo);
     }
@@ -110,10 +109,8 @@ OpenedModel open_model(const ModelOptions &o) {
     }
     s.plan = graph::plan_fusion(s.graph, {balance, o.fuse});
     if (o.fuse && o.chains) s.plan = graph::plan_chains(s.graph, s.plan);
-    const Halide::Target target = s.target;
-    s.schedule = [scheduler, target](Halide::Pipeline &p) {
-        apply_scheduler(p, scheduler, target, host_machine_params());
-    };
+    const SchedulerChoice choice{scheduler, s.target, o.scheduler_options};
+    s.schedule = [choice](Halide::Pipeline &p) { apply_scheduler(p, choice); };
     return s;
 }
 

@@ -11,6 +11,7 @@
 #include "plan_chains.h"
 #include "plan_fusion.h"
 #include "prepare_graph.h"
+#include "scheduler_options.h"
 
 #include <Halide.h>
 
@@ -40,6 +41,9 @@ struct ModelOptions {
     // (the models ran 9-36% slower, docs/results.md); fixed: none, the model's own.
     std::string layout = "auto";
     std::string scheduler = "Tessera";
+    // Tessera's options (the device profile included): they schedule the partitions,
+    // predict the layouts' times and give the balance the fusion plan classifies by.
+    SchedulerOptions scheduler_options;
     bool ahead_of_time = false;  // `tessera compile`: GPU targets allowed
     std::string target = "host";
 };

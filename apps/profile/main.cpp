@@ -5,6 +5,7 @@
 // Exit status: 0 written, 1 measurement or write failed, 2 usage error.
 #include "device_profile.h"
 #include "microbench.h"
+#include "options_from_environment.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,7 +19,7 @@ void usage(std::FILE *to) {
                      "  --output      where to write the JSON profile (default %s)\n"
                      "  --quick       short, smaller measurements (for tests; less accurate)\n"
                      "  --if-missing  do nothing when the output already holds a loadable profile\n",
-                 tessera::hal::default_profile_path().c_str());
+                 tessera::default_profile_path().c_str());
 }
 
 struct Plan {
@@ -32,7 +33,7 @@ struct Plan {
 int main(int argc, char **argv) {
     namespace hal = tessera::hal;
     namespace prof = tessera::profile;
-    std::string output = hal::default_profile_path();
+    std::string output = tessera::default_profile_path();
     bool quick = false, if_missing = false;
     for (int i = 1; i < argc; i++) {
         std::string arg = argv[i];

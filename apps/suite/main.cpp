@@ -7,6 +7,7 @@
 #include "child_process.h"
 #include "op_check.h"
 #include "schedulers.h"
+#include "tool_environment.h"
 #include "suite_file.h"
 
 #include <nlohmann/json.hpp>
@@ -51,11 +52,11 @@ std::string format_rate(const tessera::OpCheck &r) {
 }
 
 // check_op in a child process: a crash or a hang becomes the op's error.
-tessera::OpCheck check_op_isolated(const tessera::SuiteEntry &entry, const std::string &scheduler, uint64_t seed,
-                                   int reps, int timeout_s) {
+tessera::OpCheck check_op_isolated(const tessera::SuiteEntry &entry, const tessera::SchedulerChoice &scheduler,
+                                   int measured_candidates, uint64_t seed, int reps, int timeout_s) {
     const tessera::ChildOutcome child = tessera::run_in_child(
         [&] {
-            const tessera::OpCheck r = tessera::check_op(entry.config, scheduler, seed, reps);
+            const tessera::OpCheck r = tessera::check_op(entry.config, scheduler, seed, reps, measured_candidates);
             return nlohmann::json{{"schedule_ms", r.schedule_ms}, {"compile_ms", r.compile_ms},
                                   {"run_ms_median", r.run_ms_median}, {"run_ms_min", r.run_ms_min},
                                   {"flops", r.flops}, {"bytes", r.bytes}, {"compute_bound", r.compute_bound},
@@ -115,6 +116,15 @@ int main(int argc, char **argv) {
     }
     if (reps < 0) return usage_error("--reps must not be negative");
     if (timeout_s <= 0) return usage_error("--timeout must be positive");
+    tessera::SchedulerChoice choice;
+    int measured_candidates = 0;
+    try {
+        choice = tessera::scheduler_choice_from_environment(scheduler);
+        measured_candidates = tessera::measured_candidates_from_environment();
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "tessera-suite: %s\n", e.what());
+        return 2;
+    }
 
     std::vector<tessera::SuiteEntry> entries;
     std::string source;
@@ -127,13 +137,13 @@ int main(int argc, char **argv) {
     }
 
     std::printf("tessera-suite: %zu ops from %s, scheduler %s, %d threads, seed %llu\n", entries.size(),
-                source.c_str(), scheduler.c_str(), tessera::host_machine_params().parallelism,
+                source.c_str(), scheduler.c_str(), tessera::machine_params(choice.options).parallelism,
                 (unsigned long long)seed);
     std::printf("%-17s %-60s %9s %9s %10s %15s %9s  %s\n", "op", "shape", "sched ms", "cg ms", "run ms", "rate",
                 "rel err", "status");
     int failed = 0, crashed = 0;
     for (const tessera::SuiteEntry &entry : entries) {
-        tessera::OpCheck r = check_op_isolated(entry, scheduler, seed + entry.line, reps, timeout_s);
+        tessera::OpCheck r = check_op_isolated(entry, choice, measured_candidates, seed + entry.line, reps, timeout_s);
         std::string status = r.ok ? "ok" : r.crashed ? r.error + " (" + source + ":" + std::to_string(entry.line) + ")"
                              : r.error.empty() ? "MISMATCH" : "FAIL: " + r.error;
         std::printf("%-17s %-60s %9.1f %9.1f %10.3f %15s %9.1e  %s\n", entry.config.op.c_str(),

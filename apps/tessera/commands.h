@@ -3,13 +3,16 @@
 // exit 2) or another std::exception (exit 1).
 #pragma once
 
+#include "scheduler_options.h"
+
 #include <string>
 #include <vector>
 
 namespace tessera::cli {
 
-int compile_command(const std::vector<std::string> &args);
-int run_command(const std::vector<std::string> &args);
-int inspect_command(const std::vector<std::string> &args);
+// `scheduler` holds the options main read from the environment; flags go on top.
+int compile_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler);
+int run_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler);
+int inspect_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler);
 
 }  // namespace tessera::cli

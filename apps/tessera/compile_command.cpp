@@ -6,12 +6,12 @@
 #include "opened_model.h"
 
 #include <cstdio>
-#include <cstdlib>
 
 namespace tessera::cli {
 
-int compile_command(const std::vector<std::string> &args) {
+int compile_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler) {
     ModelOptions o;
+    o.scheduler_options = scheduler;
     o.ahead_of_time = true;
     CompileSettings c;
     bool explain = false;
@@ -41,7 +41,7 @@ int compile_command(const std::vector<std::string> &args) {
     }
     if (o.model.empty()) throw UsageError("compile: which model? (tessera compile MODEL.onnx -o DIR)");
     if (c.out_dir.empty()) throw UsageError("compile: -o DIR is required");
-    if (explain) setenv("TESSERA_EXPLAIN", "1", 1);  // the plugin's rProgram summary per stage
+    if (explain) o.scheduler_options.explain = true;  // the scheduler's rProgram summary per stage
 
     OpenedModel s = open_model(o);
     std::printf("tessera compile: %s (opset %d, %zu nodes after the passes), target %s, scheduler %s\n",

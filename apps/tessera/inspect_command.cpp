@@ -8,8 +8,9 @@
 
 namespace tessera::cli {
 
-int inspect_command(const std::vector<std::string> &args) {
+int inspect_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler) {
     ModelOptions o;
+    o.scheduler_options = scheduler;
     o.ahead_of_time = true;  // inspects what compile would do, runs nothing
     for (size_t i = 0; i < args.size(); i++) {
         const std::string &a = args[i];

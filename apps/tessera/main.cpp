@@ -6,6 +6,8 @@
 #include "commands.h"
 #include "graph_error.h"
 #include "opened_model.h"
+#include "options_from_environment.h"
+#include "tool_environment.h"
 
 #include <Halide.h>
 
@@ -49,6 +51,7 @@ void usage(std::FILE *to) {
 
 int main(int argc, char **argv) {
     using namespace tessera::cli;
+    using tessera::SchedulerOptions;
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -56,13 +59,19 @@ int main(int argc, char **argv) {
     const std::string command = argv[1];
     const std::vector<std::string> args(argv + 2, argv + argc);
     try {
-        if (command == "compile") return compile_command(args);
-        if (command == "run") return run_command(args);
-        if (command == "inspect") return inspect_command(args);
         if (command == "--help" || command == "-h" || command == "help") {
             usage(stdout);
             return 0;
         }
+        SchedulerOptions scheduler;
+        try {
+            scheduler = tessera::scheduler_options_from_environment(tessera::threads_from_environment());
+        } catch (const std::exception &e) {
+            throw UsageError(e.what());
+        }
+        if (command == "compile") return compile_command(args, scheduler);
+        if (command == "run") return run_command(args, scheduler);
+        if (command == "inspect") return inspect_command(args, scheduler);
         throw UsageError("unknown command '" + command + "'");
     } catch (const UsageError &e) {
         std::fprintf(stderr, "tessera: %s\n", e.what());

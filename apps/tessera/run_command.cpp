@@ -62,8 +62,9 @@ struct Runner {
 
 }  // namespace
 
-int run_command(const std::vector<std::string> &args) {
+int run_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler) {
     ModelOptions o;
+    o.scheduler_options = scheduler;
     std::vector<std::string> input_args, expect_args, output_args;
     int reps = 10, threads = 0;
     double tolerance = 1e-3;

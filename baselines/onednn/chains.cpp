@@ -24,7 +24,7 @@ using dims = dnnl::memory::dims;
 using tag = dnnl::memory::format_tag;
 
 // Kernels run one after the other: each stage reads some of the op's inputs and
-// earlier stages' outputs (scratch tensors made when it is added), lent without copies.
+// earlier stages' outputs (scratch tensors made when it is added), passed without copies.
 class KernelSequence : public Kernel {
 public:
     // A source: input i of the op (>= 0), or the output of stage s (stage(s) < 0).

@@ -26,17 +26,6 @@ const std::vector<OpInfo> &op_catalog() {
     return catalog;
 }
 
-const std::vector<std::string> &op_families() {
-    static const std::vector<std::string> families = [] {
-        std::vector<std::string> f;
-        for (const OpInfo &op : op_catalog()) {
-            if (std::find(f.begin(), f.end(), op.family) == f.end()) f.push_back(op.family);
-        }
-        return f;
-    }();
-    return families;
-}
-
 const OpInfo &find_op(const std::string &name) {
     for (const OpInfo &op : op_catalog()) {
         if (op.name == name) return op;

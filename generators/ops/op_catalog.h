@@ -38,7 +38,6 @@ struct OpSignature {
 };
 
 const std::vector<OpInfo> &op_catalog();
-const std::vector<std::string> &op_families();
 
 // Throws OpError for an unknown op (listing the known ones) or a key the op does
 // not have (listing its keys).

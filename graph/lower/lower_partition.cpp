@@ -73,4 +73,16 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
     return lp;
 }
 
+LoweredPartition lower_single_node(const Graph &g, int node) {
+    const Node &n = g.nodes.at(size_t(node));
+    Partition p;
+    p.name = "single_" + n.op_type;
+    p.nodes = {node};
+    for (const std::string &in : n.inputs) {
+        if (!in.empty()) p.inputs.push_back(in);
+    }
+    p.output = n.outputs.at(0);
+    return lower_partition(g, p);
+}
+
 }  // namespace tessera::graph

@@ -26,4 +26,8 @@ struct LoweredPartition {
 
 LoweredPartition lower_partition(const Graph &g, const Partition &p);
 
+// Node `node` of `g` as a partition of its own, lowered: what the layout choice
+// schedules to compare a convolution's forms by the scheduler's predicted time.
+LoweredPartition lower_single_node(const Graph &g, int node);
+
 }  // namespace tessera::graph

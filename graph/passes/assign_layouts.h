@@ -1,12 +1,12 @@
 // assign_layouts: the activation layout of each convolutional node, NCHW, NHWC or
-// channel-blocked NCHW[x]c (seed 003, ALT): layout as a compile-time decision of the
+// channel-blocked NCHW[x]c (ALT, EuroSys'23): layout as a compile-time decision of the
 // graph, propagated through the memory-bound operators that follow a convolution,
 // with conversions only where two layouts meet.
 //
 //   1. Candidates: each 2-D Conv (groups 1, or depthwise) with constant weights whose
 //      window the op library compiles. Its layout is the fastest of NCHW and the
 //      enabled alternatives (NCHW[b]c where the block divides its channels, NHWC) as
-//      the scheduler's model predicts them (`predict_ms`: the plugin's predicted time
+//      the scheduler's model predicts them (`predict_ms`: the scheduler's predicted time
 //      of the node lowered alone, in each form), plus, when its input arrives in an
 //      alternative layout (graph order: the producer's layout is known), the
 //      conversions another form would need. Without a predictor NHWC is never
@@ -66,7 +66,8 @@ struct LayoutOptions {
     // op does, and the blocked kernels' gain must pay for it.
     double max_conversion_share = 0.25;
     // The predicted ms of node `node` of a graph (-1: no prediction); open_model
-    // lowers the node alone and asks the Tessera plugin (graph/lower/predict_time.h).
+    // lowers the node alone (lower_single_node) and reads the Tessera scheduler's
+    // ScheduleOutcome::predicted_ms.
     std::function<double(const Graph &, int node)> predict_ms;
     // What a conversion kernel moves per second (GB/s; a read and a write of the
     // tensor): a candidate whose input arrives in an alternative layout is charged,

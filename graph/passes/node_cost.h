@@ -1,7 +1,7 @@
 // What a node costs on its own: floating-point operations and compulsory DRAM
 // traffic (each input read once, each output written once, 4 bytes per fp32
 // element). The fusion plan classifies nodes by their ratio, their arithmetic
-// intensity, against the device's balance (seed 001: by intensity, not op type).
+// intensity, against the device's balance (PowerFusion: by intensity, not op type).
 #pragma once
 
 #include "graph.h"

@@ -1,6 +1,6 @@
 // pack_weights: constant weights laid out once, at compile time, as the panels the
 // op library's packed conv2d and matmul read (pack_panels' layout), so no compiled
-// call packs them again (seed 003: constant weights are transformed at compile time).
+// call packs them again (ALT, EuroSys'23: constant weights are transformed at compile time).
 //   Conv (2-D, groups 1) with constant OIHW weights -> [oc/b][c][kh][kw][b], b = conv_block
 //   Gemm / MatMul with a constant 2-D B (Gemm's transB: [N,K]) -> [N/b][K][b], b = matmul_block
 // Each packed node gets a new constant (the old one is left for remove_dead, it may be

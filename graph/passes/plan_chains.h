@@ -1,5 +1,5 @@
 // plan_chains: hands chains of compute-intensive operators to one partition
-// (Chimera, seed 004). Two partitions, each with one matrix product (MatMul or
+// (Chimera, HPCA'23). Two partitions, each with one matrix product (MatMul or
 // Gemm), become one when the first one's output is read only by the second and
 // every other node of both is pointwise, a softmax or a data movement (transpose,
 // slice, reshape) and a softmax among them: an attention (Q·Kᵀ -> scale ->

@@ -1,4 +1,4 @@
-// plan_fusion: PowerFusion's partitioning (seed 001). Each node is classified by
+// plan_fusion: PowerFusion's partitioning. Each node is classified by
 // its arithmetic intensity against the device balance (peak FLOP/s over DRAM
 // bytes/s, from the same device profile the scheduler reads): compute-intensive
 // nodes anchor a kernel of their own and absorb the elementwise epilogues that

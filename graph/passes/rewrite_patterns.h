@@ -1,5 +1,5 @@
 // rewrite_patterns: subgraphs an exporter emits, rewritten into the single ops the
-// op library computes better (seed 001: match the library's kernels):
+// op library computes better (PowerFusion: match the library's kernels):
 // - GELU in PyTorch's Erf form, x * 0.5 * (1 + erf(x / sqrt 2)) (five nodes), into
 //   one Gelu (the library's gelu_erf: one pass instead of five);
 // - Split into one Slice per output, so that every node has one output and each

@@ -1,4 +1,4 @@
-// Axis fusion (Roller seed 000, end of §3.2): two adjacent loop dims that every
+// Axis fusion (Roller (OSDI'22), end of §3.2): two adjacent loop dims that every
 // tensor either indexes as two adjacent storage dims (inner, then outer, both
 // with coefficient 1) or does not index at all can be merged into one dim whose
 // extent is their product. An NCHW 1x1 convolution 14 x 14 wide becomes a GEMM

@@ -1,4 +1,4 @@
-// Chimera's inter-block analysis (seed 004 §IV) over an OperatorChain: for a block
+// Chimera's inter-block analysis (Chimera (HPCA'23) §IV) over an OperatorChain: for a block
 // execution order (a permutation of the chain's loops) and block sizes, the data
 // movement volume DV and memory usage MU (Algorithm 1: a tensor's tile moves again
 // under every loop from the innermost one that indexes it outward, counting only

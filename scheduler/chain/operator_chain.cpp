@@ -68,14 +68,6 @@ std::string producer_through(const std::string &tensor, const StagePlan &plan, s
 
 }  // namespace
 
-std::vector<size_t> OperatorChain::loops_of(int op) const {
-    std::vector<size_t> out;
-    for (size_t i = 0; i < loops.size(); i++) {
-        if (op == 0 ? loops[i].in_producer : loops[i].in_consumer) out.push_back(i);
-    }
-    return out;
-}
-
 std::string OperatorChain::describe() const {
     std::ostringstream s;
     s << producer;

@@ -1,6 +1,6 @@
 // OperatorChain: two compute-intensive stages connected producer -> consumer,
 // with only memory-bound stages (scale, mask, softmax, bias, activation) between
-// them: GEMM -> softmax -> GEMM, GEMM -> GEMM, conv -> conv (Chimera, seed 004).
+// them: GEMM -> softmax -> GEMM, GEMM -> GEMM, conv -> conv (Chimera, HPCA'23).
 // Found by what the stages do, not by their names: the pipeline of a graph
 // partition, a user's generator or an op of the library.
 //
@@ -47,8 +47,6 @@ struct OperatorChain {
     // attention op's key_block builds that form into the definition instead).
     bool row_statistic_between = false;
 
-    // Loops of op 0 or 1 (indices into `loops`).
-    std::vector<size_t> loops_of(int op) const;
     std::string describe() const;  // "attention_scores -> attention_out over b m n l k"
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -69,13 +70,6 @@ const MemoryLayerProfile *DeviceProfile::layer(const std::string &name) const {
         if (l.name == name) return &l;
     }
     return nullptr;
-}
-
-std::string default_profile_path() {
-    if (const char *env = std::getenv("TESSERA_DEVICE_PROFILE")) return env;
-    if (const char *xdg = std::getenv("XDG_CACHE_HOME")) return std::string(xdg) + "/tessera/device_profile.json";
-    const char *home = std::getenv("HOME");
-    return std::string(home ? home : "/tmp") + "/.cache/tessera/device_profile.json";
 }
 
 DeviceProfile builtin_profile() {
@@ -157,7 +151,9 @@ std::optional<DeviceProfile> load_profile(const std::string &path, std::string *
     }
 }
 
-void save_profile(const DeviceProfile &p, const std::string &path) {
+namespace {
+
+nlohmann::json profile_json(const DeviceProfile &p) {
     nlohmann::json j;
     j["version"] = p.version;
     j["source"] = p.source;
@@ -178,17 +174,28 @@ void save_profile(const DeviceProfile &p, const std::string &path) {
                                {"read_gbs_per_core", l.read_gbs_per_core},
                                {"read_gbs_all_cores", l.read_gbs_all_cores}});
     }
+    return j;
+}
+
+}  // namespace
+
+std::string profile_fingerprint(const DeviceProfile &p) {
+    // FNV-1a over the profile as save_profile writes it: the same figures give the
+    // same fingerprint on any machine.
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : profile_json(p).dump()) h = (h ^ c) * 1099511628211ull;
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+    return text;
+}
+
+void save_profile(const DeviceProfile &p, const std::string &path) {
+    const nlohmann::json j = profile_json(p);
     std::filesystem::path file(path);
     if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
     std::ofstream out(path);
     if (!out) throw std::runtime_error(path + ": cannot write");
     out << j.dump(2) << "\n";
-}
-
-DeviceProfile host_profile() {
-    std::string error;
-    if (auto p = load_profile(default_profile_path(), &error)) return *p;
-    return builtin_profile();
 }
 
 double balance_flops_per_byte(const DeviceProfile &p) {

@@ -1,7 +1,8 @@
 // DeviceProfile: measured figures of a CPU (peak FMA throughput and bandwidth of
-// every memory layer), written by `tessera-profile` as JSON and read by the
-// scheduler's HAL and by tessera-bench. Without a profile file, conservative
-// built-in figures are used (cache sizes still come from sysfs).
+// every memory layer), written by `tessera-profile` as JSON and passed to the
+// scheduler's HAL (SchedulerOptions) and to tessera-bench. Without a profile,
+// conservative built-in figures are used (cache sizes still come from sysfs).
+// Which file the tools read is decided at their edge (options_from_environment.h).
 #pragma once
 
 #include <cstdint>
@@ -44,10 +45,6 @@ struct DeviceProfile {
     const MemoryLayerProfile *layer(const std::string &name) const;
 };
 
-// $TESSERA_DEVICE_PROFILE, else $XDG_CACHE_HOME/tessera/device_profile.json, else
-// ~/.cache/tessera/device_profile.json.
-std::string default_profile_path();
-
 // Cache capacities from sysfs, core count and vector width of this host, and
 // deliberately modest throughput figures.
 DeviceProfile builtin_profile();
@@ -57,8 +54,10 @@ std::optional<DeviceProfile> load_profile(const std::string &path, std::string *
 // Writes a profile (creating the parent folder); throws std::runtime_error on failure.
 void save_profile(const DeviceProfile &profile, const std::string &path);
 
-// The profile at default_profile_path() if it loads, otherwise builtin_profile().
-DeviceProfile host_profile();
+// 16 hex digits that identify the figures (a hash of the profile as save_profile
+// writes it): recorded in every emitted schedule, so a schedule names the profile
+// it was built for.
+std::string profile_fingerprint(const DeviceProfile &profile);
 
 // The device's balance: peak FLOP/s of all cores over DRAM copy bandwidth, in FLOP
 // per byte. A kernel whose arithmetic intensity is below it waits on memory; the

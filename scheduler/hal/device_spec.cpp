@@ -35,18 +35,12 @@ std::string DeviceSpec::describe() const {
     return s.str();
 }
 
-DeviceProfile profile_for_target(const Halide::Target &target) {
-    user_assert(target.arch == Halide::Target::X86 || target.has_gpu_feature())
-        << "Tessera: target " << target.to_string() << " is not supported (x86 CPUs, CUDA and OpenCL GPUs are)\n";
-    return host_profile();
-}
-
 DeviceSpec make_device_spec(const Halide::Target &target, int parallelism, const DeviceProfile &profile,
-                            int element_bytes) {
+                            int element_bytes, const std::string &gpu_profile) {
     user_assert(element_bytes == 1 || element_bytes == 2 || element_bytes == 4 || element_bytes == 8)
         << "Tessera: values of " << element_bytes << " bytes cannot be vectorised\n";
     if (target.has_feature(Halide::Target::CUDA) || target.has_feature(Halide::Target::OpenCL)) {
-        return make_gpu_device_spec(target, gpu_figures_for_target(target), element_bytes);
+        return make_gpu_device_spec(target, gpu_figures_for_target(target, gpu_profile), element_bytes);
     }
     user_assert(target.arch == Halide::Target::X86 && !target.has_gpu_feature())
         << "Tessera: target " << target.to_string()

@@ -1,4 +1,4 @@
-// DeviceSpec: Tessera's hardware abstraction layer (Roller's HAL, seed 000 Fig. 9).
+// DeviceSpec: Tessera's hardware abstraction layer (the HAL of Roller (OSDI'22), Fig. 9).
 // Memory layers run from the registers outward, each with a role, a capacity, a
 // line size and a per-core bandwidth, in any number; execution units are cores x
 // vector lanes x FMA pipes. The rTile construction reads only this: the x86 spec
@@ -33,7 +33,7 @@ struct MemoryLayer {
     double gbs_per_core;       // bandwidth into the layer above when every core streams at once
 };
 
-// What a GPU schedule is built from (seed 000 §4: warps, 32-byte transactions,
+// What a GPU schedule is built from (Roller (OSDI'22) §4: warps, 32-byte transactions,
 // 32 banks of 4 bytes, shared memory and registers per SM), one SM's figures
 // unless named otherwise.
 struct GpuFigures {
@@ -101,17 +101,12 @@ struct DeviceSpec {
     std::string describe() const;
 };
 
-// The profile the HAL uses for `target`: the host's (hal::host_profile: a
-// measured or $TESSERA_DEVICE_PROFILE file, else built-in figures) for an x86
-// target, whose vector width it scales to the target's; for a GPU target the
-// host's too (its host code), the GPU's figures come from hal/gpu_device.h. A user
-// error names any other architecture.
-DeviceProfile profile_for_target(const Halide::Target &target);
-
 // The spec for `target` (the element size of the pipeline's values; `parallelism`
-// cores, 0: the profile's): a GPU's when the target has CUDA or OpenCL (its figures
-// from hal/gpu_device.h), else x86's; other targets get a user error naming it.
+// cores, 0: the profile's): x86's from the CPU `profile` (its vector width scaled to
+// the target's), or a GPU's when the target has CUDA or OpenCL (its figures from
+// hal/gpu_device.h: the table's, or those `gpu_profile` names); other targets get a
+// user error naming it.
 DeviceSpec make_device_spec(const Halide::Target &target, int parallelism, const DeviceProfile &profile,
-                            int element_bytes = 4);
+                            int element_bytes = 4, const std::string &gpu_profile = "");
 
 }  // namespace tessera::hal

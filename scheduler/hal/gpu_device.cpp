@@ -154,21 +154,19 @@ std::optional<GpuFigures> load_gpu_profile(const std::string &path, const GpuFig
     }
 }
 
-GpuFigures gpu_figures_for_target(const Halide::Target &target) {
+GpuFigures gpu_figures_for_target(const Halide::Target &target, const std::string &profile) {
     const bool cuda = target.has_feature(Halide::Target::CUDA);
     // Halide 14 names capabilities up to 8.6; a target without one gets 7.5's
     // figures, the oldest CUDA 13 still compiles for.
     const GpuFigures table =
         cuda ? cuda_figures(target.get_cuda_capability_lower_bound()) : opencl_gpu_figures();
-    const char *env = std::getenv("TESSERA_GPU_PROFILE");
-    if (!env || !*env) return table;
-    const std::string name = env;
-    if (name == "pocl-cpu") return pocl_cpu_figures(int(std::thread::hardware_concurrency()));
-    if (name == "opencl-gpu") return opencl_gpu_figures();
-    if (name.rfind("cuda-sm", 0) == 0) return cuda_figures(std::atoi(name.c_str() + 7));
+    if (profile.empty()) return table;
+    if (profile == "pocl-cpu") return pocl_cpu_figures(int(std::thread::hardware_concurrency()));
+    if (profile == "opencl-gpu") return opencl_gpu_figures();
+    if (profile.rfind("cuda-sm", 0) == 0) return cuda_figures(std::atoi(profile.c_str() + 7));
     std::string error;
-    const std::optional<GpuFigures> loaded = load_gpu_profile(name, table, &error);
-    user_assert(loaded.has_value()) << "Tessera: TESSERA_GPU_PROFILE: " << error << "\n";
+    const std::optional<GpuFigures> loaded = load_gpu_profile(profile, table, &error);
+    user_assert(loaded.has_value()) << "Tessera: GPU profile " << error << "\n";
     return *loaded;
 }
 

@@ -20,11 +20,11 @@ GpuFigures opencl_gpu_figures();
 // PoCL's CPU device as clGetDeviceInfo reports it (one compute unit per core).
 GpuFigures pocl_cpu_figures(int cores);
 
-// The figures for `target` (a CUDA or OpenCL target): the table, or the profile
-// $TESSERA_GPU_PROFILE names: "pocl-cpu", "opencl-gpu", "cuda-sm<NN>", or a JSON
-// file whose fields override the table's (`figures_field_names()`). A bad profile
-// is a user error naming the file and the field.
-GpuFigures gpu_figures_for_target(const Halide::Target &target);
+// The figures for `target` (a CUDA or OpenCL target): the table's, or those
+// `profile` names: "pocl-cpu", "opencl-gpu", "cuda-sm<NN>", or a JSON file whose
+// fields override the table's (`figures_field_names()`). A bad profile is a user
+// error naming the file and the field.
+GpuFigures gpu_figures_for_target(const Halide::Target &target, const std::string &profile = "");
 // Reads a GPU profile JSON over `base`; nullopt and *error on failure.
 std::optional<GpuFigures> load_gpu_profile(const std::string &path, const GpuFigures &base, std::string *error);
 

@@ -154,7 +154,9 @@ bool register_tile_fits(const analysis::TensorExpr &t, const RTile &tile, const 
 }
 
 int64_t storage_padding(int64_t row_elements, int element_bytes, int64_t line_bytes) {
-    const int64_t page_elements = 4096 / element_bytes, line_elements = line_bytes / element_bytes;
+    // Rows a whole number of pages apart map to the same cache sets.
+    constexpr int64_t kPageBytes = 4096;
+    const int64_t page_elements = kPageBytes / element_bytes, line_elements = line_bytes / element_bytes;
     return row_elements % page_elements == 0 ? line_elements : 0;
 }
 

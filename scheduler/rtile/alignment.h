@@ -1,4 +1,4 @@
-// CPU alignment rules (Roller seed 000 §3.1 mapped onto a CPU):
+// CPU alignment rules (Roller (OSDI'22) §3.1 mapped onto a CPU):
 // - register tile: the vectorised dim a multiple of the vector lanes; at least
 //   fma_pipes x latency independent accumulators when the shape allows, and
 //   accumulators + operand registers within the register file;

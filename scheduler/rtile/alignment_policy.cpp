@@ -32,7 +32,7 @@ private:
     const hal::DeviceSpec &d_;
 };
 
-// A GPU (seed 000 §4): the "vector" is a warp of threads along the output's
+// A GPU (Roller (OSDI'22) §4): the "vector" is a warp of threads along the output's
 // contiguous dim; a thread's register tile holds its accumulators and one operand
 // value per row and column; shared-memory rows whose stride is a multiple of the
 // banks get one bank word of padding, so a column read by a warp spreads over

@@ -1,5 +1,5 @@
 // AlignmentPolicy: what aligning an rTile to a device means, behind one interface
-// the construction and the perf model ask (Roller's alignment, seed 000 §3.1): the
+// the construction and the perf model ask (the alignment of Roller (OSDI'22) §3.1): the
 // x86 policy (rtile/alignment.h: vectors, the register file, cache lines, 4 KiB
 // aliasing) and a GPU's (warps, registers per thread, shared-memory banks; asked by
 // rtile/gpu_program.cpp) answer the same questions.

@@ -65,7 +65,7 @@ std::vector<Growth> enlargements(const TensorExpr &t, const PerfModel &model, co
         }
         // The L1 tile is the register tile plus a chunk of the reduction: the
         // micro-kernel's operand panels live in L1, the register tiles around them
-        // stream from L2 (a CPU's GEMM blocking; seed 004's micro kernel).
+        // stream from L2 (a CPU's GEMM blocking; Chimera's (HPCA'23) micro kernel).
         if (level == kL1Tile && (!reduction || j != p.split_reduction)) continue;
         if (level == kL2Tile && reduction) continue;
         const TailRule rule = model.tiling().tail_rule(j);
@@ -584,6 +584,8 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     // FMA chain hide behind the stream, which it does not (matmul M=1 N=1000
     // K=4032: 1.0 ms with 1 accumulator, 0.73 ms with 5; oneDNN 0.75 ms).
     if (!result.programs.empty()) {
+        // The model's margin within which two programs count as equally fast.
+        constexpr double kPredictedTie = 1.02;
         auto accumulators = [&](const RProgram &p) {
             return model.alignment().register_tile_accumulators(p.tiles[kRegisterTile], p);
         };
@@ -591,7 +593,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
         size_t best = 0;
         for (size_t i = 1; i < result.programs.size(); i++) {
             const RProgram &p = result.programs[i];
-            if (p.predicted_ms > first.predicted_ms * 1.02) break;
+            if (p.predicted_ms > first.predicted_ms * kPredictedTie) break;
             if (accumulators(first) < d.min_accumulators() && accumulators(p) > accumulators(result.programs[best])) best = i;
         }
         std::rotate(result.programs.begin(), result.programs.begin() + best, result.programs.begin() + best + 1);

@@ -1,4 +1,4 @@
-// rProgram construction for a compute-intensive stage (Roller seed 000 Fig. 8,
+// rProgram construction for a compute-intensive stage (Roller (OSDI'22) Fig. 8,
 // mapped onto a CPU): scale up an rTile layer by layer from the registers outward,
 // growing it along the axis with the best data-reuse score
 //   S_i = (Q(T) - Q(T'_i)) / (F(T'_i) - F(T)),

@@ -1,4 +1,4 @@
-// GpuProgram: Roller's rTile construction on a GPU (seed 000 §4-5). Two layers:
+// GpuProgram: Roller's rTile construction on a GPU (Roller (OSDI'22) §4-5). Two layers:
 // each thread's register tile (its accumulators, held in registers through the whole
 // reduction) and the thread block's tile, then the scale-out of blocks over the
 // SMs. The operands reach the registers through the L1 cache: Halide 14 cannot

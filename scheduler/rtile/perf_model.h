@@ -1,4 +1,4 @@
-// Roller's micro-performance model (seed 000 §3.3, Fig. 9) for a CPU core:
+// Roller's micro-performance model (Roller (OSDI'22) §3.3, Fig. 9) for a CPU core:
 // memory footprint and traffic of a tile at each layer come from the access maps;
 // time at a layer is traffic / bandwidth of the layer below (shared layers split
 // evenly over the cores); compute time comes from the measured FMA peak, slowed

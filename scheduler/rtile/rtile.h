@@ -1,4 +1,4 @@
-// RTile: a tile shape over a TensorExpr's loop dimensions (Roller seed 000, Fig. 3)
+// RTile: a tile shape over a TensorExpr's loop dimensions (Roller (OSDI'22), Fig. 3)
 // plus the storage padding of its data tiles, and RProgram: one rTile per memory
 // layer with the scale-out over cores, its predicted time and bottleneck.
 #pragma once
@@ -69,7 +69,7 @@ analysis::TensorExpr program_expr(const analysis::TensorExpr &t, const RProgram 
 // The read packed into a contiguous copy per L2 tile `l2` (-1: none): a
 // transposed program's packed operand; otherwise the reused input that streams
 // along the vector dim (B of a GEMM, an NHWC convolution's weights) when its L2
-// data tile is not one contiguous run (layout alignment, seed 003). Read once in
+// data tile is not one contiguous run (layout alignment, ALT (EuroSys'23)). Read once in
 // all (a GEMV's matrix), a packed copy would be pure extra traffic.
 int packed_read_of(const analysis::TensorExpr &t, const RProgram &p, const RTile &l2);
 

@@ -2,7 +2,7 @@
 
 #include "loops.h"
 #include "read_patterns.h"
-#include "stage_schedules.h"
+#include "pure_outputs.h"
 
 #include <algorithm>
 #include <functional>

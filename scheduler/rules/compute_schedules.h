@@ -3,7 +3,7 @@
 #pragma once
 
 #include "construction.h"
-#include "stage_schedules.h"
+#include "attachment.h"
 
 namespace tessera::rules {
 

@@ -23,6 +23,7 @@ ScheduleBuilder::ScheduleBuilder(const std::vector<Function> &order, const std::
 }
 
 void ScheduleBuilder::record(Step step, const std::vector<std::string> &names) {
+    applier_.apply(step);
     schedule_.steps_.push_back(std::move(step));
     named_.insert(names.begin(), names.end());
 }
@@ -51,20 +52,17 @@ Func ScheduleBuilder::func(const std::string &name) {
 void ScheduleBuilder::compute_root(const std::string &f) {
     record(ComputeRoot{f}, {f});
     func_schedule(f).compute = {Placement::Kind::Root, "", ""};
-    sandbox_.compute_root(f);
 }
 
 void ScheduleBuilder::compute_at(const std::string &f, const std::string &consumer, const std::string &var) {
     record(ComputeAt{f, consumer, var}, {f, consumer});
     func_schedule(consumer);
     func_schedule(f).compute = {Placement::Kind::At, consumer, var};
-    sandbox_.compute_at(f, consumer, var);
 }
 
 void ScheduleBuilder::store_at(const std::string &f, const std::string &consumer, const std::string &var) {
     record(StoreAt{f, consumer, var}, {f, consumer});
     func_schedule(f).store = {Placement::Kind::At, consumer, var};
-    sandbox_.store_at(f, consumer, var);
 }
 
 void ScheduleBuilder::rfactor(const std::string &f, int update, const std::string &rvar, const std::string &new_var,
@@ -73,7 +71,6 @@ void ScheduleBuilder::rfactor(const std::string &f, int update, const std::strin
     FuncSchedule &r = func_schedule(result);
     r.origin = FuncSchedule::Origin::Rfactor;
     r.of = f;
-    sandbox_.rfactor(f, update, rvar, new_var, result);
 }
 
 void ScheduleBuilder::wrap(const std::string &f, const std::string &consumer, const std::string &result) {
@@ -82,49 +79,41 @@ void ScheduleBuilder::wrap(const std::string &f, const std::string &consumer, co
     w.origin = FuncSchedule::Origin::Wrapper;
     w.of = f;
     w.consumer = consumer;
-    sandbox_.wrap(f, consumer, result);
 }
 
 void ScheduleBuilder::bound_extent(const std::string &f, const std::string &var, int extent) {
     record(BoundExtent{f, var, extent}, {f});
     func_schedule(f).bound_extents[var] = extent;
-    sandbox_.bound_extent(f, var, extent);
 }
 
 void ScheduleBuilder::bound_storage(const std::string &f, const std::string &var, int extent) {
     record(BoundStorage{f, var, extent}, {f});
     func_schedule(f).storage_extents[var] = extent;
-    sandbox_.bound_storage(f, var, extent);
 }
 
 void ScheduleBuilder::align_storage(const std::string &f, const std::string &var, int align) {
     record(AlignStorage{f, var, align}, {f});
     func_schedule(f).storage_alignment[var] = align;
-    sandbox_.align_storage(f, var, align);
 }
 
 void ScheduleBuilder::store_on_stack(const std::string &f) {
     record(StoreIn{f, MemoryType::Stack}, {f});
     func_schedule(f).memory = MemoryType::Stack;
-    sandbox_.store_on_stack(f);
 }
 
 void ScheduleBuilder::store_in_registers(const std::string &f) {
     record(StoreIn{f, MemoryType::Register}, {f});
     func_schedule(f).memory = MemoryType::Register;
-    sandbox_.store_in_registers(f);
 }
 
 void ScheduleBuilder::store_in_shared(const std::string &f) {
     record(StoreIn{f, MemoryType::GPUShared}, {f});
     func_schedule(f).memory = MemoryType::GPUShared;
-    sandbox_.store_in_shared(f);
 }
 
 void ScheduleBuilder::reorder_storage(const std::string &f, const std::vector<std::string> &inner_first) {
     record(ReorderStorage{f, inner_first}, {f});
     func_schedule(f).storage_order = inner_first;
-    sandbox_.reorder_storage(f, inner_first);
 }
 
 std::string ScheduleBuilder::input_wrapper(const std::string &input, Internal::Parameter &param) {
@@ -161,11 +150,9 @@ StageBuilder::StageBuilder(ScheduleBuilder &builder, const std::string &func, in
     : builder_(builder), func_(func), update_(update), block_(builder.blocks_++) {
     builder_.record(OpenStage{block_, func, update}, {func});
     builder_.stage_schedule(func, update);
-    sandbox_ = std::make_unique<apply::StageScript>(builder_.sandbox_, func, builder_.sandbox_.func(func), update);
 }
 
 StageBuilder::~StageBuilder() {
-    sandbox_.reset();
     builder_.record(CloseStage{block_}, {});
 }
 
@@ -177,48 +164,39 @@ StageBuilder &StageBuilder::record(LoopDirective d) {
 
 StageBuilder &StageBuilder::split(const std::string &old, const std::string &outer, const std::string &inner,
                                   int factor, TailStrategy tail) {
-    sandbox_->split(old, outer, inner, factor, tail);
     return record(Split{old, outer, inner, factor, tail});
 }
 
 StageBuilder &StageBuilder::fuse(const std::string &inner, const std::string &outer, const std::string &fused) {
-    sandbox_->fuse(inner, outer, fused);
     return record(Fuse{inner, outer, fused});
 }
 
 StageBuilder &StageBuilder::reorder(const std::vector<std::string> &inner_first) {
-    sandbox_->reorder(inner_first);
     return record(Reorder{inner_first});
 }
 
 StageBuilder &StageBuilder::vectorize(const std::string &var) {
-    sandbox_->vectorize(var);
     return record(MarkLoop{var, LoopKind::Vectorized});
 }
 
 StageBuilder &StageBuilder::unroll(const std::string &var) {
-    sandbox_->unroll(var);
     return record(MarkLoop{var, LoopKind::Unrolled});
 }
 
 StageBuilder &StageBuilder::parallel(const std::string &var) {
     if (builder_.serial()) return *this;
-    sandbox_->parallel(var);
     return record(MarkLoop{var, LoopKind::Parallel});
 }
 
 StageBuilder &StageBuilder::gpu_blocks(const std::string &var) {
-    sandbox_->gpu_blocks(var);
     return record(MarkLoop{var, LoopKind::GpuBlock});
 }
 
 StageBuilder &StageBuilder::gpu_threads(const std::string &var) {
-    sandbox_->gpu_threads(var);
     return record(MarkLoop{var, LoopKind::GpuThread});
 }
 
 StageBuilder &StageBuilder::gpu_single_thread() {
-    sandbox_->gpu_single_thread();
     return record(GpuSingleThread{});
 }
 
@@ -229,13 +207,11 @@ bool StageBuilder::prefetch_input(const std::string &input, const std::string &a
     if (wrapper.empty()) return false;
     // Declared in the source inside this block, as the emitter's prefetch does.
     builder_.named_.insert(wrapper);
-    sandbox_->prefetch_input(input, at, from, offset, guarded);
     record(PrefetchInput{input, at, from, offset, guarded});
     return true;
 }
 
 StageBuilder &StageBuilder::unscheduled() {
-    sandbox_->unscheduled();
     return record(LeaveUnscheduled{});
 }
 

@@ -2,13 +2,15 @@
 // typed step of a PipelineSchedule; nothing touches the pipeline's Funcs (apply/
 // emits the finished schedule). The rules still ask what Halide would answer (a
 // wrapper's arguments, a stage's loops after its splits), so every step is also
-// applied to a private deep copy of the pipeline, the sandbox, and queries read it:
-// the answers are Halide's own, and the loop nests of the finished schedule are
-// read from it.
+// applied to a private deep copy of the pipeline, the sandbox, by the same
+// apply::StepApplier that later replays the schedule onto the live Funcs, and
+// queries read it: the answers are Halide's own, and the loop nests of the
+// finished schedule are read from it.
 #pragma once
 
 #include "pipeline_schedule.h"
 #include "schedule_script.h"
+#include "step_applier.h"
 
 #include <Halide.h>
 
@@ -56,7 +58,6 @@ private:
     std::string func_;
     int update_;
     int block_;
-    std::unique_ptr<apply::StageScript> sandbox_;
 };
 
 class ScheduleBuilder {
@@ -118,6 +119,7 @@ private:
 
     PipelineSchedule schedule_;
     apply::ScheduleScript sandbox_;
+    apply::StepApplier applier_{sandbox_};  // every recorded step, applied to the sandbox
     std::set<std::string> named_;  // Funcs some step names (the emitter has declared them)
     int blocks_ = 0;
     bool serial_ = false;

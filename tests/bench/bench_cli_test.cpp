@@ -51,8 +51,15 @@ TEST(BenchCli, BadInputExitsTwoNamingTheCulprit) {
     expect_usage_error("--op relu --shape shape=4 --reps zero", "--reps");
     expect_usage_error("--frobnicate", "unknown argument '--frobnicate'");
     expect_usage_error("", "exactly one of --op, --suite, --suite-file");
-    expect_usage_error("--op relu --shape shape=4 --schedulers Tessera+TESSERA_CANDIDATE", "'TESSERA_CANDIDATE'");
+    expect_usage_error("--op relu --shape shape=4 --schedulers Tessera+candidate", "'candidate'");
+    expect_usage_error("--op relu --shape shape=4 --schedulers Tessera+TESSERA_CANDIDATE=1",
+                       "unknown scheduler option 'TESSERA_CANDIDATE'");
+    expect_usage_error("--op relu --shape shape=4 --schedulers Tessera+top_k=0", "top_k=0");
+    expect_usage_error("--op relu --shape shape=4 --schedulers Tessera+device_profile=/no/such.json",
+                       "/no/such.json: cannot open");
     expect_usage_error("--op relu --shape shape=4 --schedulers oneDNN+X=1", "oneDNN takes no variant settings");
+    expect_usage_error("--op relu --shape shape=4 --schedulers Adams2019+candidate=1",
+                       "Adams2019 takes no variant settings");
 }
 
 TEST(BenchCli, VariantIsScheduledWithItsSettingsSideBySide) {
@@ -60,15 +67,15 @@ TEST(BenchCli, VariantIsScheduledWithItsSettingsSideBySide) {
     // recorded under their own names.
     const std::string json = ::testing::TempDir() + "bench_variant.json";
     std::remove(json.c_str());
-    Result r = bench("--op matmul --shape M=33,N=17,K=9 --schedulers tessera,tessera+TESSERA_CANDIDATE=1 --reps 3 "
+    Result r = bench("--op matmul --shape M=33,N=17,K=9 --schedulers tessera,tessera+candidate=1 --reps 3 "
                      "--threads 2 --json " + json);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     nlohmann::json all = read_json(json);
     ASSERT_EQ(all.size(), 2u) << all.dump(2);
     EXPECT_EQ(all[0]["scheduler"], "Tessera");
-    EXPECT_EQ(all[1]["scheduler"], "Tessera+TESSERA_CANDIDATE=1");
+    EXPECT_EQ(all[1]["scheduler"], "Tessera+candidate=1");
     for (const auto &rec : all) EXPECT_TRUE(rec["ok"].get<bool>()) << rec.dump();
-    EXPECT_NE(r.output.find("Tessera vs Tessera+TESSERA_CANDIDATE=1"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Tessera vs Tessera+candidate=1"), std::string::npos) << r.output;
 }
 
 TEST(BenchCli, ListShowsOpsKeysAndSchedulers) {
@@ -208,6 +215,9 @@ TEST(BenchCli, UnfusedStagesOfEveryChain) {
 }
 
 TEST(BenchCli, CrashingContenderIsRecordedAndTheRunGoesOn) {
+#ifndef TESSERA_TEST_HOOKS
+    GTEST_SKIP() << "built without TESSERA_TEST_HOOKS: tessera-bench has no injected crash";
+#endif
     const std::string json = ::testing::TempDir() + "bench_crash.json";
     // Test hook: the isolated child raises SIGSEGV when it builds this contender.
     Result r = bench("--op relu --shape shape=1000 --schedulers Mullapudi2016,onednn --reps 3 --json " + json,

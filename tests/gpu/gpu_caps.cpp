@@ -22,7 +22,7 @@ GpuCaps caps_of(const hal::GpuFigures &g) {
 GpuCaps gpu_caps(const std::string &arch) {
     if (arch == "sm_75" || arch == "sm_86") {
         const Halide::Target target("host-cuda-cuda_capability_" + arch.substr(3));
-        const hal::DeviceSpec spec = hal::make_device_spec(target, 0, hal::profile_for_target(target));
+        const hal::DeviceSpec spec = hal::make_device_spec(target, 0, hal::builtin_profile());
         if (!spec.gpu) throw std::logic_error("the HAL's spec for " + target.to_string() + " has no GPU figures");
         return caps_of(*spec.gpu);
     }

@@ -14,7 +14,7 @@
 #include "pack_weights.h"
 #include "plan_chains.h"
 #include "plan_fusion.h"
-#include "predict_time.h"
+#include "tessera_scheduler.h"
 #include "remove_dead.h"
 #include "rewrite_patterns.h"
 
@@ -253,19 +253,22 @@ TEST(GraphLowering, LayoutsStayNchwWhereBlockingDoesNotPay) {
 }
 
 // The layout choice by the scheduler's model: each candidate convolution lowered
-// alone in both forms and scheduled by the Tessera plugin, whose schedule source
-// opens with its prediction; a convolution predicted slower blocked stays NCHW.
-TEST(GraphLowering, LayoutsFollowThePluginsPredictions) {
-    EXPECT_DOUBLE_EQ(predicted_ms_in("// Tessera predicts 0.25 ms for 1 compute-intensive stage(s)\nFunc f;"), 0.25);
-    EXPECT_LT(predicted_ms_in("Func f = pipeline.get_func(1);"), 0);
-    Halide::load_plugin(TESSERA_PLUGIN_PATH);
+// alone in both forms and scheduled by Tessera, whose outcome carries its
+// predicted time; a convolution predicted slower blocked stays NCHW.
+TEST(GraphLowering, LayoutsFollowTheSchedulersPredictions) {
     const Graph original = prepared(resnet_block());
     const Halide::Target host = Halide::get_host_target();
-    const Halide::MachineParams params(2, 32 << 20, 40);
+    SchedulerOptions options;
+    options.parallelism = 2;
+    auto predict = [&](const Graph &g, int node) {
+        const ScheduleOutcome o = schedule_pipeline(lower_single_node(g, node).pipeline, host, options);
+        EXPECT_EQ(o.predicted_stages, 1);
+        return o.predicted_ms;
+    };
     int conv = 0;
     while (original.nodes[size_t(conv)].op_type != "Conv") conv++;
-    const double nchw = predict_node_ms(original, conv, host, params);
-    const double blocked = predict_node_ms(with_node_in_layout(original, conv, Layout::blocked, 8), conv, host, params);
+    const double nchw = predict(original, conv);
+    const double blocked = predict(with_node_in_layout(original, conv, Layout::blocked, 8), conv);
     EXPECT_GT(nchw, 0);
     EXPECT_GT(blocked, 0);
 

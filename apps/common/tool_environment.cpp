@@ -1,0 +1,32 @@
+#include "tool_environment.h"
+
+#include "options_from_environment.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+namespace tessera {
+
+int threads_from_environment() {
+    if (const char *env = std::getenv("TESSERA_NUM_THREADS"); env && *env) return std::max(1, std::atoi(env));
+    return int(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+SchedulerChoice scheduler_choice_from_environment(const std::string &name) {
+    SchedulerChoice choice;
+    choice.name = canonical_scheduler(name);
+    choice.target = Halide::get_jit_target_from_environment();
+    choice.options = scheduler_options_from_environment(threads_from_environment());
+    return choice;
+}
+
+int measured_candidates_from_environment() {
+    const char *measure = std::getenv("TESSERA_MEASURE");
+    if (!measure || std::string(measure) == "0" || !*measure) return 0;
+    const char *topk = std::getenv("TESSERA_TOPK");
+    return std::max(1, topk && *topk ? std::atoi(topk) : 4);
+}
+
+}  // namespace tessera

@@ -1,0 +1,33 @@
+#include "decisions.h"
+
+namespace tessera {
+
+const char *to_string(ProgramChoice choice) {
+    switch (choice) {
+    case ProgramChoice::BestPredicted: return "chosen";
+    case ProgramChoice::CandidateOption: return "chosen (the candidate option)";
+    case ProgramChoice::BandsOfWholeRows: return "chosen (bands of whole rows)";
+    }
+    return "?";
+}
+
+const char *to_string(ChainOutcome outcome) {
+    switch (outcome) {
+    case ChainOutcome::Fused: return "fused";
+    case ChainOutcome::FusedByBands: return "fused by bands";
+    case ChainOutcome::NotFused: return "not fused";
+    case ChainOutcome::FusionOff: return "not fused (fuse_chains is off)";
+    case ChainOutcome::NoGainPredicted: return "no gain predicted";
+    case ChainOutcome::PartOfFusedChain: return "scheduled with the fused chain above";
+    }
+    return "?";
+}
+
+const StageDecision *ScheduleDecisions::stage(const std::string &func) const {
+    for (const StageDecision &d : stages) {
+        if (d.func == func) return &d;
+    }
+    return nullptr;
+}
+
+}  // namespace tessera
