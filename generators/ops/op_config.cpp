@@ -1,6 +1,7 @@
 #include "op_config.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -112,6 +113,37 @@ void OpConfig::set(const std::string &key, const std::string &v) {
         }
     }
     attrs.emplace_back(key, v);
+}
+
+OpConfig OpConfig::of(const std::string &op) {
+    OpConfig c;
+    c.op = op;
+    return c;
+}
+
+OpConfig &OpConfig::with(const std::string &key, const std::string &value) {
+    set(key, value);
+    return *this;
+}
+
+OpConfig &OpConfig::with(const std::string &key, int64_t value) {
+    return with(key, std::to_string(value));
+}
+
+OpConfig &OpConfig::with_float(const std::string &key, double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", value);
+    return with(key, std::string(text));
+}
+
+OpConfig &OpConfig::with_shape(const std::string &key, const Shape &shape) {
+    return with(key, shape_to_string(shape));
+}
+
+OpConfig &OpConfig::with_list(const std::string &key, const std::vector<int64_t> &values) {
+    std::string list;
+    for (int64_t v : values) list += (list.empty() ? "" : ",") + std::to_string(v);
+    return with(key, list);
 }
 
 std::string OpConfig::attrs_string() const {

@@ -39,6 +39,17 @@ struct OpConfig {
     Shape get_shape(const std::string &key) const;                    // "2x3x4"
 
     void set(const std::string &key, const std::string &value);
+
+    // An op configured in code (the graph lowering), its attributes in the order
+    // added, with no text to parse: OpConfig::of("conv2d").with("n", 1).with("layout", "nhwc").
+    static OpConfig of(const std::string &op);
+    OpConfig &with(const std::string &key, const std::string &value);
+    OpConfig &with(const std::string &key, const char *value) { return with(key, std::string(value)); }
+    OpConfig &with(const std::string &key, int64_t value);
+    OpConfig &with(const std::string &key, int value) { return with(key, int64_t(value)); }
+    OpConfig &with_float(const std::string &key, double value);                       // 9 significant digits
+    OpConfig &with_shape(const std::string &key, const Shape &shape);                 // "2x3x4"
+    OpConfig &with_list(const std::string &key, const std::vector<int64_t> &values);  // "1,2,3"
     // "op k=v k=v" in the order written.
     std::string to_string() const;
     // "k=v k=v" without the op name.

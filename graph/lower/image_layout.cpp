@@ -2,6 +2,12 @@
 
 namespace tessera::graph {
 
+ops::OpConfig &LayoutImage::add_layout(ops::OpConfig &config) const {
+    if (layout == Layout::nhwc) return config.with("layout", "nhwc");
+    if (layout == Layout::blocked) return config.with("layout", "nchwc").with("block", block);
+    return config;
+}
+
 LayoutImage layout_image(const LowerContext &ctx, const std::string &what) {
     LayoutImage im;
     im.layout = node_layout(ctx.node());
@@ -13,11 +19,9 @@ LayoutImage layout_image(const LowerContext &ctx, const std::string &what) {
     im.n = x[0];
     if (im.layout == Layout::nhwc) {
         im.h = x[1], im.w = x[2], im.c = x[3];
-        im.keys = " layout=nhwc";
     } else {
         im.c = im.layout == Layout::blocked ? x[1] * im.block : x[1];
         im.h = x[2], im.w = x[3];
-        if (im.layout == Layout::blocked) im.keys = " layout=nchwc block=" + std::to_string(im.block);
     }
     return im;
 }

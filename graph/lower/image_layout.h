@@ -5,6 +5,7 @@
 
 #include "assign_layouts.h"
 #include "lower_rule.h"
+#include "op_config.h"
 
 namespace tessera::graph {
 
@@ -12,9 +13,12 @@ struct LayoutImage {
     Layout layout = Layout::nchw;
     int64_t block = 0;                 // NCHW[b]c only
     int64_t n = 0, c = 0, h = 0, w = 0;
-    std::string keys;                  // "", " layout=nhwc", " layout=nchwc block=16"
+
     // Where the channels sit in the node's output (the axis of a bias added to it).
     int64_t channel_axis() const { return layout == Layout::nhwc ? 3 : 1; }
+    // The op library's keys for the layout: none for NCHW, layout=nhwc, or
+    // layout=nchwc block=b.
+    ops::OpConfig &add_layout(ops::OpConfig &config) const;
 };
 
 // Input 0 of the node as an image; fails naming `what` ("2-D convolutions") unless its

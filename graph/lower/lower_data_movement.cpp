@@ -26,22 +26,19 @@ std::vector<Func> expand(LowerContext &ctx) {
 }
 
 std::vector<Func> transpose(LowerContext &ctx) {
-    std::string perm;
-    for (int64_t p : transpose_perm(ctx.ic)) perm += (perm.empty() ? "" : ",") + std::to_string(p);
-    return {build_library_op(ctx, "transpose shape=" + shape_key(ctx.in_shape(0)) + " perm=" + perm, {ctx.input(0)})};
+    const ops::OpConfig config =
+        ops::OpConfig::of("transpose").with("shape", shape_key(ctx.in_shape(0))).with_list("perm", transpose_perm(ctx.ic));
+    return {build_library_op(ctx, config, {ctx.input(0)})};
 }
 
 std::vector<Func> pad(LowerContext &ctx) {
     const std::optional<PadSpec> p = pad_spec(ctx.ic);
     if (!p) ctx.fail("Pad's pads and value must be constant to be compiled");
-    std::string pads;
-    for (const std::vector<int64_t> *side : {&p->before, &p->after}) {
-        for (int64_t v : *side) pads += (pads.empty() ? "" : ",") + std::to_string(v);
-    }
-    char value[32];
-    std::snprintf(value, sizeof value, "%.9g", p->value);
-    return {build_library_op(ctx, "pad shape=" + shape_key(ctx.in_shape(0)) + " pads=" + pads + " value=" + value,
-                             {ctx.input(0)})};
+    std::vector<int64_t> pads = p->before;
+    pads.insert(pads.end(), p->after.begin(), p->after.end());
+    const ops::OpConfig config =
+        ops::OpConfig::of("pad").with("shape", shape_key(ctx.in_shape(0))).with_list("pads", pads).with_float("value", p->value);
+    return {build_library_op(ctx, config, {ctx.input(0)})};
 }
 
 std::vector<Func> concat(LowerContext &ctx) {
@@ -127,10 +124,11 @@ LowerRule layout_conversion(bool to_blocked) {
     return [to_blocked](LowerContext &ctx) -> std::vector<Func> {
         const Shape &plain = to_blocked ? ctx.in_shape(0) : ctx.out_shape();
         const std::string op = to_blocked ? "pack_panels" : "unpack_panels";
-        return {build_library_op(ctx,
-                                 op + " shape=" + shape_key(plain) + " axis=1 block=" +
-                                     std::to_string(ctx.node().get_int(kBlockAttr, 0)),
-                                 {ctx.input(0)})};
+        const ops::OpConfig config = ops::OpConfig::of(op)
+                                         .with("shape", shape_key(plain))
+                                         .with("axis", 1)
+                                         .with("block", ctx.node().get_int(kBlockAttr, 0));
+        return {build_library_op(ctx, config, {ctx.input(0)})};
     };
 }
 

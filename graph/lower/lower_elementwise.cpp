@@ -15,7 +15,7 @@ namespace {
 
 LowerRule unary(const std::string &op) {
     return [op](LowerContext &ctx) -> std::vector<Func> {
-        return {build_library_op(ctx, op + " shape=" + shape_key(ctx.in_shape(0)), {ctx.input(0)})};
+        return {build_library_op(ctx, ops::OpConfig::of(op).with("shape", shape_key(ctx.in_shape(0))), {ctx.input(0)})};
     };
 }
 
@@ -23,24 +23,22 @@ LowerRule binary(const std::string &op) {
     return [op](LowerContext &ctx) -> std::vector<Func> {
         if (ctx.node().inputs.size() != 2) ctx.fail(op + " of " + std::to_string(ctx.node().inputs.size()) +
                                                      " inputs is not compiled (two only)");
-        return {build_library_op(ctx,
-                                 op + " shape_a=" + shape_key(ctx.in_shape(0)) + " shape_b=" + shape_key(ctx.in_shape(1)),
-                                 {ctx.input(0), ctx.input(1)})};
+        const ops::OpConfig config =
+            ops::OpConfig::of(op).with("shape_a", shape_key(ctx.in_shape(0))).with("shape_b", shape_key(ctx.in_shape(1)));
+        return {build_library_op(ctx, config, {ctx.input(0), ctx.input(1)})};
     };
 }
 
 // Clip's bounds are constant inputs (opset 11 on); an omitted one is no bound.
 std::vector<Func> clip(LowerContext &ctx) {
-    std::ostringstream line;
-    line << "clip shape=" << shape_key(ctx.in_shape(0));
+    ops::OpConfig config = ops::OpConfig::of("clip").with("shape", shape_key(ctx.in_shape(0)));
     for (size_t k = 1; k <= 2; k++) {
         if (!ctx.ic.has(k)) continue;
         const TensorData *bound = ctx.ic.value(k);
         if (!bound || bound->size() != 1) ctx.fail("Clip's bounds must be constant scalars to be compiled");
-        line.precision(9);
-        line << (k == 1 ? " min=" : " max=") << bound->get(0);
+        config.with_float(k == 1 ? "min" : "max", bound->get(0));
     }
-    return {build_library_op(ctx, line.str(), {ctx.input(0)})};
+    return {build_library_op(ctx, config, {ctx.input(0)})};
 }
 
 std::vector<Func> cast(LowerContext &ctx) {

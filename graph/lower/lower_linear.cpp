@@ -17,10 +17,6 @@ using Halide::Func;
 
 namespace {
 
-std::string n(int64_t v) {
-    return std::to_string(v);
-}
-
 std::vector<Func> conv(LowerContext &ctx) {
     // In the layout assign_layouts gave it: weights OIHW (NCHW), HWIO (NHWC; depthwise
     // [kh][kw][c]) or panels (NCHW[b]c: [oc/b][c][kh][kw][b]; depthwise [c/b][kh][kw][b]).
@@ -37,34 +33,45 @@ std::vector<Func> conv(LowerContext &ctx) {
     }
     const int64_t block = packed_block(ctx.node());
     const int64_t oc = im.layout == Layout::nhwc ? y[3] : im.layout == Layout::blocked ? y[1] * im.block : y[1];
-    const std::string common = " n=" + n(im.n) + " c=" + n(im.c) + " h=" + n(im.h) + " w=" + n(im.w) +
-                               " kh=" + n(kernel[0]) + " kw=" + n(kernel[1]) + " stride=" + n(win.strides[0]) +
-                               " pad=" + n(win.pad_begin[0]) + " dilation=" + n(win.dilations[0]);
+    // The library's conv2d or depthwise_conv2d over this image and window.
+    auto convolution = [&](const char *op) {
+        ops::OpConfig c = ops::OpConfig::of(op);
+        if (!depthwise) c.with("oc", oc);
+        return c.with("n", im.n)
+            .with("c", im.c)
+            .with("h", im.h)
+            .with("w", im.w)
+            .with("kh", kernel[0])
+            .with("kw", kernel[1])
+            .with("stride", win.strides[0])
+            .with("pad", win.pad_begin[0])
+            .with("dilation", win.dilations[0]);
+    };
     Func out;
     if (im.layout != Layout::nchw) {
-        out = build_library_op(ctx, (depthwise ? "depthwise_conv2d" : "conv2d oc=" + n(oc)) + common + im.keys,
-                               {ctx.input(0), ctx.input(1)});
+        ops::OpConfig c = convolution(depthwise ? "depthwise_conv2d" : "conv2d");
+        out = build_library_op(ctx, im.add_layout(c), {ctx.input(0), ctx.input(1)});
     } else if (depthwise) {
         // One filter per channel: weights [c, 1, kh, kw] are the library's [c, kh, kw].
         Func w3 = reshape_func(ctx.input(1), w, {w[0], w[2], w[3]}, ctx.name("dw_weights"));
-        out = build_library_op(ctx, "depthwise_conv2d" + common, {ctx.input(0), w3});
+        out = build_library_op(ctx, convolution("depthwise_conv2d"), {ctx.input(0), w3});
     } else if (block > 0) {
         // Panels [oc/b][c][kh][kw][b]: the output channels come from the output.
-        out = build_library_op(ctx, "conv2d" + common + " oc=" + n(oc) + " packed=1 block=" + n(block),
+        out = build_library_op(ctx, convolution("conv2d").with("packed", 1).with("block", block),
                                {ctx.input(0), ctx.input(1)});
     } else {
-        out = build_library_op(ctx, "conv2d" + common + " oc=" + n(oc) + " groups=" + n(group),
-                               {ctx.input(0), ctx.input(1)});
+        out = build_library_op(ctx, convolution("conv2d").with("groups", group), {ctx.input(0), ctx.input(1)});
     }
     if (!ctx.ic.has(2)) return {out};
     if (im.layout == Layout::blocked) {
         // The bias [oc] as [1][oc/b][1][1][b] (a split of its axis: affine), broadcast.
         const Shape bias_shape = {1, oc / im.block, 1, 1, im.block};
         Func bias = reshape_func(ctx.input(2), ctx.in_shape(2), bias_shape, ctx.name("bias_blocked"));
-        return {build_library_op(ctx, "add shape_a=" + shape_key(ctx.out_shape()) + " shape_b=" + shape_key(bias_shape),
-                                 {out, bias})};
+        return {build_library_op(
+            ctx, ops::OpConfig::of("add").with("shape_a", shape_key(ctx.out_shape())).with("shape_b", shape_key(bias_shape)),
+            {out, bias})};
     }
-    return {build_library_op(ctx, "bias_add shape=" + shape_key(y) + " axis=" + n(im.channel_axis()),
+    return {build_library_op(ctx, ops::OpConfig::of("bias_add").with("shape", shape_key(y)).with("axis", im.channel_axis()),
                              {out, ctx.input(2)})};
 }
 
@@ -76,16 +83,17 @@ std::vector<Func> gemm(LowerContext &ctx) {
     (void)b;
     const int64_t block = packed_block(ctx.node());
     // Packed B ([N/b][K][b]) already absorbed transB.
-    const std::string line = "matmul M=" + n(m) + " N=" + n(nn) + " K=" + n(k) + " trans_a=" + n(ta) +
-                             (block > 0 ? " packed=1 block=" + n(block) : " trans_b=" + n(tb));
+    ops::OpConfig product_op = ops::OpConfig::of("matmul").with("M", m).with("N", nn).with("K", k).with("trans_a", ta);
+    if (block > 0) product_op.with("packed", 1).with("block", block);
+    else product_op.with("trans_b", tb);
     const bool has_c = ctx.ic.has(2) && beta != 0.0f;
     const Shape c = has_c ? ctx.in_shape(2) : Shape{};
     // A bias along N (the usual Linear layer): the library's fused bias epilogue.
     if (has_c && alpha == 1.0f && beta == 1.0f && num_elements(c) == nn && c.back() == nn) {
         Func bias = reshape_func(ctx.input(2), c, {nn}, ctx.name("bias"));
-        return {build_library_op(ctx, line + " bias=1", {ctx.input(0), ctx.input(1), bias})};
+        return {build_library_op(ctx, ops::OpConfig(product_op).with("bias", 1), {ctx.input(0), ctx.input(1), bias})};
     }
-    Func product = build_library_op(ctx, line, {ctx.input(0), ctx.input(1)});
+    Func product = build_library_op(ctx, product_op, {ctx.input(0), ctx.input(1)});
     if (!has_c && alpha == 1.0f) return {product};
     Halide::Var j("j"), i("i");
     Func out(ctx.name("gemm"));
@@ -107,7 +115,8 @@ std::vector<Func> matmul(LowerContext &ctx) {
         const int64_t k = a.back(), nn = out_shape.back(), rows = num_elements(a) / k;
         Func a2 = a.size() == 2 ? fa : reshape_func(fa, a, {rows, k}, ctx.name("rows"));
         Func product = build_library_op(
-            ctx, "matmul M=" + n(rows) + " N=" + n(nn) + " K=" + n(k) + " packed=1 block=" + n(block), {a2, fb});
+            ctx, ops::OpConfig::of("matmul").with("M", rows).with("N", nn).with("K", k).with("packed", 1).with("block", block),
+            {a2, fb});
         return {reshape_func(product, {rows, nn}, out_shape, ctx.name("out"))};
     }
     if (b.size() == 1) fb = reshape_func(fb, b, {b[0], 1}, ctx.name("b2")), b = {b[0], 1};
@@ -116,7 +125,8 @@ std::vector<Func> matmul(LowerContext &ctx) {
         // Every row of every batch of A times one B: one matmul with M = batch x M.
         const int64_t rows = num_elements(a) / k;
         Func a2 = a.size() == 2 ? fa : reshape_func(fa, a, {rows, k}, ctx.name("rows"));
-        Func product = build_library_op(ctx, "matmul M=" + n(rows) + " N=" + n(nn) + " K=" + n(k), {a2, fb});
+        Func product =
+            build_library_op(ctx, ops::OpConfig::of("matmul").with("M", rows).with("N", nn).with("K", k), {a2, fb});
         return {reshape_func(product, {rows, nn}, out_shape, ctx.name("out"))};
     }
     // Batched: both operands broadcast to the output's batch, flattened to one batch axis.
@@ -130,8 +140,9 @@ std::vector<Func> matmul(LowerContext &ctx) {
         Func wide = s == full ? f : broadcast_func(f, s, full, ctx.name(tag + "_bc"));
         return reshape_func(wide, full, {count, r, c}, ctx.name(tag + "3"));
     };
-    Func product = build_library_op(ctx, "batch_matmul B=" + n(count) + " M=" + n(m) + " N=" + n(nn) + " K=" + n(k),
-                                    {as_batch(fa, a, m, k, "a"), as_batch(fb, b, k, nn, "b")});
+    Func product =
+        build_library_op(ctx, ops::OpConfig::of("batch_matmul").with("B", count).with("M", m).with("N", nn).with("K", k),
+                         {as_batch(fa, a, m, k, "a"), as_batch(fb, b, k, nn, "b")});
     return {reshape_func(product, {count, m, nn}, out_shape, ctx.name("out"))};
 }
 

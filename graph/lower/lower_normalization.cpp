@@ -15,13 +15,6 @@ using Halide::Func;
 
 namespace {
 
-std::string number(double v) {
-    std::ostringstream s;
-    s.precision(9);
-    s << v;
-    return s.str();
-}
-
 std::vector<Func> softmax(LowerContext &ctx) {
     const SoftmaxGeometry geo = softmax_geometry(ctx.ic);
     const Shape &shape = ctx.in_shape(0);
@@ -31,18 +24,18 @@ std::vector<Func> softmax(LowerContext &ctx) {
     const int64_t last = int64_t(shape.size()) - 1;
     if (!shape.empty() && (geo.inner == 1 ? geo.n == shape.back() : true) && (ctx.ic.opset >= 13 || geo.inner == 1)) {
         const int64_t axis = geo.inner == 1 ? last : ctx.ic.axis(ctx.node().get_int("axis", -1), last + 1, "axis");
-        return {build_library_op(ctx, "softmax shape=" + shape_key(shape) + " axis=" + std::to_string(axis),
+        return {build_library_op(ctx, ops::OpConfig::of("softmax").with("shape", shape_key(shape)).with("axis", axis),
                                  {ctx.input(0)})};
     }
     if (geo.inner == 1) {
         const Shape rows = {geo.outer, geo.n};
         Func x = reshape_func(ctx.input(0), shape, rows, ctx.name("rows"));
-        Func y = build_library_op(ctx, "softmax shape=" + shape_key(rows) + " axis=-1", {x});
+        Func y = build_library_op(ctx, ops::OpConfig::of("softmax").with("shape", shape_key(rows)).with("axis", -1), {x});
         return {reshape_func(y, rows, ctx.out_shape(), ctx.name("out"))};
     }
     const Shape view = {geo.outer, geo.n, geo.inner};
     Func x = reshape_func(ctx.input(0), shape, view, ctx.name("view"));
-    Func y = build_library_op(ctx, "softmax shape=" + shape_key(view) + " axis=1", {x});
+    Func y = build_library_op(ctx, ops::OpConfig::of("softmax").with("shape", shape_key(view)).with("axis", 1), {x});
     return {reshape_func(y, view, ctx.out_shape(), ctx.name("out"))};
 }
 
@@ -51,10 +44,13 @@ std::vector<Func> layer_norm(LowerContext &ctx) {
     const int64_t axis = layer_norm_axis(ctx.ic);
     const Shape tail(shape.begin() + axis, shape.end());
     const int64_t count = num_elements(tail), rows = num_elements(shape) / count;
-    const std::string epsilon = " epsilon=" + number(ctx.node().get_float("epsilon", 1e-5f));
+    const double epsilon = ctx.node().get_float("epsilon", 1e-5f);
+    auto layer_norm_op = [&](const Shape &s) {
+        return ops::OpConfig::of("layer_norm").with("shape", shape_key(s)).with_float("epsilon", epsilon);
+    };
     if (axis == int64_t(shape.size()) - 1 && ctx.ic.has(2)) {
         // Over the last axis: the library's layer_norm on the tensor as it is.
-        return {build_library_op(ctx, "layer_norm shape=" + shape_key(shape) + epsilon,
+        return {build_library_op(ctx, layer_norm_op(shape),
                                  {ctx.input(0), reshape_func(ctx.input(1), ctx.in_shape(1), {count}, ctx.name("gamma")),
                                   reshape_func(ctx.input(2), ctx.in_shape(2), {count}, ctx.name("beta"))})};
     }
@@ -67,27 +63,28 @@ std::vector<Func> layer_norm(LowerContext &ctx) {
         Halide::Var i("i");
         beta(i) = 0.0f;
     }
-    Func y = build_library_op(ctx, "layer_norm shape=" + shape_key({rows, count}) + epsilon, {x, gamma, beta});
+    Func y = build_library_op(ctx, layer_norm_op({rows, count}), {x, gamma, beta});
     return {reshape_func(y, {rows, count}, ctx.out_shape(), ctx.name("out"))};
 }
 
 std::vector<Func> batch_norm(LowerContext &ctx) {
     return {build_library_op(ctx,
-                             "batch_norm shape=" + shape_key(ctx.in_shape(0)) +
-                                 " axis=1 epsilon=" + number(ctx.node().get_float("epsilon", 1e-5f)),
+                             ops::OpConfig::of("batch_norm")
+                                 .with("shape", shape_key(ctx.in_shape(0)))
+                                 .with("axis", 1)
+                                 .with_float("epsilon", ctx.node().get_float("epsilon", 1e-5f)),
                              {ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4)})};
 }
 
 std::vector<Func> reduce_mean(LowerContext &ctx) {
     const Shape &shape = ctx.in_shape(0);
     const std::vector<int64_t> axes = reduce_axes(ctx.ic);
-    std::string list;
     Shape kept;
     for (size_t i = 0; i < shape.size(); i++) {
         if (std::find(axes.begin(), axes.end(), int64_t(i)) == axes.end()) kept.push_back(shape[i]);
     }
-    for (int64_t a : axes) list += (list.empty() ? "" : ",") + std::to_string(a);
-    Func y = build_library_op(ctx, "reduce_mean shape=" + shape_key(shape) + " axes=" + list, {ctx.input(0)});
+    Func y = build_library_op(ctx, ops::OpConfig::of("reduce_mean").with("shape", shape_key(shape)).with_list("axes", axes),
+                              {ctx.input(0)});
     // The library drops the reduced axes ([1] for a full reduction); keepdims puts 1s back.
     return {reshape_func(y, kept.empty() ? Shape{1} : kept, ctx.out_shape(), ctx.name("out"))};
 }

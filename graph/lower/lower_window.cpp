@@ -19,14 +19,17 @@ std::vector<Func> pool(LowerContext &ctx, bool max) {
     if (!uniform_window(win) || win.dilations[0] != 1) {
         ctx.fail("the op library's pooling takes one pad and stride for both axes and sides, no dilation");
     }
-    const std::string line = std::string(max ? "max_pool2d" : "avg_pool2d") + " n=" + std::to_string(im.n) +
-                             " c=" + std::to_string(im.c) + " h=" + std::to_string(im.h) +
-                             " w=" + std::to_string(im.w) + " kh=" + std::to_string(win.kernel[0]) +
-                             " kw=" + std::to_string(win.kernel[1]) + " stride=" + std::to_string(win.strides[0]) +
-                             " pad=" + std::to_string(win.pad_begin[0]) +
-                             (max ? "" : " count_include_pad=" + std::to_string(ctx.node().get_int("count_include_pad", 0))) +
-                             im.keys;
-    Func out = build_library_op(ctx, line, {ctx.input(0)});
+    ops::OpConfig config = ops::OpConfig::of(max ? "max_pool2d" : "avg_pool2d")
+                               .with("n", im.n)
+                               .with("c", im.c)
+                               .with("h", im.h)
+                               .with("w", im.w)
+                               .with("kh", win.kernel[0])
+                               .with("kw", win.kernel[1])
+                               .with("stride", win.strides[0])
+                               .with("pad", win.pad_begin[0]);
+    if (!max) config.with("count_include_pad", ctx.node().get_int("count_include_pad", 0));
+    Func out = build_library_op(ctx, im.add_layout(config), {ctx.input(0)});
     // ceil_mode adds a window only where the library's floor rule would not.
     if (!floor_windows(win, {im.h, im.w})) ctx.fail("ceil_mode that adds a window is not compiled yet");
     return {out};
@@ -34,9 +37,9 @@ std::vector<Func> pool(LowerContext &ctx, bool max) {
 
 std::vector<Func> global_average_pool(LowerContext &ctx) {
     const LayoutImage im = layout_image(ctx, "2-D pooling windows");
-    Func pooled = build_library_op(ctx, "global_avg_pool n=" + std::to_string(im.n) + " c=" + std::to_string(im.c) +
-                                            " h=" + std::to_string(im.h) + " w=" + std::to_string(im.w) + im.keys,
-                                   {ctx.input(0)});
+    ops::OpConfig config =
+        ops::OpConfig::of("global_avg_pool").with("n", im.n).with("c", im.c).with("h", im.h).with("w", im.w);
+    Func pooled = build_library_op(ctx, im.add_layout(config), {ctx.input(0)});
     // [n, c] -> [n, c, 1, 1] (NHWC [n, 1, 1, c]); blocked [n, c/b, b] -> [n, c/b, 1, 1, b].
     const Shape pooled_shape =
         im.layout == Layout::blocked ? Shape{im.n, im.c / im.block, im.block} : Shape{im.n, im.c};

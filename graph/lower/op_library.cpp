@@ -4,12 +4,12 @@
 
 namespace tessera::graph {
 
-Halide::Func build_library_op(const LowerContext &ctx, const std::string &line,
+Halide::Func build_library_op(const LowerContext &ctx, const ops::OpConfig &config,
                               const std::vector<Halide::Func> &inputs) {
     try {
-        return ops::build_op(ops::parse_op_line(line), inputs);
+        return ops::build_op(config, inputs);
     } catch (const ops::OpError &e) {
-        ctx.fail(std::string("the op library rejects '") + line + "': " + e.what());
+        ctx.fail(std::string("the op library rejects '") + config.to_string() + "': " + e.what());
     }
 }
 
