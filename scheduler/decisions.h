@@ -6,6 +6,8 @@
 // SchedulerOptions::candidate).
 #pragma once
 
+#include "compute_schedules.h"
+#include "pure_outputs.h"
 #include "rtile.h"
 #include "stage_roles.h"
 
@@ -31,7 +33,14 @@ struct StageDecision {
     std::vector<rtile::RProgram> candidates;
     int chosen = -1;
     ProgramChoice choice = ProgramChoice::BestPredicted;
+    analysis::TensorExpr compute;  // the stage the candidates tile (rtile::program_expr: each one's dims)
+    // Which tiles of its epilogue the stage is computed per (None: at root, the
+    // epilogue after it, or no epilogue).
+    rules::EpilogueTiles epilogue_tiles = rules::EpilogueTiles::None;
     bool chain_member = false;  // computed inside a fused chain's schedule (by bands)
+    rules::RowDecisions rows;   // MemoryOutput: what its rows chose (prefetches, transposed blocks)
+
+    const rtile::RProgram *chosen_program() const { return chosen >= 0 ? &candidates[size_t(chosen)] : nullptr; }
 };
 
 enum class ChainOutcome {

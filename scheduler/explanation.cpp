@@ -42,6 +42,17 @@ void explain_program(std::ostream &out, const TensorExpr &t, const rtile::RProgr
     }
 }
 
+void explain_candidates(std::ostream &out, const StageDecision &d) {
+    const rtile::RProgram *chosen = d.chosen_program();
+    if (!chosen) return;
+    explain_program(out, rtile::program_expr(d.compute, *chosen), *chosen, to_string(d.choice));
+    for (size_t i = 0; i < d.candidates.size(); i++) {
+        if (int(i) == d.chosen) continue;
+        explain_program(out, rtile::program_expr(d.compute, d.candidates[i]), d.candidates[i],
+                        i == 0 ? "best predicted" : "runner-up");
+    }
+}
+
 void explain_memory_output(std::ostream &out, const std::string &name, const rules::Attachment &row,
                            const rules::RowDecisions &decisions, const TensorExpr &t, int vector_lanes) {
     out << "  " << name << ": memory-intensive output, vectorised rows in parallel tasks"

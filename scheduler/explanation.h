@@ -17,6 +17,10 @@ namespace tessera {
 // One rProgram: predicted time, bottleneck, tiles per level, packing and panels.
 void explain_program(std::ostream &out, const analysis::TensorExpr &t, const rtile::RProgram &p, const char *label);
 
+// A compute stage's candidates from its decision: the one applied (and why), then
+// the others, best predicted first.
+void explain_candidates(std::ostream &out, const StageDecision &decision);
+
 // A memory-intensive output: its row loop, prefetches, row blocks and transposed blocks.
 void explain_memory_output(std::ostream &out, const std::string &name, const rules::Attachment &row,
                            const rules::RowDecisions &decisions, const analysis::TensorExpr &t, int vector_lanes);

@@ -37,6 +37,14 @@ const std::map<std::string, Setter> &setters() {
         {"top_k", [](SchedulerOptions &o, const std::string &n, const std::string &v) { o.top_k = whole_number(n, v, 1); }},
         {"candidate",
          [](SchedulerOptions &o, const std::string &n, const std::string &v) { o.candidate = whole_number(n, v, 0); }},
+        {"stage_candidate",
+         [](SchedulerOptions &o, const std::string &n, const std::string &v) {
+             const size_t colon = v.rfind(':');
+             if (colon == std::string::npos || colon == 0) {
+                 throw std::invalid_argument("scheduler option " + n + "=" + v + ": needs FUNC:N");
+             }
+             o.stage_candidates[v.substr(0, colon)] = whole_number(n, v.substr(colon + 1), 0);
+         }},
         {"fuse_chains",
          [](SchedulerOptions &o, const std::string &n, const std::string &v) { o.fuse_chains = switch_value(n, v); }},
         {"threads",

@@ -7,6 +7,7 @@
 
 #include "device_profile.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +19,10 @@ struct SchedulerOptions {
     bool explain = false;      // print the decisions to stderr
     int top_k = 1;             // candidates kept per compute-intensive stage
     int candidate = 0;         // apply the n-th best rProgram of each stage (the JIT tools' measured pick)
+    // Per compute stage (its Func's name without Halide's "$N" suffix), the n-th best
+    // rProgram to apply instead of `candidate`: how a tuner applies what it measured
+    // (the candidates are ScheduleOutcome::decisions).
+    std::map<std::string, int> stage_candidates;
     bool fuse_chains = true;   // false: chains of compute-intensive stages one by one
     // The CPU's figures (tessera-profile's measurements, or a pinned machine's);
     // nullopt: this host's built-in figures (hal::builtin_profile).
@@ -28,8 +33,9 @@ struct SchedulerOptions {
 };
 
 // Sets one option from text, as a command line or a bench variant writes it
-// ("fuse_chains", "0"): explain, top_k, candidate, fuse_chains, threads,
-// device_profile (a profile file, read now) and gpu_profile. Throws
+// ("fuse_chains", "0"): explain, top_k, candidate, stage_candidate (FUNC:N, one
+// stage's; repeatable), fuse_chains, threads, device_profile (a profile file, read
+// now) and gpu_profile. Throws
 // std::invalid_argument naming the option and the value.
 void set_scheduler_option(SchedulerOptions &options, const std::string &name, const std::string &value);
 

@@ -146,27 +146,66 @@ void record_decision(SchedulingContext &c, const std::string &func, StageRole ro
     c.decisions.stages.push_back(d);
 }
 
-rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNode &node, const TensorExpr &whole,
-                                         const TensorExpr *whole_epilogue, const std::vector<int64_t> &band) {
+namespace {
+
+// Where a pure producer a compute stage reads is computed.
+enum class ProducerPlacement {
+    RootWithItsComputeStage,  // another compute stage's pure epilogue: at root, that stage per tile of it
+    RootOnce,                 // per L2 tile it would be computed kRecomputedAtRoot times over or more
+    PerTile,                  // per chunk of each L2 tile, in cache when read (a tile operand)
+    PerBand,                  // a fused convolution chain's: per band of the consumer's L2 tiles
+};
+
+struct ProducerDecision {
+    const FunctionNode *producer = nullptr;
+    ProducerPlacement placement = ProducerPlacement::PerTile;
+    const FunctionNode *inner = nullptr;  // RootWithItsComputeStage, PerBand: the compute stage under it
+    double recompute = 0;                 // RootOnce: how many times over per tile
+};
+
+// What schedule_compute_stage decides for a compute stage before it writes a step:
+// the program (StageDecision), where each producer goes, and whether the epilogue
+// is computed per tile of the stage.
+struct ComputeStagePlan {
+    std::vector<TensorExpr> stages;  // the Func's stages (within the band)
+    std::optional<TensorExpr> epilogue;
+    bool chain_consumer = false;
+    rtile::TilingContext tiling;
+    StageDecision decision;
+    std::vector<ProducerDecision> producers;
+    bool fuse = false;  // the stage computed per tile of its epilogue
+};
+
+// The rProgram index to apply to stage `name`: its entry in stage_candidates, else
+// the candidate option.
+int candidate_for(const SchedulerOptions &o, const std::string &name) {
+    auto it = o.stage_candidates.find(name.substr(0, name.find('$')));
+    return it != o.stage_candidates.end() ? it->second : o.candidate;
+}
+
+ComputeStagePlan decide_compute_stage(const SchedulingContext &c, const FunctionNode &node, const TensorExpr &whole,
+                                      const TensorExpr *whole_epilogue, const std::vector<int64_t> &band) {
     const std::string &name = node.func.name();
-    std::vector<TensorExpr> stages = c.plan.stages.at(name);
-    std::optional<TensorExpr> banded_epilogue;
+    ComputeStagePlan plan;
+    plan.stages = c.plan.stages.at(name);
     if (!band.empty()) {
-        for (TensorExpr &t : stages) t = within_band(t, band);
-        if (whole_epilogue) banded_epilogue = within_band(*whole_epilogue, band);
+        for (TensorExpr &t : plan.stages) t = within_band(t, band);
+        if (whole_epilogue) plan.epilogue = within_band(*whole_epilogue, band);
+    } else if (whole_epilogue) {
+        plan.epilogue = *whole_epilogue;
     }
-    const TensorExpr &compute = band.empty() ? whole : *analysis::compute_stage(stages);
-    const TensorExpr *epilogue = banded_epilogue ? &*banded_epilogue : whole_epilogue;
+    const TensorExpr compute = band.empty() ? whole : *analysis::compute_stage(plan.stages);
     std::vector<bool> packable;
     for (const analysis::AccessMap &m : compute.reads) {
         packable.push_back(m.is_input && c.plan.input_wrappers.count(m.tensor));  // has a wrapper to pack
     }
-    const rtile::TilingContext tiling{c.plan.evaluable_anywhere.at(name).at(size_t(compute.stage)), {}};
-    const bool chain_consumer = c.fused_chain_consumers.count(name) > 0;
+    plan.tiling = rtile::TilingContext{c.plan.evaluable_anywhere.at(name).at(size_t(compute.stage)), {}};
+    plan.chain_consumer = c.fused_chain_consumers.count(name) > 0;
+    const int candidate = candidate_for(c.options, name);
     rtile::ConstructionResult built = rtile::construct_programs(
-        compute, c.device, std::max({chain_consumer ? kChainCandidates : 2, c.options.top_k, c.options.candidate + 1}),
-        packable, epilogue != nullptr, tiling);
-    size_t pick = std::min(size_t(c.options.candidate), built.programs.size() - 1);
+        compute, c.device, std::max({plan.chain_consumer ? kChainCandidates : 2, c.options.top_k, candidate + 1}),
+        packable, plan.epilogue.has_value(), plan.tiling);
+    size_t pick = std::min(size_t(candidate), built.programs.size() - 1);
     // A fused chain's consumer takes the best program whose L2 tiles are bands
     // of whole rows (see band_of_rows); without one the chain runs one by one.
     // The producer's pure epilogue the bands compute (none across a boundary
@@ -174,7 +213,7 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
     const std::vector<const FunctionNode *> producers = pure_producers(c, name);
     const FunctionNode *band_epilogue = nullptr, *band_inner = nullptr;
     for (const FunctionNode *producer : producers) {
-        const FunctionNode *inner = chain_consumer ? unscheduled_epilogue_producer(c, *producer) : nullptr;
+        const FunctionNode *inner = plan.chain_consumer ? unscheduled_epilogue_producer(c, *producer) : nullptr;
         if (inner) band_epilogue = producer, band_inner = inner;
     }
     int banded = -1;
@@ -184,115 +223,147 @@ rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNod
         }
         if (banded >= 0) pick = size_t(banded);
     }
-    StageDecision decision;
+    StageDecision &decision = plan.decision;
     decision.func = name;
-    decision.role = epilogue ? StageRole::EpilogueOutput : StageRole::Compute;
-    decision.epilogue = epilogue ? epilogue->func : "";
+    decision.role = plan.epilogue ? StageRole::EpilogueOutput : StageRole::Compute;
+    decision.epilogue = plan.epilogue ? plan.epilogue->func : "";
     decision.candidates = built.programs;
     decision.chosen = int(pick);
     decision.choice = banded >= 0 ? ProgramChoice::BandsOfWholeRows
                       : pick == 0 ? ProgramChoice::BestPredicted
                                   : ProgramChoice::CandidateOption;
     decision.chain_member = !band.empty();
-    c.decisions.stages.push_back(decision);
+    decision.compute = compute;
     const rtile::RProgram &best = built.programs[pick];
+    const TensorExpr best_expr = rtile::program_expr(compute, best);  // its tiles' dims
+    for (const FunctionNode *producer : producers) {
+        ProducerDecision p;
+        p.producer = producer;
+        if (banded >= 0 && producer == band_epilogue) {
+            p.placement = ProducerPlacement::PerBand;
+            p.inner = band_inner;
+        } else if (const FunctionNode *inner = unscheduled_epilogue_producer(c, *producer)) {
+            // The pure epilogue of another compute stage (a chain's first convolution's
+            // bias and relu, read by the second): at root, that stage computed per L2
+            // tile of it as when the epilogue is an output (its sums into a tile in
+            // cache, not written by scatter across the whole intermediate: conv chain
+            // C4 4.72 -> 2.97 ms, C5 0.72 -> 0.57).
+            p.placement = ProducerPlacement::RootWithItsComputeStage;
+            p.inner = inner;
+        } else {
+            // A non-inlined pure producer (a padded input): computed per chunk of
+            // each L2 tile, in cache when read, unless the tasks would compute it
+            // kRecomputedAtRoot times over or more (tiles splitting only the output
+            // channels each pad the whole input); then once, at root, in parallel.
+            for (const analysis::AccessMap &m : best_expr.reads) {
+                if (m.tensor == producer->func.name())
+                    p.recompute = std::max(p.recompute, rtile::per_tile_recompute_factor(best_expr, best, m));
+            }
+            p.placement = p.recompute >= kRecomputedAtRoot ? ProducerPlacement::RootOnce : ProducerPlacement::PerTile;
+        }
+        plan.producers.push_back(p);
+    }
+    // With a single L2 tile there is nothing to fuse into: the stage goes to
+    // root and the epilogue gets plain rows (but a band is computed per band).
+    plan.fuse = plan.epilogue && (best.parallel_tasks > 1 || !band.empty());
+    // A shifted program has two or more L2 tiles along a shifted dim.
+    internal_assert(plan.fuse || best.shifted.empty()) << "shifted program for " << name << " not fused\n";
+    return plan;
+}
+
+// Writes the steps of a decided compute stage; returns the loop its consumers'
+// producers attach to.
+rules::Attachment lower_compute_stage(SchedulingContext &c, const FunctionNode &node, ComputeStagePlan &plan) {
+    const std::string &name = node.func.name();
+    StageDecision &decision = plan.decision;
+    const TensorExpr &compute = decision.compute;
+    const rtile::RProgram &best = *decision.chosen_program();
+    const TensorExpr *epilogue = plan.epilogue ? &*plan.epilogue : nullptr;
     c.predicted_ms += best.predicted_ms;
     c.predicted_stages++;
-    const TensorExpr best_expr = rtile::program_expr(compute, best);  // its tiles' dims
     std::vector<rules::TileOperand> packs;
     std::ostringstream root_notes;
-    const bool bands = banded >= 0;
-    for (const FunctionNode *producer_node : producers) {
-        const FunctionNode &producer = *producer_node;
-        if (bands && &producer == band_epilogue) continue;  // per band, below
-        const std::string &pname = producer.func.name();
-        // The pure epilogue of another compute stage (a chain's first convolution's
-        // bias and relu, read by the second): at root, that stage computed per L2
-        // tile of it as when the epilogue is an output (its sums into a tile in
-        // cache, not written by scatter across the whole intermediate: conv chain
-        // C4 4.72 -> 2.97 ms, C5 0.72 -> 0.57).
-        if (const FunctionNode *inner = unscheduled_epilogue_producer(c, producer)) {
+    const ProducerDecision *per_band = nullptr;
+    for (const ProducerDecision &p : plan.producers) {
+        const std::string &pname = p.producer->func.name();
+        switch (p.placement) {
+        case ProducerPlacement::PerBand: per_band = &p; break;
+        case ProducerPlacement::RootWithItsComputeStage:
             c.builder.compute_root(pname);
-            c.row_of[pname] = schedule_compute_stage(c, *inner, *analysis::compute_stage(c.plan.stages.at(inner->func.name())),
-                                                     &c.plan.stages.at(pname)[0]);
+            c.row_of[pname] = schedule_compute_stage(
+                c, *p.inner, *analysis::compute_stage(c.plan.stages.at(p.inner->func.name())), &c.plan.stages.at(pname)[0]);
             c.handled.insert(pname);
-            continue;
-        }
-        // A non-inlined pure producer (a padded input): computed per chunk of
-        // each L2 tile, in cache when read, unless the tasks would compute it
-        // kRecomputedAtRoot times over or more (tiles splitting only the output
-        // channels each pad the whole input); then once, at root, in parallel.
-        double recompute = 0;
-        for (const analysis::AccessMap &m : best_expr.reads) {
-            if (m.tensor == pname)
-                recompute = std::max(recompute, rtile::per_tile_recompute_factor(best_expr, best, m));
-        }
-        if (recompute >= kRecomputedAtRoot) {
+            break;
+        case ProducerPlacement::RootOnce:
             c.builder.compute_root(pname);
             rules::schedule_pure_output(c.builder, c.plan.stages.at(pname)[0], c.device);
             c.handled.insert(pname);
             root_notes << "    " << pname << " computed at root: per L2 tile it would be computed " << std::fixed
-                       << std::setprecision(1) << recompute << "x over\n";
-            continue;
+                       << std::setprecision(1) << p.recompute << "x over\n";
+            break;
+        case ProducerPlacement::PerTile: packs.push_back({pname, false}); break;
         }
-        packs.push_back({pname, false});
     }
     if (best.packed_read >= 0) {
         const std::string &input = compute.reads[best.packed_read].tensor;
         auto wrapper = c.plan.input_wrappers.find(input);
         if (wrapper != c.plan.input_wrappers.end()) packs.push_back({wrapper->second, true});
     }
-    // With a single L2 tile there is nothing to fuse into: the stage goes to
-    // root and the epilogue gets plain rows (but a band is computed per band).
-    const bool fuse = epilogue && (best.parallel_tasks > 1 || !band.empty());
-    // A shifted program has two or more L2 tiles along a shifted dim.
-    internal_assert(fuse || best.shifted.empty()) << "shifted program for " << name << " not fused\n";
-    if (!fuse && !node.is_output) c.builder.compute_root(name);
-    rules::EpilogueTiles tiles = rules::EpilogueTiles::None;
-    rules::Attachment row = rules::schedule_compute_output(c.builder, stages, best, c.device, packs,
-                                                           fuse ? epilogue : nullptr, &tiles);
-    if (epilogue && !fuse) row = rules::schedule_pure_output(c.builder, *epilogue, c.device);
-    if (bands) schedule_band_producer(c, *band_epilogue, *band_inner, best, best_expr, row);
+    if (!plan.fuse && !node.is_output) c.builder.compute_root(name);
+    rules::Attachment row = rules::schedule_compute_output(c.builder, plan.stages, best, c.device, packs,
+                                                           plan.fuse ? epilogue : nullptr, &decision.epilogue_tiles);
+    if (epilogue && !plan.fuse) row = rules::schedule_pure_output(c.builder, *epilogue, c.device);
+    c.decisions.stages.push_back(decision);
+    if (per_band) schedule_band_producer(c, *per_band->producer, *per_band->inner, best, rtile::program_expr(compute, best), row);
     for (const rules::TileOperand &o : packs)
         c.handled.insert(o.func);
     c.handled.insert(name);
 
     std::ostream &out = c.explain;
     out << "  " << name << ": " << to_string(compute.cls) << ", " << compute.points() << " points, "
-        << built.programs.size() << " candidate rPrograms";
+        << decision.candidates.size() << " candidate rPrograms";
     std::string overrun;
     for (size_t j = 0; j < compute.dims.size(); j++) {
-        if (tiling.overruns(j)) overrun += " " + compute.dims[j].name;
+        if (plan.tiling.overruns(j)) overrun += " " + compute.dims[j].name;
     }
     out << (overrun.empty() ? "" : "; tiles may overrun along" + overrun) << "\n" << root_notes.str();
     if (epilogue) {
         out << "    epilogue " << epilogue->func << " fused: "
-            << (fuse ? name + " computed per " + (tiles == rules::EpilogueTiles::Register ? "register" : "L2") +
-                           " tile of it (loop " + row.var + ")"
-                     : "not split into L2 tiles, so computed after " + name + " at root")
+            << (plan.fuse ? name + " computed per " +
+                                (decision.epilogue_tiles == rules::EpilogueTiles::Register ? "register" : "L2") +
+                                " tile of it (loop " + row.var + ")"
+                          : "not split into L2 tiles, so computed after " + name + " at root")
             << "\n";
     }
     for (const analysis::AccessMap &m : compute.reads) {
         out << "    reads " << m.text << (m.is_input ? " (input)" : " (computed)") << "\n";
     }
-    if (chain_consumer) {
+    if (plan.chain_consumer) {
+        const ProducerDecision *epilogue_of_chain = nullptr;
+        for (const ProducerDecision &p : plan.producers) {
+            if (p.placement == ProducerPlacement::PerBand || p.placement == ProducerPlacement::RootWithItsComputeStage)
+                epilogue_of_chain = &p;
+        }
         out << "    fused chain: "
-            << (bands ? band_epilogue->func.name() + " and " + band_inner->func.name() +
-                            " computed per band of this stage's L2 tiles"
-                : !band_epilogue ? std::string("no pure epilogue of the producer over the same points to compute per "
-                                               "band (a boundary condition between): one by one")
-                                 : "no program with bands of whole rows among " + std::to_string(built.programs.size()) +
-                                       ": one by one")
+            << (per_band ? per_band->producer->func.name() + " and " + per_band->inner->func.name() +
+                               " computed per band of this stage's L2 tiles"
+                : !epilogue_of_chain
+                    ? std::string("no pure epilogue of the producer over the same points to compute per "
+                                  "band (a boundary condition between): one by one")
+                    : "no program with bands of whole rows among " + std::to_string(decision.candidates.size()) +
+                          ": one by one")
             << "\n";
     }
-    explain_program(out, best_expr, best, to_string(decision.choice));
-    for (size_t i = 0; i < built.programs.size(); i++) {
-        if (i != pick) {
-            explain_program(out, rtile::program_expr(compute, built.programs[i]), built.programs[i],
-                            i == 0 ? "best predicted" : "runner-up");
-        }
-    }
+    explain_candidates(out, decision);
     return row;
+}
+
+}  // namespace
+
+rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNode &node, const TensorExpr &whole,
+                                         const TensorExpr *whole_epilogue, const std::vector<int64_t> &band) {
+    ComputeStagePlan plan = decide_compute_stage(c, node, whole, whole_epilogue, band);
+    return lower_compute_stage(c, node, plan);
 }
 
 void schedule_scalar(SchedulingContext &c, const FunctionNode &node) {
@@ -318,7 +389,6 @@ void schedule_unanalysable(SchedulingContext &c, const FunctionNode &node, const
 
 void schedule_memory_output(SchedulingContext &c, const FunctionNode &node) {
     const std::string &name = node.func.name();
-    record_decision(c, name, StageRole::MemoryOutput);
     const TensorExpr &out = c.plan.stages.at(name)[0];
     rules::RowNeeds needs;
     needs.row_blocks = analysis::reads_row_reduction(out, c.dag, c.plan);
@@ -328,6 +398,11 @@ void schedule_memory_output(SchedulingContext &c, const FunctionNode &node) {
     rules::RowDecisions decisions;
     c.row_of[name] = rules::schedule_pure_output(c.builder, out, c.device, needs, &decisions);
     explain_memory_output(c.explain, name, c.row_of[name], decisions, out, c.device.vector_lanes);
+    StageDecision decided;
+    decided.func = name;
+    decided.role = StageRole::MemoryOutput;
+    decided.rows = decisions;
+    c.decisions.stages.push_back(decided);
 }
 
 void schedule_reduction_stage(SchedulingContext &c, const FunctionNode &node, rules::Attachment at) {

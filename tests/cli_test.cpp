@@ -125,33 +125,15 @@ TEST(GeneratorCli, OpOfAnotherFamilyIsRejected) {
 
 }  // namespace
 
-// The constructor's choices are checked below for one fixed machine, whatever the
-// host: an AVX-512 x86 target (16 lanes, 32 registers) and the profile of the
-// 2-core Zen 5 these rules were measured on. The generator only emits the
-// schedule, so nothing runs with the pinned target; the op matrix checks the
-// host's schedules' results.
+// The plugin's explanation is checked for one fixed machine, whatever the host: an
+// AVX-512 x86 target (16 lanes, 32 registers) and the profile of the 2-core Zen 5
+// the rules were measured on. The generator only emits the schedule, so nothing
+// runs with the pinned target.
 using tessera::test::kAvx512Target;
 
 // The Zen 5 these rules were measured on (tests/profiles/avx512_zen5.json).
 std::string pinned_profile() {
     return tessera::test::test_profile("avx512_zen5.json");
-}
-
-// Each chosen program's lines of an explain account, up to its runner-up, in order.
-std::vector<std::string> chosen_programs(const std::string &output) {
-    std::vector<std::string> out;
-    for (size_t chosen = output.find("chosen:"); chosen != std::string::npos;
-         chosen = output.find("chosen:", chosen + 1)) {
-        const size_t next = output.find("runner-up", chosen);
-        out.push_back(output.substr(chosen, next == std::string::npos ? std::string::npos : next - chosen));
-    }
-    return out;
-}
-
-// The line of a chosen program that starts with `label` ("L2 tile: "), from the label on.
-std::string line_of(const std::string &chosen, const std::string &label) {
-    const size_t at = chosen.find(label);
-    return at == std::string::npos ? "" : chosen.substr(at, chosen.find('\n', at) - at);
 }
 
 // TESSERA_EXPLAIN's account of each suite line ("op key=value ...") of generator
@@ -173,127 +155,14 @@ Result explain_pinned(const std::string &family, const std::vector<std::string> 
     return all;
 }
 
-// Every register tile the constructor proposes for a GEMM keeps its broadcast rows
-// (rows of A, read at a run-time stride) within the address registers
-// (DeviceSpec::row_address_registers = 6): with 8 rows LLVM computes addresses on
-// the FMA ports and the kernel ran 25% slower.
-TEST(TesseraExplain, GemmRegisterTilesKeepBroadcastRowsInAddressRegisters) {
-    Result r = explain_pinned("matmul", {"matmul M=256 N=256 K=256"}, "TESSERA_TOPK=16");
+// The plugin's explanation, as Halide users see it: the device, each stage's
+// role and the programs weighed (the decisions themselves are asserted as data in
+// decision_test.cpp), and what TESSERA_TOPK keeps.
+TEST(TesseraExplain, ThePluginPrintsItsDecisions) {
+    Result r = explain_pinned("matmul", {"matmul M=256 N=256 K=256 bias=1"}, "TESSERA_TOPK=3");
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    const std::string key = "registers tile: n=";
-    int tiles = 0;
-    for (size_t at = r.output.find(key); at != std::string::npos; at = r.output.find(key, at + 1)) {
-        int n = 0, m = 0;
-        ASSERT_EQ(std::sscanf(r.output.c_str() + at, "registers tile: n=%d m=%d", &n, &m), 2) << r.output;
-        EXPECT_LE(m, 6) << "register tile n=" << n << " m=" << m << "\n" << r.output;
-        EXPECT_EQ(n % 16, 0) << "vector dim not whole vectors: n=" << n;
-        tiles++;
+    for (const char *expected : {"Tessera: x86:", "epilogue matmul_bias fused", "chosen: predicted ",
+                                 "registers tile: ", "L2 tile: ", "runner-up: predicted ", "Tessera: scheduled in"}) {
+        EXPECT_NE(r.output.find(expected), std::string::npos) << expected << "\n" << r.output;
     }
-    EXPECT_GE(tiles, 4) << r.output;
-}
-
-// An NCHW convolution 28 wide wastes lanes along its rows (28 of 32): the
-// constructor vectorises along the output channels instead, with the weights
-// packed channel-innermost, and only with tiles that divide the extents (guarded
-// tails ran 2.5-4x slower). The result itself is checked by the op matrix.
-TEST(TesseraExplain, NarrowNchwConvolutionIsVectorisedAlongOutputChannels) {
-    Result r = explain_pinned("conv", {"conv2d n=1 c=32 h=28 w=28 oc=32 kh=3 kw=3 stride=1 pad=1 layout=nchw"});
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    const std::vector<std::string> programs = chosen_programs(r.output);
-    ASSERT_FALSE(programs.empty()) << r.output;
-    const std::string &chosen = programs.front();
-    EXPECT_NE(chosen.find("transposed: vectorised along c;"), std::string::npos) << r.output;
-    int x = 0, y = 0, c = 0;
-    ASSERT_EQ(std::sscanf(line_of(chosen, "registers tile: ").c_str(), "registers tile: x=%d y=%d c=%d", &x, &y, &c), 3)
-        << r.output;
-    EXPECT_EQ(c % 16, 0) << r.output;
-    EXPECT_EQ(28 % x, 0) << r.output;
-    EXPECT_EQ(28 % y, 0) << r.output;
-}
-
-// An NCHW 1x1 convolution's x and y fuse (Roller's axis fusion) into one dim of
-// 56 x 56 points tiled like a GEMM's columns: register tiles of whole vectors, L2
-// tiles of whole 56-point rows, the input packed per tile. The result itself is
-// checked by the op matrix and the AOT header test.
-TEST(TesseraExplain, OneByOneConvolutionFusesItsPixels) {
-    Result r = explain_pinned("conv", {"conv2d n=1 c=64 h=56 w=56 oc=256 kh=1 kw=1 layout=nchw"});
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    const std::vector<std::string> programs = chosen_programs(r.output);
-    ASSERT_FALSE(programs.empty()) << r.output;
-    const std::string &chosen = programs.front();
-    EXPECT_NE(chosen.find("axes x and y fused into x_y (3136 points)"), std::string::npos) << r.output;
-    int reg = 0, l2 = 0;
-    ASSERT_EQ(std::sscanf(line_of(chosen, "registers tile: ").c_str(), "registers tile: x_y=%d", &reg), 1) << r.output;
-    ASSERT_EQ(std::sscanf(line_of(chosen, "L2 tile: ").c_str(), "L2 tile: x_y=%d", &l2), 1) << r.output;
-    EXPECT_EQ(reg % 16, 0) << r.output;  // whole AVX-512 vectors
-    EXPECT_EQ(l2 % 56, 0) << r.output;   // whole rows
-    EXPECT_EQ(l2 % reg, 0) << r.output;  // whole register tiles
-    EXPECT_NE(chosen.find("packed operand: input (row padding 0 elements)"), std::string::npos) << r.output;
-}
-
-// A stride-2 3x3 layer with 7x7 outputs and 512 channels: L2 tiles of all 7 output
-// rows outgrow the L2 and are swept panel by panel of weights (PerfModel::
-// panel_sweep) instead of regathering the weights per output row, in both layouts.
-TEST(TesseraExplain, StrideTwoConvolutionTilesAllRowsAndSweepsWeightPanels) {
-    Result r = explain_pinned("conv", {"conv2d n=1 c=512 h=14 w=14 oc=512 kh=3 kw=3 stride=2 pad=1",
-                                       "conv2d n=1 c=512 h=14 w=14 oc=512 kh=3 kw=3 stride=2 pad=1 layout=nhwc"});
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    const std::vector<std::string> programs = chosen_programs(r.output);
-    ASSERT_EQ(programs.size(), 2u) << r.output;
-    for (const std::string &chosen : programs) {
-        EXPECT_NE(line_of(chosen, "L2 tile: ").find(" y=7 "), std::string::npos) << chosen;  // all 7 output rows
-        EXPECT_NE(chosen.find("L2 tile outgrows the L2: weights swept in panels"), std::string::npos) << chosen;
-    }
-}
-
-// A transposing copy reads one float of each of 16 input rows per output vector:
-// row by row it ran at 1 GB/s (4096x8192), so its output rows are cut into blocks
-// of 64 that use each input line whole. Input rows of a page or more are swept
-// instead, in blocks of one vector's lanes, by tasks of input rows (4096x8192: 14
-// -> 7 ms). A broadcast read (bias_add's bias moves along the channels, not along
-// the rows' innermost dim) is no transpose.
-// Those are copies past the LLC; in cache, blocks are a vector's lanes of rows and
-// each lanes x lanes square is transposed in registers (see TransposeBlock::staged).
-TEST(TesseraExplain, TransposedReadsAreCutIntoBlocksOfRows) {
-    Result r = explain_pinned("layout", {"transpose shape=30000x200 perm=1,0", "transpose shape=30000x1100 perm=1,0",
-                                         "transpose shape=300x1100 perm=1,0"});
-    r.output += explain_pinned("elementwise", {"bias_add shape=2x300x7x40 axis=1"}).output;
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    size_t block = r.output.find("transposed read: blocks of 64 rows along d0 x 2 vectors, tasks of blocks\n");
-    size_t swept = r.output.find("transposed read: blocks of 16 rows along d0 x 2 vectors, swept along the input "
-                                 "rows, tasks of input rows\n");
-    size_t staged = r.output.find("rows, tasks of input rows; in cache: each 16x16 square loaded into registers");
-    size_t bias = r.output.find("bias_add:");
-    ASSERT_NE(bias, std::string::npos) << r.output;
-    EXPECT_TRUE(block != std::string::npos && block < swept) << r.output;
-    EXPECT_TRUE(swept != std::string::npos && swept < staged) << r.output;
-    EXPECT_TRUE(staged != std::string::npos && staged < bias) << r.output;
-    EXPECT_EQ(r.output.find("transposed read", bias), std::string::npos) << r.output;
-}
-
-// A bias epilogue is fused: the matmul is computed per L2 tile of the bias
-// output, whose tiles are the parallel tasks (4096x4096x64 with bias went from
-// 53 to 22 ms, the time without bias), or per register tile of it when the whole
-// reduction is one chunk (K=64). The results are checked by the op matrix.
-TEST(TesseraExplain, BiasEpilogueIsFusedIntoTheMatmulTiles) {
-    Result r = explain_pinned("matmul", {"matmul M=256 N=256 K=1024 bias=1", "matmul M=256 N=256 K=64 bias=1"});
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    const size_t l2 = r.output.find("epilogue matmul_bias fused: matmul_sum computed per L2 tile of it");
-    const size_t reg = r.output.find("epilogue matmul_bias fused: matmul_sum computed per register tile of it");
-    EXPECT_TRUE(l2 != std::string::npos && reg != std::string::npos && l2 < reg) << r.output;
-    EXPECT_EQ(r.output.find("matmul_bias: memory-intensive output"), std::string::npos) << r.output;
-}
-
-// Under a pure epilogue, a dim with no good divisor gets L2 tiles of whole register
-// tiles, the last shifted inwards (N=1000: whole vectors instead of half ones;
-// M=197: several rows per register tile instead of one). A dim that divides keeps
-// exact tiles. The results are checked by the op matrix.
-TEST(TesseraExplain, EpilogueTilesShiftInwardsAlongAwkwardDims) {
-    Result r = explain_pinned("matmul", {"matmul M=197 N=200 K=768", "matmul M=128 N=1024 K=64"});
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    const size_t first = r.output.find("chosen:"), second = r.output.find("chosen:", first + 1);
-    ASSERT_NE(second, std::string::npos) << r.output;
-    const std::string shifted = "L2 tiles shift inwards along n m: the last recomputes an overlap";
-    EXPECT_NE(r.output.substr(first, second - first).find(shifted), std::string::npos) << r.output;
-    EXPECT_EQ(r.output.find("L2 tiles shift inwards", second), std::string::npos) << r.output;
 }

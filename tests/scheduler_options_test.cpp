@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -44,6 +45,8 @@ TEST(SchedulerOptions, SetFromTextWithClearErrors) {
     set_scheduler_option(o, "threads", "3");
     set_scheduler_option(o, "gpu_profile", "cuda-sm90");
     set_scheduler_option(o, "device_profile", pinned_profile("avx2_zen3.json"));
+    set_scheduler_option(o, "stage_candidate", "matmul_sum:2");
+    set_scheduler_option(o, "stage_candidate", "conv:1");
     EXPECT_EQ(o.top_k, 5);
     EXPECT_EQ(o.candidate, 2);
     EXPECT_FALSE(o.fuse_chains);
@@ -52,6 +55,7 @@ TEST(SchedulerOptions, SetFromTextWithClearErrors) {
     EXPECT_EQ(o.gpu_profile, "cuda-sm90");
     ASSERT_TRUE(o.device_profile.has_value());
     EXPECT_EQ(o.device_profile->vector_lanes_fp32, 8);
+    EXPECT_EQ(o.stage_candidates, (std::map<std::string, int>{{"matmul_sum", 2}, {"conv", 1}}));
 
     auto error_of = [](const std::string &name, const std::string &value) {
         SchedulerOptions x;
@@ -66,6 +70,8 @@ TEST(SchedulerOptions, SetFromTextWithClearErrors) {
     EXPECT_NE(error_of("top_k", "0").find("top_k=0"), std::string::npos);
     EXPECT_NE(error_of("top_k", "3x").find("whole number"), std::string::npos);
     EXPECT_NE(error_of("candidate", "-1").find("candidate=-1"), std::string::npos);
+    EXPECT_NE(error_of("stage_candidate", "3").find("needs FUNC:N"), std::string::npos);
+    EXPECT_NE(error_of("stage_candidate", "f:x").find("whole number"), std::string::npos);
     EXPECT_NE(error_of("fuse_chains", "maybe").find("needs 1 or 0"), std::string::npos);
     EXPECT_NE(error_of("device_profile", "/no/such/profile.json").find("/no/such/profile.json: cannot open"),
               std::string::npos);

@@ -198,6 +198,17 @@ TEST(TesseraScheduler, DecisionsCarryRolesCandidatesAndTheChoice) {
         EXPECT_EQ(o.predicted_stages, 1);
         EXPECT_DOUBLE_EQ(o.predicted_ms, sum->candidates[size_t(candidate)].predicted_ms);
     }
+    // One stage's candidate, by its Func's name (how a tuner applies a measured pick).
+    SchedulerOptions per_stage = test::pinned_options(avx512);
+    per_stage.stage_candidates["matmul_sum"] = 1;
+    BuiltOp b = build("matmul M=256 N=192 K=128 bias=1");
+    const ScheduleOutcome picked = schedule_pipeline(Pipeline(b.out), Target(avx512.target), per_stage);
+    bool applied = false;
+    for (const StageDecision &d : picked.decisions.stages) {
+        if (base_name(d.func) != "matmul_sum") continue;
+        applied = d.chosen == 1 && d.choice == ProgramChoice::CandidateOption && d.candidates.size() >= 2;
+    }
+    EXPECT_TRUE(applied) << picked.explanation;
     // A memory-bound pipeline: no candidates, roles only, nothing predicted.
     BuiltOp softmax = build("softmax shape=999x256 axis=-1");
     const ScheduleOutcome o =
