@@ -36,10 +36,12 @@ class PoolGenerator : public OpGenerator<PoolGenerator> {
 public:
     KeyParam op{"op", "max_pool2d"}, n{"n", ""}, c{"c", ""}, h{"h", ""}, w{"w", ""}, kh{"kh", ""}, kw{"kw", ""};
     KeyParam stride{"stride", ""}, pad{"pad", ""}, layout{"layout", ""}, count_include_pad{"count_include_pad", ""};
+    KeyParam ceil_mode{"ceil_mode", ""};
     static const char *family_name() { return "pool"; }
     ops::OpConfig config() const {
         return make_config(op, {{"n", n}, {"c", c}, {"h", h}, {"w", w}, {"kh", kh}, {"kw", kw}, {"stride", stride},
-                                {"pad", pad}, {"layout", layout}, {"count_include_pad", count_include_pad}});
+                                {"pad", pad}, {"layout", layout}, {"count_include_pad", count_include_pad},
+                                {"ceil_mode", ceil_mode}});
     }
 };
 
@@ -54,6 +56,7 @@ class ElementwiseGenerator : public OpGenerator<ElementwiseGenerator> {
 public:
     KeyParam op{"op", "relu"}, shape{"shape", ""}, shape_a{"shape_a", ""}, shape_b{"shape_b", ""}, axis{"axis", ""};
     KeyParam clip_min{"min", ""}, clip_max{"max", ""};  // clip's bounds
+    KeyParam alpha{"alpha", ""}, beta{"beta", ""}, gamma{"gamma", ""};  // the activations' slopes
     static const char *family_name() { return "elementwise"; }
     ops::OpConfig config() const {
         return make_config(op, {{"shape", shape},
@@ -61,7 +64,10 @@ public:
                                 {"shape_b", shape_b},
                                 {"axis", axis},
                                 {"min", clip_min},
-                                {"max", clip_max}});
+                                {"max", clip_max},
+                                {"alpha", alpha},
+                                {"beta", beta},
+                                {"gamma", gamma}});
     }
 };
 

@@ -178,5 +178,53 @@ TEST(TesseraDecisions, EpilogueTilesShiftInwardsAlongAwkwardDims) {
     for (size_t j = 0; j < q.shifted.size(); j++) EXPECT_FALSE(q.shifts(j)) << even.explanation;
 }
 
+// A compute stage read through a clamp by an output larger than it (a Concat of
+// its channels with another's): the output is not its epilogue, since the stage
+// would be computed over the output's points and read its operands past their
+// end. The pipeline's results are checked too.
+TEST(TesseraDecisions, AnOutputLargerThanItsProducerIsNoEpilogue) {
+    Halide::ImageParam a(Halide::Float(32), 2, "a"), w(Halide::Float(32), 2, "w");
+    a.set_estimates({{0, 32}, {0, 17}});  // a(k, x)
+    w.set_estimates({{0, 32}, {0, 64}});  // w(k, c)
+    Halide::Var x("x"), c("c");
+    Halide::RDom k(0, 32, "k");
+    Halide::Func sums("clamped_sums"), out("wider_out");
+    sums(x, c) += a(k, x) * w(k, c);
+    out(x, c) = Halide::select(c < 64, sums(x, Halide::clamp(c, 0, 63)), 0.0f);
+    out.set_estimates({{0, 17}, {0, 128}});
+    const test::PinnedMachine &avx512 = test::pinned_machines().back();
+    const ScheduleOutcome o =
+        schedule_pipeline(Halide::Pipeline(out), Halide::Target(avx512.target), test::pinned_options(avx512));
+    const StageDecision &d = compute_decision(o);
+    EXPECT_EQ(base_name(d.func), "clamped_sums");
+    EXPECT_EQ(d.role, StageRole::Compute) << o.explanation;
+    EXPECT_TRUE(d.epilogue.empty()) << o.explanation;
+
+    // And on this host: it runs within its operands and computes the product.
+    const SchedulerChoice host = test::host_choice();
+    Halide::Func sums2("clamped_sums_host"), out2("wider_out_host");
+    sums2(x, c) += a(k, x) * w(k, c);
+    out2(x, c) = Halide::select(c < 64, sums2(x, Halide::clamp(c, 0, 63)), 0.0f);
+    out2.set_estimates({{0, 17}, {0, 128}});
+    Halide::Pipeline p(out2);
+    schedule_pipeline(p, host.target, host.options);
+    Halide::Buffer<float> ab(32, 17), wb(32, 64);
+    for (int j = 0; j < 17; j++)
+        for (int i = 0; i < 32; i++) ab(i, j) = float((i + 2 * j) % 7) - 3;
+    for (int j = 0; j < 64; j++)
+        for (int i = 0; i < 32; i++) wb(i, j) = float((3 * i + j) % 5) - 2;
+    a.set(ab);
+    w.set(wb);
+    Halide::Buffer<float> result(17, 128);
+    result.fill(NAN);
+    p.realize(result, host.target);
+    for (int ch = 0; ch < 128; ch++)
+        for (int j = 0; j < 17; j++) {
+            double want = 0;
+            for (int i = 0; ch < 64 && i < 32; i++) want += double(ab(i, j)) * wb(i, ch);
+            ASSERT_EQ(result(j, ch), float(want)) << "x " << j << " c " << ch;
+        }
+}
+
 }  // namespace
 }  // namespace tessera

@@ -70,6 +70,12 @@ inline const std::vector<std::string> &op_cases() {
         "max_pool2d n=2 c=5 h=8 w=8 kh=2 kw=2 stride=2 layout=nhwc",
         "max_pool2d n=1 c=2 h=5 w=20000 kh=3 kw=3 stride=1 pad=1",  // 80 KB padded rows: stack storage backed by the heap
         "avg_pool2d n=1 c=3 h=13 w=11 kh=3 kw=3 stride=2 pad=1",
+        // ceil_mode: a last window past the edge (GoogLeNet-class nets); 13 and 12
+        // round up, the avg with and without the padding counted, NHWC.
+        "max_pool2d n=1 c=3 h=13 w=12 kh=3 kw=3 stride=2 ceil_mode=1",
+        "max_pool2d n=1 c=4 h=14 w=14 kh=3 kw=3 stride=2 pad=1 ceil_mode=1 layout=nhwc",
+        "avg_pool2d n=1 c=3 h=12 w=13 kh=3 kw=3 stride=2 pad=1 ceil_mode=1",
+        "avg_pool2d n=1 c=3 h=12 w=13 kh=3 kw=3 stride=2 pad=1 ceil_mode=1 count_include_pad=1",
         // Rows of 130-140 points with enough images for the tasks: the padded input
         // is computed per output row and stored outside it (a sliding window)
         "max_pool2d n=4 c=2 h=20 w=260 kh=3 kw=3 stride=2 pad=1",
@@ -106,6 +112,16 @@ inline const std::vector<std::string> &op_cases() {
         "relu shape=7x131",
         "gelu shape=3x5x7",
         "sigmoid shape=1",
+        // Activations past their knees (op_signatures' input ranges), ONNX's defaults and set slopes.
+        "hard_sigmoid shape=5x67",
+        "hard_sigmoid shape=37 alpha=0.3 beta=0.4",
+        "hard_swish shape=3x41",
+        "leaky_relu shape=5x67 alpha=0.2",
+        "elu shape=3x41",
+        "selu shape=2x3x17",
+        "softplus shape=257",
+        "prelu shape_a=2x8x5x5 shape_b=8x1x1",
+        "prelu shape_a=5x7 shape_b=1",
         "tanh shape=257",
         "exp shape=2x3x17",
         "add shape_a=2x3x17 shape_b=17",

@@ -87,6 +87,11 @@ std::unique_ptr<Kernel> make_unary_kernel(const ops::UnaryParams &p) {
     float alpha = 0.f, beta = 0.f;
     switch (p.kind) {
     case ops::UnaryKind::Relu: alg = dnnl::algorithm::eltwise_relu; break;
+    case ops::UnaryKind::LeakyRelu: alg = dnnl::algorithm::eltwise_relu, alpha = float(p.alpha); break;
+    case ops::UnaryKind::Elu: alg = dnnl::algorithm::eltwise_elu, alpha = float(p.alpha); break;
+    // oneDNN 2.6's soft_relu is log(1 + exp(x)), its hardswish x relu6(x + 3) / 6.
+    case ops::UnaryKind::Softplus: alg = dnnl::algorithm::eltwise_soft_relu; break;
+    case ops::UnaryKind::HardSwish: alg = dnnl::algorithm::eltwise_hardswish; break;
     case ops::UnaryKind::Gelu: alg = dnnl::algorithm::eltwise_gelu_tanh; break;
     case ops::UnaryKind::GeluErf: alg = dnnl::algorithm::eltwise_gelu_erf; break;
     case ops::UnaryKind::Sigmoid: alg = dnnl::algorithm::eltwise_logistic; break;
@@ -121,7 +126,7 @@ std::unique_ptr<Kernel> make_binary_kernel(const ops::BinaryParams &p) {
     case ops::BinaryKind::Div: alg = dnnl::algorithm::binary_div; break;
     case ops::BinaryKind::Max: alg = dnnl::algorithm::binary_max; break;
     case ops::BinaryKind::Min: alg = dnnl::algorithm::binary_min; break;
-    default: throw Unsupported("oneDNN 2.6 has no binary pow primitive");
+    default: throw Unsupported("oneDNN 2.6 has no binary pow or prelu primitive");
     }
     auto simple = [&](const dims &first, const dims &second) -> std::unique_ptr<Kernel> {
         dnnl::memory::desc s0 = plain_desc(first), s1 = plain_desc(second), d = plain_desc(out);

@@ -7,6 +7,8 @@
 // destination as any; the reorders from and to the plain layout run in run() (timed).
 #include "simple_kernel.h"
 
+#include <algorithm>
+
 namespace tessera::onednn {
 
 namespace {
@@ -22,6 +24,13 @@ std::unique_ptr<Kernel> make_pool_kernel(const ops::PoolParams &p) {
     const int64_t stride = global ? 1 : p.stride, pad = global ? 0 : p.pad;
     // Global pooling writes [n, c], the same memory as [n, c, 1, 1] in either layout.
     const int64_t oh = global ? 1 : p.oh, ow = global ? 1 : p.ow;
+    // A ceil_mode window past the edge: oneDNN's right padding reaches it.
+    const int64_t pad_bottom = global ? 0 : std::max(pad, (oh - 1) * stride + kh - p.h - pad);
+    const int64_t pad_right = global ? 0 : std::max(pad, (ow - 1) * stride + kw - p.w - pad);
+    // oneDNN divides by the whole window there, PyTorch and ONNX by the padded input's part.
+    if (p.count_include_pad && (pad_bottom > pad || pad_right > pad)) {
+        throw Unsupported("oneDNN counts a ceil_mode window's overhang as padding");
+    }
     // Blocked global pooling writes [n, c/b, b]: the memory of nChw[b]c with h = w = 1.
     const tag act = image_tag(p.nhwc, p.blocked, p.block);
     const dims src_dims{p.n, p.c, p.h, p.w}, dst_dims{p.n, p.c, oh, ow};
@@ -33,7 +42,7 @@ std::unique_ptr<Kernel> make_pool_kernel(const ops::PoolParams &p) {
     using PD = dnnl::pooling_forward::primitive_desc;
     auto make_pd = [&](const dnnl::memory::desc &s, const dnnl::memory::desc &d) {
         dnnl::pooling_forward::desc desc(dnnl::prop_kind::forward_inference, alg, s, d, dims{stride, stride},
-                                         dims{kh, kw}, dims{pad, pad}, dims{pad, pad});
+                                         dims{kh, kw}, dims{pad, pad}, dims{pad_bottom, pad_right});
         return PD(desc, cpu_engine());
     };
     const PD pd = prefer_optimised<PD>(make_pd(src, dst), {[&] {

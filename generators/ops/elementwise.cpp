@@ -24,6 +24,12 @@ const char *unary_name(UnaryKind kind) {
     case UnaryKind::Neg: return "neg";
     case UnaryKind::Reciprocal: return "reciprocal";
     case UnaryKind::Clip: return "clip";
+    case UnaryKind::HardSigmoid: return "hard_sigmoid";
+    case UnaryKind::HardSwish: return "hard_swish";
+    case UnaryKind::LeakyRelu: return "leaky_relu";
+    case UnaryKind::Elu: return "elu";
+    case UnaryKind::Selu: return "selu";
+    case UnaryKind::Softplus: return "softplus";
     }
     return "unary";
 }
@@ -37,6 +43,7 @@ const char *binary_name(BinaryKind kind) {
     case BinaryKind::Pow: return "pow";
     case BinaryKind::Max: return "max";
     case BinaryKind::Min: return "min";
+    case BinaryKind::Prelu: return "prelu";
     }
     return "binary";
 }
@@ -67,12 +74,15 @@ Expr binary_expr(BinaryKind kind, const Expr &a, const Expr &b) {
     case BinaryKind::Pow: return Halide::pow(a, b);
     case BinaryKind::Max: return max(a, b);
     case BinaryKind::Min: return min(a, b);
+    case BinaryKind::Prelu: return select(a < 0.0f, a * b, a);
     }
     return a;
 }
 
 Expr unary_expr(UnaryKind kind, const Expr &x) {
-    return unary_expr(UnaryParams{kind, {}, 0, 0}, x);
+    UnaryParams p;
+    p.kind = kind;
+    return unary_expr(p, x);
 }
 
 Expr unary_expr(const UnaryParams &p, const Expr &x) {
@@ -101,6 +111,14 @@ Expr unary_expr(const UnaryParams &p, const Expr &x) {
         if (std::isfinite(p.hi)) y = min(y, float(p.hi));
         return y;
     }
+    case UnaryKind::HardSigmoid: return clamp(float(p.alpha) * x + float(p.beta), 0.0f, 1.0f);
+    case UnaryKind::HardSwish: return x * clamp(x * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f);
+    case UnaryKind::LeakyRelu: return select(x >= 0.0f, x, float(p.alpha) * x);
+    case UnaryKind::Elu: return select(x >= 0.0f, x, float(p.alpha) * (vector_exp(min(x, 0.0f)) - 1.0f));
+    case UnaryKind::Selu:
+        return float(p.gamma) * select(x > 0.0f, x, float(p.alpha) * (vector_exp(min(x, 0.0f)) - 1.0f));
+    // max(x, 0) + log(1 + exp(-|x|)): no overflow for large x, exact where exp(x) is tiny.
+    case UnaryKind::Softplus: return max(x, 0.0f) + Halide::log(1.0f + vector_exp(-abs(x)));
     }
     return x;
 }

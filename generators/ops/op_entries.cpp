@@ -45,6 +45,7 @@ std::vector<KeyInfo> pool_keys(bool avg) {
         {"block", "16", "nchwc: the channel blocks' width, 8 or 16"},
     };
     if (avg) keys.push_back({"count_include_pad", "0", "divide by the full window at borders (0/1)"});
+    keys.push_back({"ceil_mode", "0", "output extents rounded up: a last window past the edge (0/1)"});
     return keys;
 }
 
@@ -115,6 +116,14 @@ std::vector<OpInfo> unary_entries() {
         {"reciprocal", "elementwise", "1 / x", {shape}},
         {"clip", "elementwise", "min(max(x, min), max)",
          {shape, {"min", "-inf", "lower bound"}, {"max", "inf", "upper bound"}}},
+        {"hard_sigmoid", "elementwise", "max(0, min(1, alpha x + beta))",
+         {shape, {"alpha", "0.2", "slope"}, {"beta", "0.5", "offset"}}},
+        {"hard_swish", "elementwise", "x max(0, min(1, x / 6 + 1/2))", {shape}},
+        {"leaky_relu", "elementwise", "x >= 0 ? x : alpha x", {shape, {"alpha", "0.01", "slope below 0"}}},
+        {"elu", "elementwise", "x >= 0 ? x : alpha (exp(x) - 1)", {shape, {"alpha", "1", "scale below 0"}}},
+        {"selu", "elementwise", "gamma (x > 0 ? x : alpha (exp(x) - 1))",
+         {shape, {"alpha", "1.67326319", "scale below 0"}, {"gamma", "1.05070102", "scale"}}},
+        {"softplus", "elementwise", "log(1 + exp(x))", {shape}},
     };
 }
 
@@ -128,6 +137,7 @@ std::vector<OpInfo> binary_entries() {
         {"pow", "elementwise", "a ^ b with numpy broadcasting (a > 0)", keys},
         {"max", "elementwise", "max(a, b) with numpy broadcasting", keys},
         {"min", "elementwise", "min(a, b) with numpy broadcasting", keys},
+        {"prelu", "elementwise", "a < 0 ? a b : a with numpy broadcasting (b: the slope)", keys},
     };
 }
 

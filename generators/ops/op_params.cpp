@@ -226,8 +226,19 @@ PoolParams parse_pool(const OpConfig &config) {
         throw OpError(config.op + ": pad=" + std::to_string(p.pad) + " must be smaller than the window (kh, kw)");
     }
     p.count_include_pad = config.get_bool("count_include_pad", false);
+    p.ceil_mode = config.get_bool("ceil_mode", false);
     p.oh = window_output_extent(config.op + " (kh, h)", p.h, p.kh, p.stride, p.pad, 1);
     p.ow = window_output_extent(config.op + " (kw, w)", p.w, p.kw, p.stride, p.pad, 1);
+    if (p.ceil_mode) {
+        // One more window where the floor rule leaves input over, if it starts inside
+        // the input or its leading padding.
+        auto rounded_up = [&](int64_t floor_out, int64_t in, int64_t kernel) {
+            const int64_t out = (in + 2 * p.pad - kernel + p.stride - 1) / p.stride + 1;
+            return out > floor_out && (out - 1) * p.stride < in + p.pad ? out : floor_out;
+        };
+        p.oh = rounded_up(p.oh, p.h, p.kh);
+        p.ow = rounded_up(p.ow, p.w, p.kw);
+    }
     return p;
 }
 
@@ -264,7 +275,10 @@ UnaryParams parse_unary(const OpConfig &config) {
         {"relu", UnaryKind::Relu}, {"gelu", UnaryKind::Gelu},   {"gelu_erf", UnaryKind::GeluErf},
         {"sigmoid", UnaryKind::Sigmoid}, {"tanh", UnaryKind::Tanh}, {"exp", UnaryKind::Exp},
         {"sqrt", UnaryKind::Sqrt}, {"erf", UnaryKind::Erf},     {"neg", UnaryKind::Neg},
-        {"reciprocal", UnaryKind::Reciprocal}, {"clip", UnaryKind::Clip}};
+        {"reciprocal", UnaryKind::Reciprocal}, {"clip", UnaryKind::Clip},
+        {"hard_sigmoid", UnaryKind::HardSigmoid}, {"hard_swish", UnaryKind::HardSwish},
+        {"leaky_relu", UnaryKind::LeakyRelu}, {"elu", UnaryKind::Elu}, {"selu", UnaryKind::Selu},
+        {"softplus", UnaryKind::Softplus}};
     auto it = kinds.find(op);
     if (it == kinds.end()) throw OpError(op + " is not a unary elementwise op");
     p.kind = it->second;
@@ -277,6 +291,20 @@ UnaryParams parse_unary(const OpConfig &config) {
                           std::to_string(p.hi) + ")");
         }
     }
+    // The ONNX operators' defaults.
+    if (p.kind == UnaryKind::HardSigmoid) {
+        p.alpha = config.get_float("alpha", 0.2);
+        p.beta = config.get_float("beta", 0.5);
+    }
+    if (p.kind == UnaryKind::LeakyRelu) p.alpha = config.get_float("alpha", 0.01);
+    if (p.kind == UnaryKind::Elu) p.alpha = config.get_float("alpha", 1.0);
+    if (p.kind == UnaryKind::Selu) {
+        p.alpha = config.get_float("alpha", 1.67326319217681884765625);
+        p.gamma = config.get_float("gamma", 1.05070102214813232421875);
+    }
+    for (double v : {p.alpha, p.beta, p.gamma}) {
+        if (!std::isfinite(v)) throw OpError(op + ": alpha, beta and gamma must be finite");
+    }
     return p;
 }
 
@@ -285,7 +313,7 @@ BinaryParams parse_binary(const OpConfig &config) {
     BinaryParams p;
     static const std::map<std::string, BinaryKind> kinds = {
         {"add", BinaryKind::Add}, {"sub", BinaryKind::Sub}, {"mul", BinaryKind::Mul}, {"div", BinaryKind::Div},
-        {"pow", BinaryKind::Pow}, {"max", BinaryKind::Max}, {"min", BinaryKind::Min}};
+        {"pow", BinaryKind::Pow}, {"max", BinaryKind::Max}, {"min", BinaryKind::Min}, {"prelu", BinaryKind::Prelu}};
     auto it = kinds.find(config.op);
     if (it == kinds.end()) throw OpError(config.op + " is not a binary elementwise op");
     p.kind = it->second;

@@ -49,6 +49,9 @@ struct PoolParams {
     int64_t block = 16;  // blocked only
     int64_t n = 0, c = 0, h = 0, w = 0, kh = 1, kw = 1, stride = 1, pad = 0;
     bool count_include_pad = false;  // avg only: divide by kh*kw even at the borders
+    // Output extents rounded up: a last window may reach past the padded input's end
+    // (it must start inside the input or its leading padding, as in PyTorch and ONNX).
+    bool ceil_mode = false;
     int64_t oh = 0, ow = 0;          // derived
 };
 
@@ -63,15 +66,21 @@ struct ReduceParams {
 
 // gelu is the tanh approximation; gelu_erf the exact x/2 (1 + erf(x / sqrt 2)) that
 // PyTorch and ONNX models use. clip clamps to [lo, hi].
-enum class UnaryKind { Relu, Gelu, GeluErf, Sigmoid, Tanh, Exp, Sqrt, Erf, Neg, Reciprocal, Clip };
+enum class UnaryKind {
+    Relu, Gelu, GeluErf, Sigmoid, Tanh, Exp, Sqrt, Erf, Neg, Reciprocal, Clip,
+    HardSigmoid, HardSwish, LeakyRelu, Elu, Selu, Softplus,
+};
 struct UnaryParams {
     UnaryKind kind = UnaryKind::Relu;
     Shape shape;
     double lo = 0, hi = 0;  // clip only
+    // hard_sigmoid (alpha x + beta), leaky_relu and elu (alpha), selu (alpha, gamma);
+    // ONNX's defaults.
+    double alpha = 0, beta = 0, gamma = 0;
 };
 
 // add / sub / mul / div / pow / max / min with numpy broadcasting.
-enum class BinaryKind { Add, Sub, Mul, Div, Pow, Max, Min };
+enum class BinaryKind { Add, Sub, Mul, Div, Pow, Max, Min, Prelu };
 struct BinaryParams {
     BinaryKind kind = BinaryKind::Add;
     Shape shape_a, shape_b, out_shape;  // out_shape derived

@@ -95,6 +95,11 @@ OpSignature unary_signature(const OpConfig &config) {
     if (p.kind == UnaryKind::Sqrt) sig.inputs[0].lo = 0.0f;
     if (p.kind == UnaryKind::Reciprocal) sig.inputs[0].lo = 0.5f, sig.inputs[0].hi = 2.0f;
     if (p.kind == UnaryKind::Clip) sig.inputs[0].lo = -2.0f, sig.inputs[0].hi = 2.0f;
+    // Past the activations' knees (hard_swish clamps at +-3, hard_sigmoid at +-2.5).
+    for (UnaryKind k : {UnaryKind::HardSigmoid, UnaryKind::HardSwish, UnaryKind::LeakyRelu, UnaryKind::Elu,
+                        UnaryKind::Selu, UnaryKind::Softplus}) {
+        if (p.kind == k) sig.inputs[0].lo = -5.0f, sig.inputs[0].hi = 5.0f;
+    }
     sig.output = {"output", p.shape};
     sig.flops = num_elements(p.shape);
     return sig;

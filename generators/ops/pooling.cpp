@@ -30,7 +30,10 @@ Func pool2d(const PoolParams &p, const Func &input) {
 
     const bool is_max = p.kind == PoolKind::Max;
     Func in = input;
-    if (p.pad > 0) {
+    // A ceil_mode window past the edge reads beyond the padded input too.
+    const bool past_edge =
+        (p.oh - 1) * p.stride + p.kh > p.h + 2 * p.pad || (p.ow - 1) * p.stride + p.kw > p.w + 2 * p.pad;
+    if (p.pad > 0 || past_edge) {
         // Max pooling pads with the lowest float so that padding never wins.
         Expr fill = is_max ? Float(32).min() : Expr(0.0f);
         in = BoundaryConditions::constant_exterior(input, fill, image_bounds(p.nhwc, p.blocked, p.h, p.w));
@@ -59,7 +62,13 @@ Func pool2d(const PoolParams &p, const Func &input) {
     }
 
     Expr count;
-    if (p.count_include_pad) {
+    if (p.count_include_pad && past_edge) {
+        // The full window but for what lies past the padded input's end.
+        Expr x0 = x * int(p.stride) - int(p.pad), y0 = y * int(p.stride) - int(p.pad);
+        Expr cw = min(x0 + int(p.kw), int(p.w + p.pad)) - x0;
+        Expr ch = min(y0 + int(p.kh), int(p.h + p.pad)) - y0;
+        count = cast<float>(cw * ch);
+    } else if (p.count_include_pad) {
         count = Expr(float(p.kh * p.kw));
     } else {
         // Number of window positions inside the image.

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <tuple>
 
 namespace tessera::graph {
 
@@ -26,6 +27,18 @@ LowerRule binary(const std::string &op) {
         const ops::OpConfig config =
             ops::OpConfig::of(op).with("shape_a", shape_key(ctx.in_shape(0))).with("shape_b", shape_key(ctx.in_shape(1)));
         return {build_library_op(ctx, config, {ctx.input(0), ctx.input(1)})};
+    };
+}
+
+// An activation with attributes: those the node sets go to the library op (which
+// has ONNX's defaults for the others).
+LowerRule activation(const std::string &op, const std::vector<std::string> &attributes) {
+    return [op, attributes](LowerContext &ctx) -> std::vector<Func> {
+        ops::OpConfig config = ops::OpConfig::of(op).with("shape", shape_key(ctx.in_shape(0)));
+        for (const std::string &a : attributes) {
+            if (ctx.node().has_attr(a)) config.with_float(a, ctx.node().get_float(a, 0.0f));
+        }
+        return {build_library_op(ctx, config, {ctx.input(0)})};
     };
 }
 
@@ -63,6 +76,14 @@ void register_elementwise_lowering(LowerTable &table) {
     }
     table["Clip"] = clip;
     table["Cast"] = cast;
+    // Activations whose ONNX attributes become the library op's keys.
+    for (const auto &[onnx, library, attributes] : std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>{
+             {"HardSigmoid", "hard_sigmoid", {"alpha", "beta"}}, {"HardSwish", "hard_swish", {}},
+             {"LeakyRelu", "leaky_relu", {"alpha"}}, {"Elu", "elu", {"alpha"}}, {"Selu", "selu", {"alpha", "gamma"}},
+             {"Softplus", "softplus", {}}}) {
+        table[onnx] = activation(library, attributes);
+    }
+    table["PRelu"] = binary("prelu");
 }
 
 }  // namespace tessera::graph

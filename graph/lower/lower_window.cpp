@@ -29,10 +29,9 @@ std::vector<Func> pool(LowerContext &ctx, bool max) {
                                .with("stride", win.strides[0])
                                .with("pad", win.pad_begin[0]);
     if (!max) config.with("count_include_pad", ctx.node().get_int("count_include_pad", 0));
-    Func out = build_library_op(ctx, im.add_layout(config), {ctx.input(0)});
-    // ceil_mode adds a window only where the library's floor rule would not.
-    if (!floor_windows(win, {im.h, im.w})) ctx.fail("ceil_mode that adds a window is not compiled yet");
-    return {out};
+    // ceil_mode matters only where it adds a window the floor rule would not.
+    if (!floor_windows(win, {im.h, im.w})) config.with("ceil_mode", 1);
+    return {build_library_op(ctx, im.add_layout(config), {ctx.input(0)})};
 }
 
 std::vector<Func> global_average_pool(LowerContext &ctx) {

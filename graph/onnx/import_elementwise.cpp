@@ -85,6 +85,21 @@ void register_elementwise_rules(RuleTable &table) {
     for (const char *op : {"Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Reciprocal"})
         table[op] = unary({DType::f32});
     table["Relu"] = unary({DType::f32, DType::i64, DType::i32});
+    // Activations with ONNX's attributes (defaults as the operators define them).
+    for (const auto &[op, attributes] : std::vector<std::pair<const char *, std::vector<std::string>>>{
+             {"HardSigmoid", {"alpha", "beta"}}, {"HardSwish", {}}, {"LeakyRelu", {"alpha"}},
+             {"Elu", {"alpha"}}, {"Selu", {"alpha", "gamma"}}, {"Softplus", {}}}) {
+        OpRule r = unary({DType::f32});
+        r.attributes = attributes;
+        table[op] = r;
+    }
+    // PRelu: the slope broadcasts to x (unidirectionally).
+    OpRule prelu = binary(false);
+    prelu.check = [](const InferContext &ctx) {
+        ctx.require_dtype(0, {DType::f32});
+        same_dtype(ctx, 0, 1);
+    };
+    table["PRelu"] = prelu;
     // ONNX's Gelu arrives in opset 20; here graph/passes/rewrite_patterns makes it from
     // the Erf form PyTorch exports (x * 0.5 * (1 + erf(x / sqrt 2))), exact only.
     OpRule gelu = unary({DType::f32});

@@ -18,6 +18,15 @@ Kernel unary_float(double (*fn)(double)) {
     };
 }
 
+// A float op whose value depends on the node's attributes (an activation's slope).
+Kernel unary_with_attributes(double (*fn)(const Node &, double)) {
+    return [fn](KernelContext &kc) {
+        const TensorData &x = kc.input(0);
+        for (size_t k = 0; k < x.size(); k++)
+            kc.out[0].f[k] = float(fn(kc.node(), x.f[k]));
+    };
+}
+
 // Ops that exist for integers too (shape arithmetic).
 Kernel unary_any(double (*f_fn)(double), int64_t (*i_fn)(int64_t)) {
     return [f_fn, i_fn](KernelContext &kc) {
@@ -32,7 +41,7 @@ Kernel unary_any(double (*f_fn)(double), int64_t (*i_fn)(int64_t)) {
     };
 }
 
-enum class BinOp { Add, Sub, Mul, Div, Pow, Equal };
+enum class BinOp { Add, Sub, Mul, Div, Pow, Equal, Prelu };
 
 void binary(KernelContext &kc, BinOp op) {
     const TensorData &a = kc.input(0), &b = kc.input(1);
@@ -46,8 +55,9 @@ void binary(KernelContext &kc, BinOp op) {
             double r = op == BinOp::Add   ? x + z
                        : op == BinOp::Sub ? x - z
                        : op == BinOp::Mul ? x * z
-                       : op == BinOp::Div ? x / z
-                                          : std::pow(x, z);
+                       : op == BinOp::Div   ? x / z
+                       : op == BinOp::Prelu ? (x < 0 ? x * z : x)
+                                            : std::pow(x, z);
             y.f[k] = float(r);
         } else if (op == BinOp::Pow) {
             // Integer base: an integral exponent rounds the double result (exact for
@@ -138,6 +148,20 @@ void register_elementwise_kernels(KernelTable &table) {
     table["Exp"] = unary_float([](double v) { return std::exp(v); });
     table["Reciprocal"] = unary_float(reciprocal);
     table["Relu"] = unary_any(relu, relu_i);
+    table["HardSigmoid"] = unary_with_attributes([](const Node &n, double v) {
+        return std::max(0.0, std::min(1.0, n.get_float("alpha", 0.2f) * v + n.get_float("beta", 0.5f)));
+    });
+    table["HardSwish"] = unary_float([](double v) { return v * std::max(0.0, std::min(1.0, v / 6 + 0.5)); });
+    table["LeakyRelu"] = unary_with_attributes(
+        [](const Node &n, double v) { return v >= 0 ? v : n.get_float("alpha", 0.01f) * v; });
+    table["Elu"] = unary_with_attributes(
+        [](const Node &n, double v) { return v >= 0 ? v : n.get_float("alpha", 1.0f) * (std::exp(v) - 1); });
+    table["Selu"] = unary_with_attributes([](const Node &n, double v) {
+        const double alpha = n.get_float("alpha", 1.67326319217681884765625f);
+        return n.get_float("gamma", 1.05070102214813232421875f) * (v > 0 ? v : alpha * (std::exp(v) - 1));
+    });
+    table["Softplus"] = unary_float([](double v) { return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); });
+    table["PRelu"] = [](KernelContext &kc) { binary(kc, BinOp::Prelu); };
     table["Neg"] = unary_any(neg, neg_i);
     table["Identity"] = [](KernelContext &kc) { kc.out[0] = kc.input(0); };
     table["Add"] = [](KernelContext &kc) { binary(kc, BinOp::Add); };

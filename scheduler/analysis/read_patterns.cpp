@@ -55,8 +55,16 @@ const FunctionNode *epilogue_producer(const TensorExpr &out, const FunctionDag &
         if (m.is_input || plan.inlined.count(m.tensor)) continue;
         const FunctionNode *producer = dag.find(m.tensor);
         if (!producer || producer->consumers.size() != 1 || producer->func.updates().size() != 1) continue;
-        if (!compute_stage(plan.stages.at(m.tensor))) continue;
-        if (identity_read(m, out)) return producer;
+        const TensorExpr *sums = compute_stage(plan.stages.at(m.tensor));
+        if (!sums || !identity_read(m, out)) continue;
+        // The producer covers exactly the output's points: a read through a clamp
+        // (a Concat of its channels) maps the output's larger domain onto it.
+        const std::vector<size_t> spatial = sums->spatial_dims();
+        bool same_points = spatial.size() == out.dims.size();
+        for (size_t i = 0; same_points && i < spatial.size(); i++) {
+            same_points = sums->dims[spatial[i]].extent == out.dims[i].extent;
+        }
+        if (same_points) return producer;
     }
     return nullptr;
 }

@@ -130,6 +130,37 @@ ModelBuilder inverted_residual() {
     return b;
 }
 
+// A convolution followed by the activations of mobile and detection nets, each
+// with non-default attributes where it has some: LeakyRelu, HardSigmoid, Elu,
+// Selu, Softplus, PRelu with a slope per channel, HardSwish.
+ModelBuilder activations() {
+    ModelBuilder b(14);
+    b.input("x", {1, 8, 9, 11}).output("y");
+    b.initializer("w", weights({8, 8, 3, 3}, 31));
+    b.initializer("slope", weights({8, 1, 1}, 32));
+    auto &conv = b.node("Conv", {"x", "w"}, {"c"});
+    testing::set_ints(conv, "kernel_shape", {3, 3});
+    testing::set_ints(conv, "pads", {1, 1, 1, 1});
+    testing::set_float(b.node("LeakyRelu", {"c"}, {"l"}), "alpha", 0.2f);
+    auto &hs = b.node("HardSigmoid", {"l"}, {"hs"});
+    testing::set_float(hs, "alpha", 0.3f);
+    testing::set_float(hs, "beta", 0.4f);
+    b.node("Add", {"hs", "c"}, {"a"});
+    testing::set_float(b.node("Elu", {"a"}, {"e"}), "alpha", 0.5f);
+    b.node("Selu", {"e"}, {"s"});
+    b.node("Softplus", {"s"}, {"sp"});
+    b.node("Sub", {"sp", "c"}, {"d"});
+    b.node("PRelu", {"d", "slope"}, {"p"});
+    b.node("HardSwish", {"p"}, {"y"});
+    return b;
+}
+
+TEST(GraphLowering, ActivationsWithAttributesMatchTheReference) {
+    const Graph g = prepared(activations());
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 11);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 12);
+}
+
 TEST(GraphLowering, ResnetBlockFusesEpiloguesAndMatchesTheReference) {
     const Graph g = prepared(resnet_block());
     // Balance 4 FLOP/B: both convolutions are compute-intensive, the classifier not.
@@ -343,6 +374,54 @@ TEST(GraphLowering, NhwcLayoutComputesTheModelAsWritten) {
     EXPECT_NE(r.describe().find("    pooled nchw <- nhwc\n"), std::string::npos) << r.describe();
     expect_matches_reference(g, plan_fusion(g, {4.0, true}), 29, &original);
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 30, &original);
+}
+
+// Two convolutions whose outputs a Concat joins directly, in one partition: the
+// Concat reads each through a clamp of its channels, so it is no convolution's
+// epilogue (its channels are twice a convolution's). Taken for one, the first
+// convolution was computed over all of the Concat's channels and read its weights
+// past their end (Halide's bounds check caught it; unchecked, a wrong answer).
+// Pools with ceil_mode whose last window reaches past the edge (GoogLeNet- and
+// SqueezeNet-class nets): a max pool without padding, an average pool with it,
+// counting the padding and not.
+TEST(GraphLowering, CeilModePoolsAddTheLastWindow) {
+    for (int count_include_pad : {0, 1}) {
+        ModelBuilder b(13);
+        b.input("x", {1, 4, 12, 13}).output("y");
+        auto &max = b.node("MaxPool", {"x"}, {"m"});
+        testing::set_ints(max, "kernel_shape", {3, 3});
+        testing::set_ints(max, "strides", {2, 2});
+        testing::set_int(max, "ceil_mode", 1);
+        auto &avg = b.node("AveragePool", {"m"}, {"y"});
+        testing::set_ints(avg, "kernel_shape", {3, 3});
+        testing::set_ints(avg, "strides", {2, 2});
+        testing::set_ints(avg, "pads", {1, 1, 1, 1});
+        testing::set_int(avg, "ceil_mode", 1);
+        testing::set_int(avg, "count_include_pad", count_include_pad);
+        const Graph g = prepared(b);
+        EXPECT_EQ(g.value("m").shape, (Shape{1, 4, 6, 6}));  // floor would give 5x6
+        EXPECT_EQ(g.value("y").shape, (Shape{1, 4, 4, 4}));  // floor: 3x3
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 70 + count_include_pad);
+        expect_matches_reference(g, plan_fusion(g, {4.0, false}), 72 + count_include_pad);
+    }
+}
+
+TEST(GraphLowering, ConcatOfConvolutionsInOnePartition) {
+    ModelBuilder b(13);
+    b.input("x", {1, 8, 9, 11}).output("y");
+    b.initializer("wa", weights({8, 8, 3, 3}, 61));
+    b.initializer("wb", weights({8, 8, 1, 1}, 62));
+    auto &a = b.node("Conv", {"x", "wa"}, {"a"}, "conv_a");
+    testing::set_ints(a, "kernel_shape", {3, 3});
+    testing::set_ints(a, "pads", {1, 1, 1, 1});
+    testing::set_ints(b.node("Conv", {"x", "wb"}, {"bb"}, "conv_b"), "kernel_shape", {1, 1});
+    testing::set_int(b.node("Concat", {"a", "bb"}, {"y"}), "axis", 1);
+    const Graph g = prepared(b);
+    // One partition for all three nodes: the memory-bound Concat joins its producers.
+    const FusionPlan fused = plan_fusion(g, {1000.0, true});
+    expect_matches_reference(g, fused, 63);
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 64);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 65);
 }
 
 // Two branches from one input (a 3x3 and a 1x1), relus, a Concat of their channels, a

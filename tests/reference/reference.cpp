@@ -148,16 +148,19 @@ Tensor pool_ref(const PoolParams &p, const std::vector<Tensor> &in) {
             for (int64_t y = 0; y < p.oh; y++)
                 for (int64_t x = 0; x < p.ow; x++) {
                     double acc = p.kind == PoolKind::Max ? -INFINITY : 0.0;
-                    int64_t count = 0;
+                    int64_t count = 0, padded_count = 0;
                     for (int64_t ky = 0; ky < p.kh; ky++)
                         for (int64_t kx = 0; kx < p.kw; kx++) {
                             int64_t iy = y * p.stride + ky - p.pad, ix = x * p.stride + kx - p.pad;
+                            // count_include_pad counts the padding, not what a ceil_mode
+                            // window reaches past it.
+                            if (iy < p.h + p.pad && ix < p.w + p.pad) padded_count++;
                             if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) continue;
                             double v = img.at(n, c, iy, ix);
                             acc = p.kind == PoolKind::Max ? std::max(acc, v) : acc + v;
                             count++;
                         }
-                    if (p.kind == PoolKind::Avg) acc /= double(p.count_include_pad ? p.kh * p.kw : count);
+                    if (p.kind == PoolKind::Avg) acc /= double(p.count_include_pad ? padded_count : count);
                     out.data[image_offset(p.nhwc, block, p.c, p.oh, p.ow, n, c, y, x)] = float(acc);
                 }
     return out;
@@ -193,6 +196,12 @@ double unary_value(const UnaryParams &p, double x) {
     case UnaryKind::Neg: return -x;
     case UnaryKind::Reciprocal: return 1 / x;
     case UnaryKind::Clip: return std::min(std::max(x, p.lo), p.hi);
+    case UnaryKind::HardSigmoid: return std::max(0.0, std::min(1.0, p.alpha * x + p.beta));
+    case UnaryKind::HardSwish: return x * std::max(0.0, std::min(1.0, x / 6 + 0.5));
+    case UnaryKind::LeakyRelu: return x >= 0 ? x : p.alpha * x;
+    case UnaryKind::Elu: return x >= 0 ? x : p.alpha * (std::exp(x) - 1);
+    case UnaryKind::Selu: return p.gamma * (x > 0 ? x : p.alpha * (std::exp(x) - 1));
+    case UnaryKind::Softplus: return std::log1p(std::exp(x));
     }
     return x;
 }
@@ -206,6 +215,7 @@ double binary_value(BinaryKind kind, double a, double b) {
     case BinaryKind::Pow: return std::pow(a, b);
     case BinaryKind::Max: return std::max(a, b);
     case BinaryKind::Min: return std::min(a, b);
+    case BinaryKind::Prelu: return a < 0 ? a * b : a;
     }
     return a;
 }
