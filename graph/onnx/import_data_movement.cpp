@@ -250,6 +250,7 @@ void register_data_movement_rules(RuleTable &table) {
     table["Pad"] = pad;
 
     OpRule slice;
+    slice.min_opset = 10;  // starts, ends and axes were attributes before
     slice.min_inputs = 3;
     slice.max_inputs = 5;
     slice.check = [](const InferContext &ctx) {

@@ -1,4 +1,4 @@
-// import_onnx: an ONNX model file -> Graph. Default domain, opsets 11 to 17, fp32
+// import_onnx: an ONNX model file -> Graph. Default domain, opsets 7 to 17, fp32
 // compute with int64 shape tensors. Initializers and Constant nodes become constants;
 // every node is checked against its OpRule and shapes are inferred.
 #pragma once
@@ -11,7 +11,7 @@
 
 namespace tessera::graph {
 
-constexpr int min_supported_opset = 11;
+constexpr int min_supported_opset = 7;
 constexpr int max_supported_opset = 17;
 
 // `input_shapes` overrides the declared shapes of graph inputs by name; an input with a

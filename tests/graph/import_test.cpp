@@ -285,8 +285,15 @@ TEST(OnnxImport, UnsupportedDtypes) {
 }
 
 TEST(OnnxImport, UnsupportedOpsetsAndDomains) {
-    EXPECT_HAS(error_of([&] { import_model(conv_bn_relu(9)); }),
-               "model: opset 9 of the default ONNX domain is not supported (supported: 11-17)");
+    EXPECT_HAS(error_of([&] { import_model(conv_bn_relu(6)); }),
+               "model: opset 6 of the default ONNX domain is not supported (supported: 7-17)");
+    // Opsets 7-10 import where an op's definition is the one compiled (the model
+    // zoo's); Slice took its ranges as attributes before opset 10.
+    EXPECT_EQ(import_model(conv_bn_relu(9)).opset, 9);
+    ModelBuilder old_slice(9);
+    old_slice.input("x", {4}).output("y");
+    testing::set_ints(old_slice.node("Slice", {"x"}, {"y"}, "cut"), "starts", {1});
+    EXPECT_HAS(error_of([&] { import_model(old_slice); }), "Slice is supported from opset 10 on");
     ModelBuilder ln(13);
     ln.input("x", {2, 4}).output("y").initializer("s", testing::random_floats({4}, 1));
     ln.node("LayerNormalization", {"x", "s"}, {"y"}, "ln");
