@@ -137,7 +137,7 @@ LowerRule layout_conversion(bool to_blocked) {
 void register_data_movement_lowering(LowerTable &table) {
     table[kToBlockedOp] = layout_conversion(true);
     table[kFromBlockedOp] = layout_conversion(false);
-    for (const char *op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"}) table[op] = reshape;
+    for (const char *op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"}) table[op] = reshape;
     table["Expand"] = expand;
     table["Transpose"] = transpose;
     table["Concat"] = concat;

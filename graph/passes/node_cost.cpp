@@ -15,7 +15,7 @@ double elements(const Graph &g, const std::string &value) {
 } // namespace
 
 bool is_shape_only(const Node &node) {
-    static const std::set<std::string> ops = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+    static const std::set<std::string> ops = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"};
     return ops.count(node.op_type) != 0;
 }
 

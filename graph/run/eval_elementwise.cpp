@@ -164,6 +164,7 @@ void register_elementwise_kernels(KernelTable &table) {
     table["PRelu"] = [](KernelContext &kc) { binary(kc, BinOp::Prelu); };
     table["Neg"] = unary_any(neg, neg_i);
     table["Identity"] = [](KernelContext &kc) { kc.out[0] = kc.input(0); };
+    table["Dropout"] = table["Identity"];  // at inference
     table["Add"] = [](KernelContext &kc) { binary(kc, BinOp::Add); };
     table["Sub"] = [](KernelContext &kc) { binary(kc, BinOp::Sub); };
     table["Mul"] = [](KernelContext &kc) { binary(kc, BinOp::Mul); };

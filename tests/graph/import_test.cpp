@@ -284,6 +284,23 @@ TEST(OnnxImport, UnsupportedDtypes) {
     EXPECT_HAS(error_of([&] { import_model(cast); }), "node 'to_double' (#0, Cast, opset 13): cast to DOUBLE");
 }
 
+TEST(OnnxImport, DropoutIsTheIdentityAtInferenceOnly) {
+    ModelBuilder ok(13);
+    ok.input("x", {2, 3}).output("y").initializer("ratio", TensorData::floats({}, {0.3f}));
+    ok.node("Dropout", {"x", "ratio"}, {"y"}, "drop");
+    const Graph g = import_model(ok);
+    EXPECT_EQ(g.value("y").shape, (Shape{2, 3}));
+    ModelBuilder training(13);
+    training.input("x", {2, 3}).output("y").initializer("on", TensorData::ints({}, {1}, DType::boolean));
+    training.initializer("ratio", TensorData::floats({}, {0.3f}));
+    training.node("Dropout", {"x", "ratio", "on"}, {"y"}, "drop");
+    EXPECT_HAS(error_of([&] { import_model(training); }), "a training-mode Dropout is not compiled");
+    ModelBuilder mask(13);
+    mask.input("x", {2, 3}).output("y").output("m");
+    mask.node("Dropout", {"x"}, {"y", "m"}, "drop");
+    EXPECT_HAS(error_of([&] { import_model(mask); }), "node 'drop' (#0, Dropout, opset 13): its mask output is not compiled");
+}
+
 TEST(OnnxImport, UnsupportedOpsetsAndDomains) {
     EXPECT_HAS(error_of([&] { import_model(conv_bn_relu(6)); }),
                "model: opset 6 of the default ONNX domain is not supported (supported: 7-17)");
