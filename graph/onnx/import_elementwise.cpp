@@ -120,12 +120,12 @@ void register_elementwise_rules(RuleTable &table) {
     dropout.check = [](const InferContext &ctx) {
         ctx.require_dtype(0, {DType::f32});
         if (ctx.node.outputs.size() > 1 && !ctx.node.outputs[1].empty()) {
-            ctx.fail("its mask output is not compiled (inference only)");
+            ctx.fail("its mask output is not supported (inference only)");
         }
         if (ctx.has(2)) {
             const TensorData *training = ctx.value(2);
             if (!training || training->size() != 1 || training->get(0) != 0) {
-                ctx.fail("training_mode must be a constant false: a training-mode Dropout is not compiled");
+                ctx.fail("training_mode must be a constant false: a training-mode Dropout is not supported");
             }
         }
     };
