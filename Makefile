@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test test-sanitize run run-ops models bench clean
+.PHONY: all deps configure build test test-sanitize run run-ops models bench fuzz-graphs clean
 
 all: build
 
@@ -52,6 +52,14 @@ bench: build
 	@# Adams2019's default beam of 32 searches for minutes per convolution: greedy unless set.
 	@HL_BEAM_SIZE=$${HL_BEAM_SIZE:-1} $(BUILD_DIR)/apps/bench/tessera-bench --suite default --json $(BUILD_DIR)/bench/report.json \
 		--plot $(BUILD_DIR)/bench/report.png $(ARGS)
+
+# Random-graph differential testing beyond make test's 40 graphs: N graphs from seed
+# SEED (default 1), each compiled fused and unfused against the reference evaluator.
+N ?= 500
+SEED ?= 1
+fuzz-graphs: build
+	@TESSERA_FUZZ_GRAPHS=$(N) TESSERA_FUZZ_SEED=$(SEED) $(BUILD_DIR)/tests/graph/tessera_graph_lower_tests \
+		--gtest_filter='RandomGraphs.*'
 
 clean:
 	@rm -rf $(BUILD_DIR) $(BUILD_DIR).configure.log

@@ -376,11 +376,10 @@ TEST(GraphLowering, NhwcLayoutComputesTheModelAsWritten) {
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 30, &original);
 }
 
-// Two convolutions whose outputs a Concat joins directly, in one partition: the
-// Concat reads each through a clamp of its channels, so it is no convolution's
-// epilogue (its channels are twice a convolution's). Taken for one, the first
-// convolution was computed over all of the Concat's channels and read its weights
-// past their end (Halide's bounds check caught it; unchecked, a wrong answer).
+// Two convolutions whose outputs a Concat joins directly, the Concat in a partition
+// with them, under every plan. (The Concat reads each through a clamp of its
+// channels and is no convolution's epilogue: TesseraDecisions.
+// AnOutputLargerThanItsProducerIsNoEpilogue checks the scheduler's side.)
 // Pools with ceil_mode whose last window reaches past the edge (GoogLeNet- and
 // SqueezeNet-class nets): a max pool without padding, an average pool with it,
 // counting the padding and not.

@@ -1,0 +1,220 @@
+#include "random_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace tessera::graph::testing {
+
+namespace {
+
+struct Value {
+    std::string name;
+    Shape shape;  // NCHW
+};
+
+class Generator {
+public:
+    Generator(uint64_t seed, RandomGraph &g) : rng_(seed), g_(g) {}
+
+    int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+    bool coin(double p = 0.5) { return std::bernoulli_distribution(p)(rng_); }
+
+    const Value &any() { return values_[size_t(pick(0, int(values_.size()) - 1))]; }
+    // Prefer recent values: chains grow deeper, earlier values still fan out.
+    const Value &recent() { return values_[size_t(std::max(0, int(values_.size()) - 1 - pick(0, 2)))]; }
+
+    std::string fresh(const std::string &prefix) { return prefix + std::to_string(counter_++); }
+
+    void add(const std::string &line, const Value &v) {
+        values_.push_back(v);
+        g_.nodes.push_back(line + " -> " + shape_string(v.shape));
+    }
+
+    TensorData constant(const Shape &s, float scale) {
+        return random_floats(s, seed_counter_++, -scale, scale);
+    }
+
+    std::string initializer(const Shape &s, float scale) {
+        const std::string name = fresh("k");
+        g_.model.initializer(name, constant(s, scale));
+        return name;
+    }
+
+    bool conv();
+    bool activation();
+    bool binary();
+    bool pool();
+    bool concat();
+    bool squeeze_excite();
+    bool softmax();
+
+    std::mt19937_64 rng_;
+    RandomGraph &g_;
+    std::vector<Value> values_;
+    int counter_ = 0;
+    uint64_t seed_counter_ = 1000;
+};
+
+int64_t window_out(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil) {
+    const int64_t span = in + 2 * p - (d * (k - 1) + 1);
+    if (span < 0) return 0;
+    int64_t out = (ceil ? (span + s - 1) / s : span / s) + 1;
+    if (ceil && (out - 1) * s >= in + p) out--;
+    return out;
+}
+
+bool Generator::conv() {
+    const Value x = recent();
+    const int64_t c = x.shape[1], h = x.shape[2], w = x.shape[3];
+    const int64_t k = std::vector<int64_t>{1, 3, 3, 5}[size_t(pick(0, 3))];
+    const int64_t s = coin(0.3) ? 2 : 1, d = k > 1 && coin(0.2) ? 2 : 1, p = coin(0.7) ? d * (k / 2) : 0;
+    const bool depthwise = coin(0.25), grouped = !depthwise && c % 2 == 0 && coin(0.2);
+    const int64_t group = depthwise ? c : grouped ? 2 : 1;
+    const int64_t oc = depthwise ? c : group * pick(1, 12);
+    const int64_t oh = window_out(h, k, s, p, d, false), ow = window_out(w, k, s, p, d, false);
+    if (oh < 1 || ow < 1) return false;
+    const std::string wname = initializer({oc, c / group, k, k}, 1.0f / float(std::sqrt(double(c / group * k * k))));
+    std::vector<std::string> inputs = {x.name, wname};
+    const bool bias = coin();
+    if (bias) inputs.push_back(initializer({oc}, 0.5f));
+    const std::string y = fresh("conv");
+    auto &n = g_.model.node("Conv", inputs, {y});
+    set_ints(n, "kernel_shape", {k, k});
+    set_ints(n, "strides", {s, s});
+    set_ints(n, "pads", {p, p, p, p});
+    set_ints(n, "dilations", {d, d});
+    set_int(n, "group", group);
+    add("Conv " + y + " = " + x.name + " k" + std::to_string(k) + " s" + std::to_string(s) + " p" + std::to_string(p) +
+            " d" + std::to_string(d) + " g" + std::to_string(group) + (bias ? " bias" : ""),
+        {y, {1, oc, oh, ow}});
+    return true;
+}
+
+bool Generator::activation() {
+    const Value x = recent();
+    static const std::vector<std::string> ops = {"Relu",  "Sigmoid",   "Tanh", "LeakyRelu", "HardSwish",
+                                                 "Elu",   "Softplus",  "HardSigmoid", "Clip"};
+    const std::string op = ops[size_t(pick(0, int(ops.size()) - 1))];
+    const std::string y = fresh("act");
+    std::vector<std::string> inputs = {x.name};
+    if (op == "Clip") {
+        const std::string lo = fresh("lo"), hi = fresh("hi");
+        g_.model.initializer(lo, TensorData::floats({}, {0.0f}));
+        g_.model.initializer(hi, TensorData::floats({}, {6.0f}));
+        inputs = {x.name, lo, hi};
+    }
+    auto &n = g_.model.node(op, inputs, {y});
+    if (op == "LeakyRelu") set_float(n, "alpha", 0.1f);
+    add(op + " " + y + " = " + x.name, {y, x.shape});
+    return true;
+}
+
+bool Generator::binary() {
+    const Value a = recent();
+    static const std::vector<std::string> ops = {"Add", "Mul", "Sub"};
+    const std::string op = ops[size_t(pick(0, 2))];
+    std::string b;
+    std::string what;
+    // Another value of the same shape (a residual), else a broadcast constant per channel.
+    std::vector<const Value *> same;
+    for (const Value &v : values_) {
+        if (v.shape == a.shape && v.name != a.name) same.push_back(&v);
+    }
+    if (!same.empty() && coin(0.7)) {
+        b = same[size_t(pick(0, int(same.size()) - 1))]->name;
+        what = b;
+    } else {
+        b = initializer({1, a.shape[1], 1, 1}, 1.0f);
+        what = "a constant per channel";
+    }
+    const std::string y = fresh("bin");
+    g_.model.node(op, {a.name, b}, {y});
+    add(op + " " + y + " = " + a.name + ", " + what, {y, a.shape});
+    return true;
+}
+
+bool Generator::pool() {
+    const Value x = recent();
+    const bool max = coin();
+    const int64_t k = pick(2, 3), s = pick(1, 2), p = coin(0.5) ? k / 2 : 0;
+    const bool ceil = coin(0.3);
+    const int64_t oh = window_out(x.shape[2], k, s, p, 1, ceil), ow = window_out(x.shape[3], k, s, p, 1, ceil);
+    if (oh < 1 || ow < 1 || p >= k) return false;
+    const std::string y = fresh("pool");
+    auto &n = g_.model.node(max ? "MaxPool" : "AveragePool", {x.name}, {y});
+    set_ints(n, "kernel_shape", {k, k});
+    set_ints(n, "strides", {s, s});
+    set_ints(n, "pads", {p, p, p, p});
+    if (ceil) set_int(n, "ceil_mode", 1);
+    if (!max && coin()) set_int(n, "count_include_pad", 1);
+    add(std::string(max ? "MaxPool " : "AveragePool ") + y + " = " + x.name + " k" + std::to_string(k) + " s" +
+            std::to_string(s) + " p" + std::to_string(p) + (ceil ? " ceil" : ""),
+        {y, {1, x.shape[1], oh, ow}});
+    return true;
+}
+
+bool Generator::concat() {
+    const Value a = recent();
+    std::vector<const Value *> same;
+    for (const Value &v : values_) {
+        if (v.shape[2] == a.shape[2] && v.shape[3] == a.shape[3]) same.push_back(&v);
+    }
+    const Value b = *same[size_t(pick(0, int(same.size()) - 1))];  // possibly a itself
+    const std::string y = fresh("cat");
+    set_int(g_.model.node("Concat", {a.name, b.name}, {y}), "axis", 1);
+    add("Concat " + y + " = " + a.name + ", " + b.name, {y, {1, a.shape[1] + b.shape[1], a.shape[2], a.shape[3]}});
+    return true;
+}
+
+bool Generator::squeeze_excite() {
+    const Value x = recent();
+    const std::string pooled = fresh("gap"), gate = fresh("gate"), y = fresh("se");
+    g_.model.node("GlobalAveragePool", {x.name}, {pooled});
+    g_.model.node("Sigmoid", {pooled}, {gate});
+    g_.model.node("Mul", {x.name, gate}, {y});
+    g_.nodes.push_back("GlobalAveragePool " + pooled + " = " + x.name);
+    g_.nodes.push_back("Sigmoid " + gate + " = " + pooled);
+    add("Mul " + y + " = " + x.name + ", " + gate, {y, x.shape});
+    return true;
+}
+
+bool Generator::softmax() {
+    const Value x = recent();
+    const std::string y = fresh("softmax");
+    set_int(g_.model.node("Softmax", {x.name}, {y}), "axis", 1);
+    add("Softmax " + y + " = " + x.name + " axis 1", {y, x.shape});
+    return true;
+}
+
+}  // namespace
+
+RandomGraph random_graph(uint64_t seed, int nodes) {
+    RandomGraph g{ModelBuilder(13), {}};
+    Generator gen(seed, g);
+    const Shape input = {1, gen.pick(1, 12), gen.pick(5, 19), gen.pick(5, 19)};
+    g.model.input("x", input);
+    gen.values_.push_back({"x", input});
+    for (int attempts = 0; int(g.nodes.size()) < nodes && attempts < 4 * nodes; attempts++) {
+        switch (gen.pick(0, 9)) {
+        case 0:
+        case 1:
+        case 2: gen.conv(); break;
+        case 3:
+        case 4: gen.activation(); break;
+        case 5: gen.binary(); break;
+        case 6: gen.pool(); break;
+        case 7: gen.concat(); break;
+        case 8: gen.squeeze_excite(); break;
+        case 9:
+            if (gen.coin(0.3)) gen.softmax();
+            break;
+        }
+    }
+    // The last value is an output; an earlier one too, sometimes (several outputs).
+    g.model.output(gen.values_.back().name);
+    if (gen.values_.size() > 3 && gen.coin(0.3)) g.model.output(gen.values_[gen.values_.size() / 2].name);
+    return g;
+}
+
+}  // namespace tessera::graph::testing
