@@ -1,9 +1,11 @@
 // Unary and broadcasting binary elementwise ops through the op library's unary
 // and binary builders.
+#include "halide_axes.h"
 #include "index_maps.h"
 #include "lower_rule.h"
 #include "op_library.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <tuple>
@@ -27,6 +29,28 @@ LowerRule binary(const std::string &op) {
         const ops::OpConfig config =
             ops::OpConfig::of(op).with("shape_a", shape_key(ctx.in_shape(0))).with("shape_b", shape_key(ctx.in_shape(1)));
         return {build_library_op(ctx, config, {ctx.input(0), ctx.input(1)})};
+    };
+}
+
+// Max, Min, Sum and Mean of one or more inputs: the library's binary op folded
+// over them (broadcasting as it goes); Mean then scales by 1 / n.
+LowerRule variadic(const std::string &op, bool mean) {
+    return [op, mean](LowerContext &ctx) -> std::vector<Func> {
+        const size_t n = ctx.node().inputs.size();
+        if (n == 1 && !mean) return {reshape_func(ctx.input(0), ctx.in_shape(0), ctx.out_shape(), ctx.name("only"))};
+        Func acc = ctx.input(0);
+        Shape shape = ctx.in_shape(0);
+        for (size_t k = 1; k < n; k++) {
+            const ops::OpConfig config =
+                ops::OpConfig::of(op).with("shape_a", shape_key(shape)).with("shape_b", shape_key(ctx.in_shape(k)));
+            acc = build_library_op(ctx, config, {acc, ctx.input(k)});
+            shape = *broadcast_shapes(shape, ctx.in_shape(k));
+        }
+        if (!mean) return {acc};
+        const std::vector<Halide::Var> v = ops::logical_vars(std::max<size_t>(1, shape.size()));
+        Func scaled(ctx.name("mean"));
+        ops::ref(scaled, ops::as_exprs(v)) = ops::at(acc, ops::as_exprs(v)) * (1.0f / float(n));
+        return {scaled};
     };
 }
 
@@ -70,8 +94,7 @@ void register_elementwise_lowering(LowerTable &table) {
         table[onnx] = unary(library);
     }
     for (const auto &[onnx, library] : std::vector<std::pair<std::string, std::string>>{
-             {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}, {"Max", "max"},
-             {"Min", "min"}}) {
+             {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}}) {
         table[onnx] = binary(library);
     }
     table["Clip"] = clip;
@@ -84,6 +107,10 @@ void register_elementwise_lowering(LowerTable &table) {
         table[onnx] = activation(library, attributes);
     }
     table["PRelu"] = binary("prelu");
+    table["Max"] = variadic("max", false);
+    table["Min"] = variadic("min", false);
+    table["Sum"] = variadic("add", false);
+    table["Mean"] = variadic("add", true);
 }
 
 }  // namespace tessera::graph

@@ -130,6 +130,18 @@ void register_elementwise_rules(RuleTable &table) {
         }
     };
     table["Dropout"] = dropout;
+    // Max, Min, Sum and Mean of one or more inputs, numpy broadcasting (opset 8 on;
+    // before it the shapes were equal, the same values).
+    for (const char *op : {"Max", "Min", "Sum", "Mean"}) {
+        OpRule r;
+        r.min_inputs = 1;
+        r.max_inputs = 1 << 16;
+        r.check = [](const InferContext &ctx) {
+            for (size_t k = 0; k < ctx.in.size(); k++) ctx.require_dtype(k, {DType::f32});
+        };
+        r.infer = [](InferContext &ctx) { return broadcast_all(ctx, DType::f32); };
+        table[op] = r;
+    }
     for (const char *op : {"Add", "Sub", "Mul", "Div"})
         table[op] = binary(false);
     table["Equal"] = binary(true);

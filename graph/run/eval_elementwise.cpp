@@ -74,6 +74,23 @@ void binary(KernelContext &kc, BinOp op) {
     }
 }
 
+// Max, Min, Sum or Mean of every input, broadcast to the output.
+Kernel variadic(const std::string &op) {
+    return [op](KernelContext &kc) {
+        TensorData &y = kc.out[0];
+        std::vector<std::vector<int64_t>> offsets;
+        for (const TensorData *in : kc.in) offsets.push_back(broadcast_offsets(in->shape, y.shape));
+        for (size_t e = 0; e < y.size(); e++) {
+            double v = kc.in[0]->f[offsets[0][e]];
+            for (size_t k = 1; k < kc.in.size(); k++) {
+                const double x = kc.in[k]->f[offsets[k][e]];
+                v = op == "Max" ? std::max(v, x) : op == "Min" ? std::min(v, x) : v + x;
+            }
+            y.f[e] = float(op == "Mean" ? v / double(kc.in.size()) : v);
+        }
+    };
+}
+
 void clip(KernelContext &kc) {
     const TensorData &x = kc.input(0);
     TensorData &y = kc.out[0];
@@ -165,6 +182,7 @@ void register_elementwise_kernels(KernelTable &table) {
     table["Neg"] = unary_any(neg, neg_i);
     table["Identity"] = [](KernelContext &kc) { kc.out[0] = kc.input(0); };
     table["Dropout"] = table["Identity"];  // at inference
+    for (const char *op : {"Max", "Min", "Sum", "Mean"}) table[op] = variadic(op);
     table["Add"] = [](KernelContext &kc) { binary(kc, BinOp::Add); };
     table["Sub"] = [](KernelContext &kc) { binary(kc, BinOp::Sub); };
     table["Mul"] = [](KernelContext &kc) { binary(kc, BinOp::Mul); };
