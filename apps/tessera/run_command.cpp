@@ -102,8 +102,8 @@ int run_command(const std::vector<std::string> &args, const SchedulerOptions &sc
         else throw UsageError("run: one model at a time ('" + a + "' is a second)");
     }
     if (o.model.empty()) throw UsageError("run: which model? (tessera run MODEL.onnx|DIR --input x.npy)");
-    // Before any Halide runtime starts its thread pool.
-    if (threads > 0) setenv("HL_NUM_THREADS", std::to_string(threads).c_str(), 1);
+    // --threads reaches Halide's JIT runtime as HL_NUM_THREADS, set for this process by
+    // main (a re-exec) before any runtime starts its thread pool.
 
     Runner r;
     std::unique_ptr<OpenedModel> opened;

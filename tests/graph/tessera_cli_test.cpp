@@ -87,8 +87,10 @@ int main(int, char **argv) {
 
     // tessera run on the folder, the .onnx (JIT) and --reference agree with --expect.
     write_npy(out + "/want.npy", want);
+    // (--threads on the JIT path restarts the process with HL_NUM_THREADS set.)
     for (const std::string &target : {out, model, model + " --reference", model + " --no-fusion",
-                                      model + " --layout packed", model + " --layout packed --reference"}) {
+                                      model + " --layout packed", model + " --layout packed --reference",
+                                      model + " --threads 1", out + " --threads 1"}) {
         r = tessera("run " + target + " --input " + out + "/x.npy --expect " + out + "/want.npy --reps 2");
         EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
         EXPECT_NE(r.output.find("max relative error"), std::string::npos) << r.output;
