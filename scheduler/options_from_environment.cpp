@@ -31,10 +31,6 @@ std::optional<hal::DeviceProfile> device_profile_from_environment() {
     return std::nullopt;
 }
 
-hal::DeviceProfile profile_or_builtin(const SchedulerOptions &options) {
-    return options.device_profile ? *options.device_profile : hal::builtin_profile();
-}
-
 SchedulerOptions scheduler_options_from_environment(int parallelism) {
     SchedulerOptions o;
     o.parallelism = parallelism;

@@ -29,9 +29,6 @@ std::string default_profile_path();
 // load), else nullopt: the built-in figures.
 std::optional<hal::DeviceProfile> device_profile_from_environment();
 
-// The profile that options hold, or this host's built-in figures.
-hal::DeviceProfile profile_or_builtin(const SchedulerOptions &options);
-
 // Every option from its variable (unset: the default). Throws std::runtime_error or
 // std::invalid_argument naming the variable when a value is malformed.
 SchedulerOptions scheduler_options_from_environment(int parallelism);

@@ -72,6 +72,10 @@ void set_scheduler_option(SchedulerOptions &options, const std::string &name, co
     it->second(options, name, value);
 }
 
+hal::DeviceProfile profile_or_builtin(const SchedulerOptions &options) {
+    return options.device_profile ? *options.device_profile : hal::builtin_profile();
+}
+
 const std::vector<std::string> &scheduler_option_names() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> n;

@@ -39,6 +39,10 @@ struct SchedulerOptions {
 // std::invalid_argument naming the option and the value.
 void set_scheduler_option(SchedulerOptions &options, const std::string &name, const std::string &value);
 
+// The profile `options` hold, or this host's built-in figures: what the scheduler
+// builds for, and what the tools report and classify against.
+hal::DeviceProfile profile_or_builtin(const SchedulerOptions &options);
+
 // The option names set_scheduler_option takes, for usage messages.
 const std::vector<std::string> &scheduler_option_names();
 

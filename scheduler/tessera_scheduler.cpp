@@ -60,7 +60,7 @@ ScheduleOutcome schedule_pipeline(const Pipeline &pipeline, const Target &target
     analysis::FunctionDag dag(outputs);
     // Vectors hold the pipeline's values: lanes of its (first) output's type.
     const int element_bytes = outputs.front().output_types().front().bytes();
-    const hal::DeviceProfile profile = options.device_profile ? *options.device_profile : hal::builtin_profile();
+    const hal::DeviceProfile profile = profile_or_builtin(options);
     const hal::DeviceSpec device =
         hal::make_device_spec(target, options.parallelism, profile, element_bytes, options.gpu_profile);
     const analysis::StagePlan plan = analysis::plan_stages(dag);
