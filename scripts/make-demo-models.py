@@ -1,11 +1,15 @@
 #!/usr/bin/python3
-"""Writes the two small models `make run` compiles and checks end to end:
+"""Writes the small models `make run` compiles and checks end to end:
 
   small_cnn.onnx          1x3x32x32 -> 1x10: conv+BN+relu, a residual block, max pool,
                           a 1x1 conv, global average pool, a linear classifier
   tiny_transformer.onnx   1x16x64 -> 1x16x64: one encoder layer in PyTorch's export
                           form (QKV projection, 4 heads, scaled softmax attention,
                           Erf-form GELU MLP, residuals, LayerNormalization, opset 17)
+
+  call_chain.onnx         1x256 -> 1x256: 200 small elementwise nodes in a chain (Add of
+                          a constant, then Relu, alternating), for the cost of one
+                          partition call: compiled with --no-fusion it is 200 kernels
 
 with NAME.input.npy beside each. Random weights (seeded), nothing downloaded; needs
 Debian's python3-onnx and python3-numpy:
@@ -108,12 +112,26 @@ def tiny_transformer(path):
     return (1, s, d)
 
 
+def call_chain(path, nodes=200, width=256):
+    m = Model()
+    x = "input"
+    for k in range(nodes):
+        if k % 2 == 0:
+            x = m.node("Add", [x, m.const(f"c{k}", weight(width, scale=0.01))], f"add{k}")
+        else:
+            x = m.node("Relu", [x], f"relu{k}" if k + 1 < nodes else "output")
+    m.save(path, "call_chain", [helper.make_tensor_value_info("input", TensorProto.FLOAT, [1, width])],
+           [helper.make_tensor_value_info("output", TensorProto.FLOAT, [1, width])], 13)
+    return (1, width)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    for name, make in (("small_cnn", small_cnn), ("tiny_transformer", tiny_transformer)):
+    for name, make in (("small_cnn", small_cnn), ("tiny_transformer", tiny_transformer),
+                       ("call_chain", call_chain)):
         shape = make(os.path.join(out, name + ".onnx"))
         np.save(os.path.join(out, name + ".input.npy"), rng.standard_normal(shape).astype(np.float32))
         print(f"{out}/{name}.onnx")

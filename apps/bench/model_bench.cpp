@@ -247,8 +247,7 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
                 if (o.verbose) say("  %s\n", line.c_str());
             });
         tessera.record.compile_s = watch.lap_ms() / 1e3;
-        library = std::make_unique<cli::CompiledLibrary>(settings.out_dir);
-        library->set_threads(o.threads);
+        library = std::make_unique<cli::CompiledLibrary>(settings.out_dir, o.threads);
         tessera.record.impl = "Tessera, " + std::to_string(kernels) + (kernels == 1 ? " kernel" : " kernels");
         say("tessera: compiled in %.1f s (schedule %.0f ms, codegen %.0f ms summed over the partitions)\n",
             tessera.record.compile_s, report.schedule_ms, report.codegen_ms);

@@ -79,10 +79,14 @@ void JitOp::build(const SchedulerChoice &choice) {
     compile_ms_ = watch.lap_ms();
 }
 
-void JitOp::run(std::vector<Tensor> &inputs, Tensor &output) {
+void JitOp::run(std::vector<Tensor> &inputs, Tensor &output, graph::JitThreadPool *pool) {
     for (size_t i = 0; i < params_.size(); i++) params_[i].set(as_halide_buffer(inputs[i]));
     Halide::Buffer<float> out = as_halide_buffer(output);
-    pipeline_.realize(out, target_);
+    if (pool) {
+        pipeline_.realize(pool->context(), out, target_);
+    } else {
+        pipeline_.realize(out, target_);
+    }
     // A GPU target leaves the output on the device (the inputs were copied there).
     if (target_.has_gpu_feature()) out.copy_to_host();
 }

@@ -3,6 +3,7 @@
 // signature, so any autoscheduler can run on it.
 #pragma once
 
+#include "jit_thread_pool.h"
 #include "op_catalog.h"
 #include "schedulers.h"
 #include "tensor.h"
@@ -29,8 +30,9 @@ public:
     double schedule_ms() const { return schedule_ms_; }  // autoscheduler time
     double compile_ms() const { return compile_ms_; }    // lowering + LLVM code generation
 
-    // Runs on `inputs` (shapes as in signature().inputs) into `output` (already sized).
-    void run(std::vector<Tensor> &inputs, Tensor &output);
+    // Runs on `inputs` (shapes as in signature().inputs) into `output` (already sized),
+    // on Halide's thread pool, or on `pool` (a model's own) where one is given.
+    void run(std::vector<Tensor> &inputs, Tensor &output, graph::JitThreadPool *pool = nullptr);
 
 private:
     // A fresh pipeline (new Funcs and ImageParams) scheduled by `choice` and compiled.

@@ -9,7 +9,7 @@
 namespace tessera {
 
 OpCheck check_op(const ops::OpConfig &config, const SchedulerChoice &choice, uint64_t seed, int reps,
-                 int measured_candidates) {
+                 int measured_candidates, const std::vector<int> &pool_threads) {
     OpCheck result;
     try {
         JitOp op(config, choice, measured_candidates);
@@ -22,7 +22,15 @@ OpCheck check_op(const ops::OpConfig &config, const SchedulerChoice &choice, uin
         std::vector<Tensor> inputs = make_inputs(op.signature(), seed);
         Tensor output = make_poisoned_output(op.signature());
         op.run(inputs, output);
-        result.rel_error = relative_error(output, reference(config, inputs));
+        const Tensor want = reference(config, inputs);
+        result.rel_error = relative_error(output, want);
+        for (int threads : pool_threads) {
+            graph::JitThreadPool pool(threads);
+            Tensor on_pool = make_poisoned_output(op.signature());
+            op.run(inputs, on_pool, &pool);
+            const double err = relative_error(on_pool, want);
+            if (!(err <= result.rel_error)) result.rel_error = err;  // NaN sticks
+        }
         result.ok = result.rel_error <= kRelTolerance;
 
         // At least three timed runs; stop early once a second has been spent.

@@ -6,6 +6,7 @@
 #include "schedulers.h"
 
 #include <string>
+#include <vector>
 
 namespace tessera {
 
@@ -24,8 +25,10 @@ struct OpCheck {
 };
 
 // reps = 0: correctness only. Otherwise up to `reps` timed runs (at least 3, stopping
-// after about a second). `measured_candidates`: as JitOp's.
+// after about a second). `measured_candidates`: as JitOp's. `pool_threads`: the kernel
+// also runs on a model thread pool of each of these sizes (a fresh poisoned output
+// each time); rel_error is the worst of all runs.
 OpCheck check_op(const ops::OpConfig &config, const SchedulerChoice &choice, uint64_t seed, int reps,
-                 int measured_candidates = 0);
+                 int measured_candidates = 0, const std::vector<int> &pool_threads = {});
 
 }  // namespace tessera

@@ -19,7 +19,7 @@ std::vector<TensorSpec> specs(const nlohmann::json &list) {
 
 }  // namespace
 
-CompiledLibrary::CompiledLibrary(const std::string &dir) {
+CompiledLibrary::CompiledLibrary(const std::string &dir, int threads) {
     namespace fs = std::filesystem;
     fs::path plan_path;
     for (const auto &entry : fs::directory_iterator(dir)) {
@@ -45,16 +45,25 @@ CompiledLibrary::CompiledLibrary(const std::string &dir) {
     if (!library_) throw std::runtime_error(so + ": " + dlerror());
     auto symbol = [&](const std::string &suffix) {
         void *s = dlsym(library_, (name_ + suffix).c_str());
-        if (!s) throw std::runtime_error(so + ": no symbol " + name_ + suffix);
+        if (!s) {
+            throw std::runtime_error(so + ": no symbol " + name_ + suffix +
+                                     " (written by an older tessera compile? compile the model again)");
+        }
         return s;
     };
-    auto create = reinterpret_cast<void *(*)(const char *)>(symbol("_create"));
+    // <name>_options as the generated header declares it.
+    struct Options {
+        int threads, pin_threads;
+    };
+    auto create = reinterpret_cast<void *(*)(const char *, const Options *)>(symbol("_create_with_options"));
     run_arrays_ = reinterpret_cast<int (*)(void *, const float *const *, float *const *)>(symbol("_run_arrays"));
     destroy_ = reinterpret_cast<void (*)(void *)>(symbol("_destroy"));
-    set_threads_ = reinterpret_cast<void (*)(int)>(symbol("_set_threads"));
+    auto threads_of = reinterpret_cast<int (*)(const void *)>(symbol("_threads"));
     last_error_ = reinterpret_cast<const char *(*)()>(symbol("_last_error"));
-    model_ = create((fs::path(dir) / (name_ + ".weights")).string().c_str());
+    const Options options{threads, 0};
+    model_ = create((fs::path(dir) / (name_ + ".weights")).string().c_str(), &options);
     if (!model_) throw std::runtime_error(last_error_());
+    threads_ = threads_of(model_);
 }
 
 CompiledLibrary::~CompiledLibrary() {
@@ -62,16 +71,16 @@ CompiledLibrary::~CompiledLibrary() {
     if (library_) dlclose(library_);
 }
 
-void CompiledLibrary::set_threads(int threads) {
-    set_threads_(threads);
-}
-
 void CompiledLibrary::run(const std::vector<const graph::TensorData *> &inputs, std::vector<graph::TensorData> &outputs) {
     std::vector<const float *> in;
     std::vector<float *> out;
     for (const graph::TensorData *t : inputs) in.push_back(t->f.data());
     for (graph::TensorData &t : outputs) out.push_back(t.f.data());
-    if (run_arrays_(model_, in.data(), out.data()) != 0) throw std::runtime_error(name_ + ": " + last_error_());
+    run_arrays(in.data(), out.data());
+}
+
+void CompiledLibrary::run_arrays(const float *const *inputs, float *const *outputs) {
+    if (run_arrays_(model_, inputs, outputs) != 0) throw std::runtime_error(name_ + ": " + last_error_());
 }
 
 }  // namespace tessera::cli

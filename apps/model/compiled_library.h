@@ -18,7 +18,8 @@ struct TensorSpec {
 class CompiledLibrary {
 public:
     // Throws std::runtime_error naming the file that is missing or wrong.
-    explicit CompiledLibrary(const std::string &dir);
+    // `threads`: the model's thread pool (0: the cores this process may run on).
+    explicit CompiledLibrary(const std::string &dir, int threads = 0);
     ~CompiledLibrary();
     CompiledLibrary(const CompiledLibrary &) = delete;
     CompiledLibrary &operator=(const CompiledLibrary &) = delete;
@@ -29,19 +30,21 @@ public:
     bool on_gpu() const { return target_.find("cuda") != std::string::npos || target_.find("opencl") != std::string::npos; }
     const std::vector<TensorSpec> &inputs() const { return inputs_; }
     const std::vector<TensorSpec> &outputs() const { return outputs_; }
-    void set_threads(int threads);
+    int threads() const { return threads_; }
     // `inputs` and `outputs` in the order of inputs() and outputs(), already sized.
     // Throws std::runtime_error with the library's last error.
     void run(const std::vector<const graph::TensorData *> &inputs, std::vector<graph::TensorData> &outputs);
+    // The same on raw arrays (row-major float32 of the shapes above), written in place.
+    void run_arrays(const float *const *inputs, float *const *outputs);
 
 private:
     std::string name_, target_;
     std::vector<TensorSpec> inputs_, outputs_;
     void *library_ = nullptr;
     void *model_ = nullptr;
+    int threads_ = 0;
     int (*run_arrays_)(void *, const float *const *, float *const *) = nullptr;
     void (*destroy_)(void *) = nullptr;
-    void (*set_threads_)(int) = nullptr;
     const char *(*last_error_)() = nullptr;
 };
 

@@ -1,6 +1,8 @@
-// tessera inspect MODEL.onnx: the graph after the passes and its fusion plan.
+// tessera inspect MODEL.onnx: the graph after the passes, its fusion plan and the
+// compiled library's memory plan.
 #include "commands.h"
 
+#include "memory_plan.h"
 #include "opened_model.h"
 
 #include <cstdio>
@@ -34,6 +36,17 @@ int inspect_command(const std::vector<std::string> &args, const SchedulerOptions
     std::printf("passes: %s\n", s.prepared.summary().c_str());
     s.graph.print(std::cout);
     std::cout << graph::describe_plan(s.graph, s.plan);
+    // The compiled library's arena for the intermediate values (memory_plan.h).
+    std::vector<std::vector<std::string>> step_inputs;
+    std::vector<std::string> step_outputs;
+    for (const graph::Partition &p : s.plan.partitions) {
+        step_inputs.push_back(p.inputs);
+        step_outputs.push_back(p.output);
+    }
+    const std::vector<graph::BufferLifetime> values = graph::intermediate_lifetimes(s.graph, step_inputs, step_outputs);
+    const graph::MemoryPlan memory = graph::plan_memory(values);
+    std::printf("memory: %zu intermediate values in an arena of %.3f MB (peak live %.3f MB; one buffer each: %.3f MB)\n",
+                values.size(), memory.arena_bytes / 1e6, memory.peak_live_bytes / 1e6, memory.separate_bytes / 1e6);
     return 0;
 }
 

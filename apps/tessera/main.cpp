@@ -7,7 +7,6 @@
 #include "graph_error.h"
 #include "opened_model.h"
 #include "options_from_environment.h"
-#include "reexec.h"
 #include "tool_environment.h"
 
 #include <Halide.h>
@@ -64,13 +63,6 @@ int main(int argc, char **argv) {
         if (command == "--help" || command == "-h" || command == "help") {
             usage(stdout);
             return 0;
-        }
-        // `run --threads N`: Halide's JIT runtime reads its thread count only from
-        // HL_NUM_THREADS, when its pool starts; this process restarts with it set.
-        for (size_t i = 0; command == "run" && i + 1 < args.size(); i++) {
-            const int threads = args[i] == "--threads" ? std::atoi(args[i + 1].c_str()) : 0;
-            if (threads > 0) tessera::reexec_with_environment(argv, {{"HL_NUM_THREADS", std::to_string(threads)}},
-                                                              "TESSERA_RUN_REEXEC");
         }
         SchedulerOptions scheduler;
         try {

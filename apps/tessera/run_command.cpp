@@ -102,8 +102,8 @@ int run_command(const std::vector<std::string> &args, const SchedulerOptions &sc
         else throw UsageError("run: one model at a time ('" + a + "' is a second)");
     }
     if (o.model.empty()) throw UsageError("run: which model? (tessera run MODEL.onnx|DIR --input x.npy)");
-    // --threads reaches Halide's JIT runtime as HL_NUM_THREADS, set for this process by
-    // main (a re-exec) before any runtime starts its thread pool.
+    // --threads sizes the model's own thread pool: a compiled library's through its C
+    // API, a JIT model's as JitModel's (0: every core this process may use).
 
     Runner r;
     std::unique_ptr<OpenedModel> opened;
@@ -111,17 +111,17 @@ int run_command(const std::vector<std::string> &args, const SchedulerOptions &sc
     std::unique_ptr<CompiledLibrary> library;
     if (std::filesystem::is_directory(o.model)) {
         if (reference) throw UsageError("run: --reference needs the .onnx model, not a compiled folder");
-        library = std::make_unique<CompiledLibrary>(o.model);
+        library = std::make_unique<CompiledLibrary>(o.model, threads > 0 ? threads : 0);
         if (library->on_gpu()) {
             // Its GPU runtime would load the driver (PoCL's LLVM) into a process that
             // links libHalide's.
             throw UsageError("run: " + o.model + " was compiled for " + library->target() +
                              ": run it with tessera-run-library " + o.model);
         }
-        if (threads > 0) library->set_threads(threads);
         r.inputs = library->inputs();
         r.outputs = library->outputs();
-        r.mode = "compiled library lib" + library->name() + ".so";
+        r.mode = "compiled library lib" + library->name() + ".so, " + std::to_string(library->threads()) + " thread" +
+                 (library->threads() == 1 ? "" : "s");
         r.run = [&](const graph::TensorMap &in) {
             std::vector<const graph::TensorData *> ins;
             for (const TensorSpec &t : r.inputs) ins.push_back(&in.at(t.name));
@@ -148,8 +148,10 @@ int run_command(const std::vector<std::string> &args, const SchedulerOptions &sc
                                                     [](const std::string &line) {
                                                         std::printf("%s\n", line.c_str());
                                                         std::fflush(stdout);
-                                                    });
-            r.mode = "JIT, scheduler " + o.scheduler + (o.fuse ? "" : ", --no-fusion");
+                                                    },
+                                                    threads);
+            r.mode = "JIT, scheduler " + o.scheduler + (o.fuse ? "" : ", --no-fusion") + ", " +
+                     std::to_string(jit->threads()) + " thread" + (jit->threads() == 1 ? "" : "s");
             r.run = [&](const graph::TensorMap &in) { return jit->run(in); };
         }
     }

@@ -1,5 +1,6 @@
 #include "emit_model.h"
 
+#include "embedded_runtime.h"
 #include "graph_error.h"
 #include "halide_name.h"
 #include "lower_partition.h"
@@ -66,7 +67,8 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::functio
     std::vector<LoweredPartition> parts;
     std::vector<std::string> functions, headers, objects;
     std::vector<PartitionTimes> times;
-    const Halide::Target target = o.target.with_feature(Halide::Target::NoRuntime);
+    // UserContext: every kernel takes the model's thread pool as its first argument.
+    const Halide::Target target = o.target.with_feature(Halide::Target::NoRuntime).with_feature(Halide::Target::UserContext);
     // Lowering is cheap and done here (the wrapper needs every partition's inputs);
     // scheduling and code generation are the tasks, run by o.run_tasks (in parallel
     // processes from the CLI), each writing its object and header.
@@ -122,7 +124,8 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::functio
     write_text(scratch.path / (o.name + ".h"), w.header);
     const fs::path wrapper = scratch.path / (o.name + "_wrapper.cpp"), wrapper_o = scratch.path / (o.name + "_wrapper.o");
     write_text(wrapper, w.source);
-    run_command(o.cxx + " -std=c++17 -O2 -fPIC -c '" + wrapper.string() + "' -o '" + wrapper_o.string() + "' -I '" +
+    write_text(scratch.path / "model_thread_pool.h", kModelThreadPoolHeader);
+    run_command(o.cxx + " -std=c++17 -O2 -fPIC -pthread -c '" + wrapper.string() + "' -o '" + wrapper_o.string() + "' -I '" +
                     scratch.path.string() + "' -I '" + o.halide_include_dir + "'",
                 scratch.path / "cxx.log");
     objects.push_back(wrapper_o.string());
@@ -146,7 +149,8 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::functio
     run_command(o.cxx + " -shared -o '" + (scratch.path / (lib + ".so")).string() + "'" + object_list +
                     " -lpthread -ldl",
                 scratch.path / "link.log");
-    write_plan_json(g, plan, times, o, (scratch.path / (o.name + ".plan.json")).string());
+    report.memory = w.memory;
+    write_plan_json(g, plan, times, w.lifetimes, w.memory, o, (scratch.path / (o.name + ".plan.json")).string());
 
     // Into place: the product files only (the partition objects live in the archive).
     for (const std::string &file : {lib + ".a", lib + ".so", o.name + ".h", o.name + ".weights", o.name + ".plan.json"}) {

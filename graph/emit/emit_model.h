@@ -8,12 +8,14 @@
 //   <name>.h         the C API: <name>_create(weights_path) (or <name>_create_embedded() with
 //                    embed_weights), <name>_run(...), <name>_destroy
 //   <name>.weights   every constant the kernels read, fp32
-//   <name>.plan.json the partitions, their nodes, class, predicted bytes and times
+//   <name>.plan.json the partitions, their nodes, class, predicted bytes and times, and
+//                    the memory plan (arena and peak bytes, each intermediate's offset)
 // Everything is built in a scratch folder first and moved into place at the end, so a
 // failure leaves no half-written output.
 #pragma once
 
 #include "graph.h"
+#include "memory_plan.h"
 #include "partition.h"
 
 #include <Halide.h>
@@ -45,6 +47,7 @@ struct EmitOptions {
 struct EmitReport {
     double schedule_ms = 0, codegen_ms = 0, wrapper_ms = 0;
     size_t weight_floats = 0;
+    MemoryPlan memory;               // the intermediate values' arena
     std::vector<std::string> files;  // written, full paths
 };
 

@@ -7,6 +7,7 @@
 namespace tessera::graph {
 
 void write_plan_json(const Graph &g, const FusionPlan &plan, const std::vector<PartitionTimes> &times,
+                     const std::vector<BufferLifetime> &intermediates, const MemoryPlan &memory,
                      const EmitOptions &o, const std::string &path) {
     auto tensors = [&](const std::vector<std::string> &names) {
         nlohmann::json list = nlohmann::json::array();
@@ -39,6 +40,18 @@ void write_plan_json(const Graph &g, const FusionPlan &plan, const std::vector<P
                                    {"dram_bytes", p.dram_bytes},
                                    {"schedule_ms", k < times.size() ? times[k].schedule_ms : 0.0},
                                    {"codegen_ms", k < times.size() ? times[k].codegen_ms : 0.0}});
+    }
+    j["memory"] = {{"arena_bytes", memory.arena_bytes},
+                   {"peak_live_bytes", memory.peak_live_bytes},
+                   {"separate_bytes", memory.separate_bytes},
+                   {"buffers", nlohmann::json::array()}};
+    for (size_t k = 0; k < intermediates.size(); k++) {
+        const BufferLifetime &b = intermediates[k];
+        j["memory"]["buffers"].push_back({{"value", b.value},
+                                          {"bytes", b.bytes},
+                                          {"offset", memory.offsets[k]},
+                                          {"first_step", b.first_step},
+                                          {"last_step", b.last_step}});
     }
     std::ofstream out(path);
     out << j.dump(2) << "\n";

@@ -1,10 +1,12 @@
 // <name>.plan.json: the fusion plan as data, for `--explain`, tests and benchmarks:
 // per partition its nodes (name, op type), class, flops, predicted DRAM bytes,
 // inputs, output and the schedule and codegen times; the model's inputs and
-// outputs; kernels and bytes before and after fusion.
+// outputs; kernels and bytes before and after fusion; the memory plan (arena and
+// peak bytes, and each intermediate value's offset, bytes and lifetime in steps).
 #pragma once
 
 #include "emit_model.h"
+#include "memory_plan.h"
 
 #include <string>
 #include <vector>
@@ -16,6 +18,7 @@ struct PartitionTimes {
 };
 
 void write_plan_json(const Graph &g, const FusionPlan &plan, const std::vector<PartitionTimes> &times,
+                     const std::vector<BufferLifetime> &intermediates, const MemoryPlan &memory,
                      const EmitOptions &options, const std::string &path);
 
 }  // namespace tessera::graph

@@ -1,11 +1,14 @@
 // The C API wrapper of an emitted model: its public header and the C++ source that
 // calls each partition's compiled function in plan order on the caller's input and
-// output arrays, the weights (read from the weights file by <name>_create) and
-// intermediate buffers allocated once per handle.
+// output arrays, the weights (read from the weights file by <name>_create) and the
+// intermediate values in one arena allocated once per handle (memory_plan.h), with
+// the handle's own thread pool (runtime/model_thread_pool.h) as every kernel's user
+// context.
 #pragma once
 
 #include "graph.h"
 #include "lower_partition.h"
+#include "memory_plan.h"
 
 #include <string>
 #include <vector>
@@ -17,6 +20,8 @@ struct WrapperSource {
     std::string source;                 // <name>_wrapper.cpp
     std::vector<std::string> weights;   // constant values in the weights file's order
     size_t weight_floats = 0;
+    std::vector<BufferLifetime> lifetimes;  // the intermediate values, in plan order
+    MemoryPlan memory;                      // their places in the handle's arena
 };
 
 // `function_names[k]` is the compiled function of partitions[k]; `partition_headers[k]`

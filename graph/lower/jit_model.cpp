@@ -17,8 +17,9 @@ Halide::Buffer<float> halide_view(TensorData &t) {
 }
 
 JitModel::JitModel(const Graph &g, const FusionPlan &plan, const std::function<void(Halide::Pipeline &)> &schedule,
-                   const Halide::Target &target, const std::function<void(const std::string &)> &progress)
-    : graph_(g), target_(target) {
+                   const Halide::Target &target, const std::function<void(const std::string &)> &progress,
+                   int threads)
+    : graph_(g), target_(target), pool_(std::make_unique<JitThreadPool>(threads)) {
     for (size_t k = 0; k < plan.partitions.size(); k++) {
         const auto start = std::chrono::steady_clock::now();
         LoweredPartition lp = lower_partition(g, plan.partitions[k]);
@@ -39,6 +40,7 @@ TensorMap JitModel::run(const TensorMap &inputs, std::vector<double> *partition_
     if (partition_ms) partition_ms->clear();
     std::map<std::string, std::shared_ptr<TensorData>> values;
     check_graph_inputs(graph_, inputs, "run");
+    const JitThreadPool::Run scope(*pool_);
     for (const std::string &name : graph_.inputs) values[name] = std::make_shared<TensorData>(inputs.at(name));
     auto value_of = [&](const std::string &name) -> TensorData & {
         auto it = values.find(name);
@@ -62,7 +64,7 @@ TensorMap JitModel::run(const TensorMap &inputs, std::vector<double> *partition_
         Halide::Buffer<float> out_buffer = halide_view(*out);
         Halide::Pipeline pipeline = lp.pipeline;  // a handle: realize is not const
         const auto start = std::chrono::steady_clock::now();
-        pipeline.realize(Halide::Realization(out_buffer), target_);
+        pipeline.realize(pool_->context(), Halide::Realization(out_buffer), target_);
         if (partition_ms) {
             partition_ms->push_back(
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());

@@ -5,12 +5,14 @@
 #pragma once
 
 #include "evaluate.h"
+#include "jit_thread_pool.h"
 #include "lower_partition.h"
 #include "partition.h"
 
 #include <Halide.h>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -21,9 +23,12 @@ public:
     // Schedules each partition's pipeline with `schedule` (e.g. the Tessera plugin
     // through Pipeline::auto_schedule) and JIT-compiles it for `target`. `progress`
     // gets one line per partition. Throws GraphError (a node that cannot be lowered)
-    // or Halide::CompileError.
+    // or Halide::CompileError. The partitions' parallel loops run on the model's own
+    // thread pool of `threads` threads (0: the cores this process may run on), as in
+    // a compiled library.
     JitModel(const Graph &g, const FusionPlan &plan, const std::function<void(Halide::Pipeline &)> &schedule,
-             const Halide::Target &target, const std::function<void(const std::string &)> &progress = {});
+             const Halide::Target &target, const std::function<void(const std::string &)> &progress = {},
+             int threads = 0);
 
     // Graph inputs by name -> graph outputs by name. Throws GraphError for a missing
     // input or one of the wrong shape or dtype. With `partition_ms`, each partition's
@@ -31,11 +36,13 @@ public:
     TensorMap run(const TensorMap &inputs, std::vector<double> *partition_ms = nullptr) const;
 
     const std::vector<LoweredPartition> &partitions() const { return partitions_; }
+    int threads() const { return pool_->threads(); }
 
 private:
     const Graph &graph_;
     Halide::Target target_;
     std::vector<LoweredPartition> partitions_;
+    std::unique_ptr<JitThreadPool> pool_;  // used by run(), which is const
 };
 
 // A host buffer's data seen as a Halide buffer (dimensions reversed; no copy).

@@ -6,10 +6,12 @@
 #include "import_onnx.h"
 #include "model_builder.h"
 #include "pinned_machine.h"
+#include "random_graph.h"
 #include "npy.h"
 #include "run_command.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -59,9 +61,10 @@ TEST(TesseraCli, CompiledLibraryLinksIntoAProgramAndMatchesTheReference) {
     std::ofstream(out + "/main.cpp") << R"(#include "mlp.h"
 #include <cstdio>
 int main(int, char **argv) {
-    mlp_model *m = mlp_create(argv[1]);
+    mlp_options options = {2, 0};
+    mlp_model *m = mlp_create_with_options(argv[1], &options);
     if (!m) { std::fprintf(stderr, "%s\n", mlp_last_error()); return 3; }
-    mlp_set_threads(2);
+    if (mlp_threads(m) != 2) return 7;
     float x[72], y[30];
     std::FILE *f = std::fopen(argv[2], "rb");
     if (std::fread(x, sizeof(float), 72, f) != 72) return 4;
@@ -87,7 +90,7 @@ int main(int, char **argv) {
 
     // tessera run on the folder, the .onnx (JIT) and --reference agree with --expect.
     write_npy(out + "/want.npy", want);
-    // (--threads on the JIT path restarts the process with HL_NUM_THREADS set.)
+    // (--threads sizes the model's own thread pool, JIT and compiled.)
     for (const std::string &target : {out, model, model + " --reference", model + " --no-fusion",
                                       model + " --layout packed", model + " --layout packed --reference",
                                       model + " --threads 1", out + " --threads 1"}) {
@@ -100,6 +103,66 @@ int main(int, char **argv) {
     r = tessera("run " + out + " --input " + out + "/x.npy --expect " + out + "/wrong.npy --reps 1");
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("FAILED"), std::string::npos) << r.output;
+}
+
+// Random graphs compiled ahead of time, one kernel per node (the most intermediate
+// values, so the most sharing in the arena) and fused, run by `tessera run DIR` on
+// three threads (more than this machine may have) against the evaluator; the memory
+// plan in plan.json never gives two values alive at the same step common bytes, and
+// `tessera inspect` reports the same arena.
+TEST(TesseraCli, RandomGraphsCompiledAheadOfTimeMatchTheEvaluatorAndTheirArenaNeverAliases) {
+    for (uint64_t seed : {3, 5, 8, 11}) {
+        testing::RandomGraph rg = testing::random_graph(seed, 9);
+        const std::string model = rg.model.save("random_" + std::to_string(seed) + ".onnx");
+        Graph g = import_onnx(model);
+        std::string input_args;
+        TensorMap inputs;
+        for (const std::string &name : g.inputs) {
+            inputs[name] = testing::random_floats(g.value(name).shape, seed, -2, 2);
+            const std::string file = testing::temp_path("random_in_" + std::to_string(inputs.size()) + ".npy");
+            write_npy(file, inputs[name]);
+            input_args += " --input " + name + "=" + file;
+        }
+        const TensorMap want = evaluate(g, inputs);
+        std::string expect_args;
+        for (const std::string &name : g.outputs) {
+            const std::string file = testing::temp_path("random_want_" + std::to_string(expect_args.size()) + ".npy");
+            write_npy(file, want.at(name));
+            expect_args += " --expect " + name + "=" + file;
+        }
+        for (const std::string fusion : {" --no-fusion", ""}) {
+            const std::string out = testing::temp_path("random_out");
+            std::filesystem::remove_all(out);
+            CommandResult r = tessera("compile " + model + " -o " + out + " --name random" + fusion);
+            ASSERT_EQ(r.exit_code, 0) << "seed " << seed << fusion << "\n" << r.output;
+            r = tessera("run " + out + input_args + expect_args + " --threads 3 --reps 2 --tolerance 1e-4");
+            EXPECT_EQ(r.exit_code, 0) << "seed " << seed << fusion << "\n" << r.output;
+            EXPECT_NE(r.output.find("3 threads"), std::string::npos) << r.output;
+
+            std::ifstream in(out + "/random.plan.json");
+            const nlohmann::json memory = nlohmann::json::parse(in).at("memory");
+            const nlohmann::json &buffers = memory.at("buffers");
+            for (size_t a = 0; a < buffers.size(); a++) {
+                for (size_t b = a + 1; b < buffers.size(); b++) {
+                    const nlohmann::json &x = buffers[a], &y = buffers[b];
+                    const bool together = x.at("first_step") <= y.at("last_step") && y.at("first_step") <= x.at("last_step");
+                    const size_t x0 = x.at("offset"), y0 = y.at("offset");
+                    const size_t x1 = x0 + size_t(x.at("bytes")), y1 = y0 + size_t(y.at("bytes"));
+                    EXPECT_FALSE(together && x0 < y1 && y0 < x1)
+                        << "seed " << seed << fusion << ": " << x.dump() << " and " << y.dump();
+                }
+            }
+            EXPECT_LE(memory.at("arena_bytes"), memory.at("separate_bytes"));
+            EXPECT_GE(memory.at("arena_bytes"), memory.at("peak_live_bytes"));
+            // tessera inspect plans the same arena from the fusion plan alone.
+            r = tessera("inspect " + model + fusion);
+            ASSERT_EQ(r.exit_code, 0) << r.output;
+            char line[160];
+            std::snprintf(line, sizeof line, "memory: %zu intermediate values in an arena of %.3f MB", buffers.size(),
+                          double(memory.at("arena_bytes")) / 1e6);
+            EXPECT_NE(r.output.find(line), std::string::npos) << line << "\n" << r.output;
+        }
+    }
 }
 
 // A small CNN: 3x3 conv with bias and ReLU, 2x2 max pool, 1x1 conv, global average.

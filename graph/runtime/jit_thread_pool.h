@@ -1,0 +1,45 @@
+// A model thread pool (model_thread_pool.h) for JIT-compiled pipelines: the same
+// pool a compiled library owns, reached through a Halide::JITUserContext whose
+// do_par_for handler hands every parallel loop of a realize to it. What JitModel
+// (`tessera run M.onnx`) runs its partitions on, and what the op tests run kernels
+// on with 1, 2 and more threads than cores.
+#pragma once
+
+#include <Halide.h>
+
+#include <memory>
+
+namespace tessera::graph {
+
+class JitThreadPool {
+public:
+    // `threads` counts the calling thread; 0: the cores this process may run on.
+    explicit JitThreadPool(int threads = 0);
+    ~JitThreadPool();
+    JitThreadPool(const JitThreadPool &) = delete;
+    JitThreadPool &operator=(const JitThreadPool &) = delete;
+
+    int threads() const;
+    uint64_t parallel_loops() const;  // handed to this pool so far
+    // Pass to Pipeline::realize(context, ...): its parallel loops run on this pool.
+    Halide::JITUserContext *context();
+
+    // While a Run lives (a model's run: several realizes), the workers spin between
+    // parallel loops instead of sleeping.
+    class Run {
+    public:
+        explicit Run(JitThreadPool &pool);
+        ~Run();
+        Run(const Run &) = delete;
+        Run &operator=(const Run &) = delete;
+
+    private:
+        JitThreadPool &pool_;
+    };
+
+private:
+    struct Context;
+    std::unique_ptr<Context> context_;
+};
+
+}  // namespace tessera::graph

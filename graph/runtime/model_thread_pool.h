@@ -1,0 +1,219 @@
+// The thread pool a compiled model owns: Halide's parallel loops in every partition
+// run on it instead of on Halide's default pool.
+//
+// Why a pool of our own: Halide's default pool is process-wide, sized once from
+// HL_NUM_THREADS, and lets its workers fall asleep between parallel loops; a model
+// is a run of many short partitions, and a worker that is asleep when a loop starts
+// often wakes only after the calling thread has done all of it, so a run could take
+// its one-thread time. Here the workers spin (pausing, yielding to the scheduler)
+// while a run is in progress, so every partition's loop finds them awake, and sleep
+// on a condition variable between runs.
+//
+// This header is compiled into every library `tessera compile` writes (its text is
+// embedded in the compiler) and into the tests. Everything has internal linkage, so
+// two models linked into one program keep their own copies.
+//
+// Use: the model's partitions are compiled with Halide's UserContext feature and
+// called with the pool as their user context; install_model_thread_pool() makes
+// Halide's halide_do_par_for hand loops whose user context is a pool to that pool.
+// Nested parallel loops (a parallel loop inside a task) run serially in the task's
+// thread. One parallel loop at a time per pool: one run at a time per model.
+#pragma once
+
+#include "HalideRuntime.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <immintrin.h>
+#include <pthread.h>
+#include <sched.h>
+
+namespace {
+
+class ModelThreadPool {
+public:
+    // `threads` counts the calling thread: threads - 1 workers are started (at
+    // least one thread runs). `pin`: worker i runs on the i-th core of the process's
+    // affinity mask after the first (the caller keeps the first).
+    ModelThreadPool(int threads, bool pin) : threads_(threads < 1 ? 1 : threads) {
+        for (int i = 1; i < threads_; i++) workers_.emplace_back([this] { work(); });
+        if (pin) pin_workers();
+    }
+
+    ~ModelThreadPool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_.store(true);
+        }
+        wake_.notify_all();
+        for (std::thread &t : workers_) t.join();
+    }
+
+    ModelThreadPool(const ModelThreadPool &) = delete;
+    ModelThreadPool &operator=(const ModelThreadPool &) = delete;
+
+    int threads() const { return threads_; }
+    // Parallel loops handed to this pool so far (serial and nested ones included).
+    uint64_t loops() const { return loops_.load(std::memory_order_relaxed); }
+
+    // The cores this process may run on (its affinity mask), at least 1.
+    static int available_cores() {
+        cpu_set_t set;
+        if (sched_getaffinity(0, sizeof set, &set) == 0) {
+            const int n = CPU_COUNT(&set);
+            if (n > 0) return n;
+        }
+        const unsigned n = std::thread::hardware_concurrency();
+        return n ? int(n) : 1;
+    }
+
+    // Between begin_run and end_run the workers spin waiting for loops; otherwise
+    // they sleep after a short spin.
+    void begin_run() {
+        in_run_.store(true);
+        if (sleepers_.load() > 0) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            wake_.notify_all();
+        }
+    }
+    void end_run() { in_run_.store(false); }
+
+    // Runs task(user_context, min + i, closure) for i in [0, size) on the pool and
+    // the calling thread. Returns 0, or a non-zero code one of the tasks returned.
+    int parallel_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure) {
+        loops_.fetch_add(1, std::memory_order_relaxed);
+        if (size <= 0) return 0;
+        if (workers_.empty() || size == 1 || inside_task()) {
+            return serial_for(user_context, task, min, size, closure);
+        }
+        // Publish the loop: its fields are written while it is closed to workers.
+        job_.task = task;
+        job_.user_context = user_context;
+        job_.closure = closure;
+        job_.min = min;
+        job_.size = size;
+        job_.next.store(0);
+        job_.finished.store(0);
+        job_.error.store(0);
+        job_.open.store(true);
+        generation_.fetch_add(1);
+        if (sleepers_.load() > 0) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            wake_.notify_all();
+        }
+        run_tasks();
+        while (job_.finished.load(std::memory_order_acquire) < size) _mm_pause();
+        // Closed, then no worker may still be reading it before it is rewritten.
+        job_.open.store(false);
+        while (workers_inside_.load() > 0) _mm_pause();
+        return job_.error.load();
+    }
+
+private:
+    struct Job {
+        halide_task_t task = nullptr;
+        void *user_context = nullptr;
+        uint8_t *closure = nullptr;
+        int min = 0, size = 0;
+        std::atomic<int> next{0}, finished{0}, error{0};
+        std::atomic<bool> open{false};
+    };
+
+    static bool &inside_task() {
+        static thread_local bool inside = false;
+        return inside;
+    }
+
+    static int serial_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure) {
+        for (int i = 0; i < size; i++) {
+            if (int e = task(user_context, min + i, closure)) return e;
+        }
+        return 0;
+    }
+
+    // Takes indices of the open loop until none are left.
+    void run_tasks() {
+        inside_task() = true;
+        for (int i; (i = job_.next.fetch_add(1)) < job_.size;) {
+            if (int e = job_.task(job_.user_context, job_.min + i, job_.closure)) job_.error.store(e);
+            job_.finished.fetch_add(1, std::memory_order_release);
+        }
+        inside_task() = false;
+    }
+
+    void work() {
+        uint64_t seen = generation_.load();
+        // Spins between loops: 2^14 pauses (about half a millisecond) outside a run,
+        // unbounded within one; yields every 64 pauses so that a pool larger than the
+        // machine does not starve the thread that calls the loops.
+        constexpr int kIdleSpins = 1 << 14;
+        unsigned pauses = 0;
+        for (;;) {
+            int spins = 0;
+            while (generation_.load() == seen && !stop_.load()) {
+                if (!in_run_.load() && ++spins > kIdleSpins) {
+                    std::unique_lock<std::mutex> lock(mutex_);
+                    sleepers_.fetch_add(1);
+                    wake_.wait(lock, [&] { return stop_.load() || in_run_.load() || generation_.load() != seen; });
+                    sleepers_.fetch_sub(1);
+                    spins = 0;
+                    continue;
+                }
+                _mm_pause();
+                if ((++pauses & 63) == 0) sched_yield();
+            }
+            if (stop_.load()) return;
+            seen = generation_.load();
+            workers_inside_.fetch_add(1);
+            if (job_.open.load()) run_tasks();
+            workers_inside_.fetch_sub(1);
+        }
+    }
+
+    void pin_workers() {
+        cpu_set_t allowed;
+        if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
+        std::vector<int> cores;
+        for (int c = 0; c < CPU_SETSIZE; c++) {
+            if (CPU_ISSET(c, &allowed)) cores.push_back(c);
+        }
+        if (cores.empty()) return;
+        for (size_t i = 0; i < workers_.size(); i++) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cores[(i + 1) % cores.size()], &one);
+            pthread_setaffinity_np(workers_[i].native_handle(), sizeof one, &one);
+        }
+    }
+
+    const int threads_;
+    std::vector<std::thread> workers_;
+    Job job_;
+    std::atomic<uint64_t> generation_{0}, loops_{0};
+    std::atomic<int> workers_inside_{0}, sleepers_{0};
+    std::atomic<bool> in_run_{false};
+    std::atomic<bool> stop_{false};  // set under mutex_, so a worker going to sleep sees it
+    std::mutex mutex_;
+    std::condition_variable wake_;
+};
+
+// Halide's halide_do_par_for for pipelines called with a ModelThreadPool as their
+// user context; any other loop (no user context) goes to Halide's default pool.
+inline int model_pool_do_par_for(void *user_context, halide_task_t task, int min, int size, uint8_t *closure) {
+    if (!user_context) return halide_default_do_par_for(user_context, task, min, size, closure);
+    return static_cast<ModelThreadPool *>(user_context)->parallel_for(user_context, task, min, size, closure);
+}
+
+// Makes Halide's runtime hand parallel loops to model_pool_do_par_for (a pointer
+// store; called before every run so that a handler installed by other code in the
+// process between runs does not take the model's loops).
+inline void install_model_thread_pool() {
+    halide_set_custom_do_par_for(model_pool_do_par_for);
+}
+
+}  // namespace

@@ -1,0 +1,143 @@
+// The thread pool an emitted model owns (graph/emit/runtime/model_thread_pool.h):
+// every index of a parallel loop runs exactly once with 1, 2 and more threads than
+// the machine has cores, loops nested in a task run serially, a task's error code
+// comes back, many short loops in a run and loops after the workers fell asleep
+// all complete, and pinning keeps results the same.
+#include "jit_thread_pool.h"
+#include "model_thread_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace {
+
+struct Counts {
+    std::vector<std::atomic<int>> hits;
+    ModelThreadPool *pool = nullptr;
+    std::atomic<int> nested{0};
+    explicit Counts(size_t n) : hits(n) {}
+};
+
+int count_index(void *user_context, int index, uint8_t *closure) {
+    auto *c = reinterpret_cast<Counts *>(closure);
+    EXPECT_EQ(user_context, c);
+    c->hits[size_t(index)].fetch_add(1);
+    return 0;
+}
+
+int inner_index(void *, int, uint8_t *closure) {
+    reinterpret_cast<Counts *>(closure)->nested.fetch_add(1);
+    return 0;
+}
+
+int outer_index(void *user_context, int index, uint8_t *closure) {
+    auto *c = reinterpret_cast<Counts *>(closure);
+    c->hits[size_t(index)].fetch_add(1);
+    return c->pool->parallel_for(user_context, inner_index, 0, 10, closure);
+}
+
+int fail_at_seven(void *, int index, uint8_t *) {
+    return index == 7 ? -42 : 0;
+}
+
+void expect_each_once(const Counts &c) {
+    for (size_t i = 0; i < c.hits.size(); i++) ASSERT_EQ(c.hits[i].load(), 1) << "index " << i;
+}
+
+class ModelThreadPoolTest : public testing::TestWithParam<int> {};
+
+TEST_P(ModelThreadPoolTest, RunsEveryIndexOnce) {
+    ModelThreadPool pool(GetParam(), false);
+    EXPECT_EQ(pool.threads(), GetParam());
+    pool.begin_run();
+    for (int size : {1, 2, 3, 17, 1000}) {
+        Counts c(size_t(size) + 5);
+        ASSERT_EQ(pool.parallel_for(&c, count_index, 5, size, reinterpret_cast<uint8_t *>(&c)), 0);
+        for (int i = 0; i < 5; i++) EXPECT_EQ(c.hits[size_t(i)].load(), 0);
+        for (int i = 5; i < size + 5; i++) ASSERT_EQ(c.hits[size_t(i)].load(), 1) << "size " << size << " index " << i;
+    }
+    pool.end_run();
+}
+
+TEST_P(ModelThreadPoolTest, ManyShortLoopsInARunAndLoopsAfterSleep) {
+    ModelThreadPool pool(GetParam(), false);
+    for (int run = 0; run < 3; run++) {
+        pool.begin_run();
+        for (int loop = 0; loop < 500; loop++) {
+            Counts c(8);
+            ASSERT_EQ(pool.parallel_for(&c, count_index, 0, 8, reinterpret_cast<uint8_t *>(&c)), 0);
+            expect_each_once(c);
+        }
+        pool.end_run();
+        // Long enough for idle workers to go to sleep; the next loop wakes them.
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        Counts c(64);
+        ASSERT_EQ(pool.parallel_for(&c, count_index, 0, 64, reinterpret_cast<uint8_t *>(&c)), 0);
+        expect_each_once(c);
+    }
+}
+
+TEST_P(ModelThreadPoolTest, NestedLoopsRunSeriallyInTheirTask) {
+    ModelThreadPool pool(GetParam(), false);
+    Counts c(12);
+    c.pool = &pool;
+    ASSERT_EQ(pool.parallel_for(&c, outer_index, 0, 12, reinterpret_cast<uint8_t *>(&c)), 0);
+    expect_each_once(c);
+    EXPECT_EQ(c.nested.load(), 120);
+}
+
+TEST_P(ModelThreadPoolTest, ReturnsATasksErrorCode) {
+    ModelThreadPool pool(GetParam(), false);
+    EXPECT_EQ(pool.parallel_for(nullptr, fail_at_seven, 0, 20, nullptr), -42);
+    Counts c(20);
+    EXPECT_EQ(pool.parallel_for(&c, count_index, 0, 20, reinterpret_cast<uint8_t *>(&c)), 0);
+    expect_each_once(c);
+}
+
+TEST_P(ModelThreadPoolTest, PinnedWorkersGiveTheSameResult) {
+    ModelThreadPool pool(GetParam(), true);
+    Counts c(333);
+    ASSERT_EQ(pool.parallel_for(&c, count_index, 0, 333, reinterpret_cast<uint8_t *>(&c)), 0);
+    expect_each_once(c);
+}
+
+// 1, 2 and three times the machine's cores.
+INSTANTIATE_TEST_SUITE_P(Threads, ModelThreadPoolTest,
+                         testing::Values(1, 2, 3 * ModelThreadPool::available_cores()));
+
+}  // namespace
+
+// Through Halide's JIT: a pipeline realized with the pool's context runs its parallel
+// loop on the pool and computes every element.
+namespace tessera::graph {
+namespace {
+
+TEST(JitThreadPool, HalideParallelLoopsRunOnThePool) {
+    Halide::Func f("f");
+    Halide::Var x("x"), y("y");
+    f(x, y) = Halide::cast<float>(x * 3 + y * y);
+    f.parallel(y).vectorize(x, 8);
+    f.compile_jit();
+    for (int threads : {1, 2, 7}) {
+        JitThreadPool pool(threads);
+        EXPECT_EQ(pool.threads(), threads);
+        Halide::Buffer<float> out(64, 37);
+        out.fill(std::nanf(""));
+        {
+            const JitThreadPool::Run run(pool);
+            f.realize(pool.context(), out);
+        }
+        EXPECT_GE(pool.parallel_loops(), 1u);
+        for (int j = 0; j < 37; j++) {
+            for (int i = 0; i < 64; i++) ASSERT_EQ(out(i, j), float(i * 3 + j * j)) << i << ", " << j;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace tessera::graph
