@@ -25,6 +25,9 @@ packages=(
   libonnx-testdata    # ONNX's node tests: the graph layer's evaluator is checked against them
   python3-onnx        # make run: scripts/make-demo-models.py writes the demo models
   python3-numpy
+  python3-dev         # the Python module (python/): Python's headers
+  pybind11-dev        # the Python module's bindings
+  python3-pytest      # the Python module's tests (make test)
 )
 # `install-deps.sh --models`: what scripts/export-models.py needs (make models), not the build.
 if [[ "${1:-}" == "--models" ]]; then
