@@ -15,6 +15,7 @@
 #include "layout_option.h"
 #ifdef TESSERA_WITH_MODELS
 #include "model_bench.h"
+#include "per_layer.h"
 #endif
 #include "model_record.h"
 #include "op_bench.h"
@@ -32,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -59,6 +61,7 @@ struct Options {
     int warmup = 5;
     double tolerance = 1e-3;
     bool timeout_given = false;
+    bool per_layer = false;  // --per-layer: every partition against the same nodes in onnxruntime
     bool models() const { return !model.empty() || suite == "models" || !models_dir.empty(); }
     bool default_schedulers = false;  // no --schedulers: Tessera-unfused joins for chain ops
     // Each contender timed alone in its own process, oneDNN's OpenMP threads on
@@ -219,7 +222,10 @@ void usage(std::FILE *to) {
                  "  --work-dir     keep the compiled library there (default: a temporary folder)\n"
                  "  --layout       auto (default), chosen, blocked, nhwc, packed or fixed: as tessera compile --layout\n"
                  "  --timeout      seconds for each model, and for each peer's reply (default 900)\n"
-                 "  --json, --plot one record per model and contender; a bar chart of the speedups over onnxruntime\n",
+                 "  --json, --plot one record per model and contender; a bar chart of the speedups over onnxruntime\n"
+                 "  --per-layer    where a model loses: every partition timed inside model runs (JIT, --threads)\n"
+                 "                 against the same nodes cut out as a model of their own in onnxruntime\n"
+                 "                 (scripts/per_layer_peer.py); a table by time lost, sums per op family; --json\n",
                  names.c_str());
 }
 
@@ -243,6 +249,8 @@ void check_model_options(Options &o, int argc, char **argv, const std::string &s
     if (suite && !o.inputs.empty()) throw UsageError("--input is for one --model; a suite's models read NAME.input.npy");
     if (!schedulers.empty()) throw UsageError("--schedulers is for ops; a model's contenders are tessera and --against");
     if (!o.csv.empty()) throw UsageError("--csv is for ops; write a model run with --json");
+    if (o.per_layer && !o.plot.empty()) throw UsageError("--plot draws whole models; --per-layer writes --json");
+    if (o.per_layer && o.timing == "alone") throw UsageError("--per-layer times partitions inside model runs: no --timing");
     for (int i = 1; i < argc; i++) {
         if (std::string(argv[i]) == "--seed") throw UsageError("--seed is for ops; a model runs on its input files");
     }
@@ -265,6 +273,7 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--against") o.against = parse_peers(next());
         else if (arg == "--python") o.python = next();
         else if (arg == "--work-dir") o.work_dir = next();
+        else if (arg == "--per-layer") o.per_layer = true;
         else if (arg == "--layout") {
             o.layout = next();
             if (const std::string error = tessera::layout_option_error(o.layout); !error.empty()) throw UsageError(error);
@@ -316,7 +325,8 @@ Options parse_args(int argc, char **argv) {
         check_model_options(o, argc, argv, schedulers);
         return o;
     }
-    for (const char *flag : {"--input", "--against", "--python", "--work-dir", "--warmup", "--tolerance", "--layout"}) {
+    for (const char *flag : {"--input", "--against", "--python", "--work-dir", "--warmup", "--tolerance", "--layout",
+                             "--per-layer"}) {
         for (int i = 1; i < argc; i++) {
             if (flag == std::string(argv[i])) throw UsageError(std::string(flag) + " is for models: use it with --model or --suite models");
         }
@@ -437,6 +447,49 @@ int run(const Options &o) {
 
 #ifdef TESSERA_WITH_MODELS
 // --model F.onnx, or --suite models: each model in a child process of its own.
+// The model files of --model, or of --suite models (the suite's models that exist).
+std::vector<std::string> model_files(const Options &o) {
+    if (!o.model.empty()) return {o.model};
+    const std::string dir = o.models_dir.empty() ? std::string(TESSERA_SOURCE_DIR) + "/models" : o.models_dir;
+    const std::string suite = tessera::builtin_suite_path("models");
+    std::vector<std::string> files;
+    for (const std::string &name : tessera::bench::load_model_suite(suite)) {
+        const std::string file = dir + "/" + name + ".onnx";
+        if (std::filesystem::is_regular_file(file)) files.push_back(file);
+        else std::printf("%s: skipped: no %s (make models)\n", name.c_str(), file.c_str());
+    }
+    return files;
+}
+
+// --per-layer: each model's partitions against the same nodes in onnxruntime.
+int run_per_layer(const Options &o, const tessera::bench::ModelBenchOptions &base) {
+    using namespace tessera::bench;
+    std::vector<LayerRecord> all;
+    for (const std::string &file : model_files(o)) {
+        ModelBenchOptions m = base;
+        m.model = file;
+        if (!o.model.empty()) m.inputs = o.inputs;
+        std::printf("\n");
+        const std::vector<LayerRecord> layers = bench_layers(m);
+        std::printf("%s", format_layer_table(layers).c_str());
+        all.insert(all.end(), layers.begin(), layers.end());
+        std::fflush(stdout);
+    }
+    if (o.model.empty() && !all.empty()) std::printf("\nall models:\n%s", format_family_summary(all).c_str());
+    if (!o.json.empty()) {
+        nlohmann::json j = nlohmann::json::array();
+        for (const LayerRecord &l : all) j.push_back(to_json(l));
+        std::ofstream out(o.json);
+        out << j.dump(2) << "\n";
+        if (!out) {
+            std::fprintf(stderr, "tessera-bench: %s: cannot write\n", o.json.c_str());
+            return 1;
+        }
+        std::printf("json: %s\n", o.json.c_str());
+    }
+    return 0;
+}
+
 int run_models(const Options &o) {
     using namespace tessera::bench;
     ModelBenchOptions base;
@@ -458,6 +511,8 @@ int run_models(const Options &o) {
     for (const std::string &p : o.against) peers += (peers.empty() ? "" : ", ") + p;
     std::printf("tessera-bench: models, tessera against %s; peers run by %s\n", peers.empty() ? "no peer" : peers.c_str(),
                 base.python.empty() ? "(no Python environment)" : base.python.c_str());
+
+    if (o.per_layer) return run_per_layer(o, base);
 
     std::vector<ModelRecord> all;
     if (!o.model.empty()) {

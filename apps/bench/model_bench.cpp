@@ -39,31 +39,6 @@ bool executable(const std::string &path) {
     return access(path.c_str(), X_OK) == 0 && !fs::is_directory(path);
 }
 
-// The benchmark's folder: the one given (kept), or a temporary one removed afterwards.
-class WorkDir {
-public:
-    explicit WorkDir(const std::string &given) {
-        if (!given.empty()) {
-            path_ = given;
-            fs::create_directories(path_);
-            return;
-        }
-        char pattern[] = "/tmp/tessera-bench-model-XXXXXX";
-        if (!mkdtemp(pattern)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
-        path_ = pattern;
-        owned_ = true;
-    }
-    ~WorkDir() {
-        std::error_code ignored;
-        if (owned_) fs::remove_all(path_, ignored);
-    }
-    const std::string &path() const { return path_; }
-
-private:
-    std::string path_;
-    bool owned_ = false;
-};
-
 // How to get a peer that is not there.
 std::string install_hint(const std::string &kind) {
     return kind == kOnnxRuntime ? "bash scripts/install-peers.sh"
@@ -160,20 +135,38 @@ double max_relative_error(const std::vector<graph::TensorData> &actual,
     return worst;
 }
 
-std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
+WorkDir::WorkDir(const std::string &given) {
+    if (!given.empty()) {
+        path_ = given;
+        fs::create_directories(path_);
+        return;
+    }
+    char pattern[] = "/tmp/tessera-bench-model-XXXXXX";
+    if (!mkdtemp(pattern)) throw std::runtime_error(std::string("mkdtemp: ") + std::strerror(errno));
+    path_ = pattern;
+    owned_ = true;
+}
+
+WorkDir::~WorkDir() {
+    std::error_code ignored;
+    if (owned_) fs::remove_all(path_, ignored);
+}
+
+ModelUnderTest open_model_under_test(const ModelBenchOptions &o) {
     // The model and its inputs, checked before anything is compiled or started.
     if (!fs::is_regular_file(o.model)) throw ModelInputError(o.model + ": no such model file");
-    cli::ModelOptions model_options;
+    ModelUnderTest m;
+    cli::ModelOptions &model_options = m.model_options;
     model_options.model = o.model;
     model_options.scheduler_options = o.scheduler_options;
-    cli::OpenedModel opened;
+    cli::OpenedModel &opened = m.opened;
     try {
         cli::set_layout(model_options, o.layout);
         opened = cli::open_model(model_options);
     } catch (const graph::GraphError &e) {
         throw ModelInputError(e.what());
     }
-    std::vector<cli::TensorSpec> input_specs;
+    std::vector<cli::TensorSpec> &input_specs = m.input_specs;
     for (const std::string &n : opened.graph.inputs) input_specs.push_back({n, opened.graph.value(n).shape});
     std::vector<std::string> input_args = o.inputs;
     if (input_args.empty()) {
@@ -191,8 +184,8 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
     } catch (const cli::UsageError &e) {
         throw ModelInputError(e.what());
     }
-    std::vector<graph::TensorData> inputs;
-    std::vector<std::string> input_paths;
+    std::vector<graph::TensorData> &inputs = m.inputs;
+    std::vector<std::string> &input_paths = m.input_paths;
     for (const cli::TensorSpec &t : input_specs) {
         auto it = files.find(t.name);
         if (it == files.end()) {
@@ -207,6 +200,16 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
         input_paths.push_back(it->second);
     }
 
+    return m;
+}
+
+std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
+    ModelUnderTest m = open_model_under_test(o);
+    const cli::ModelOptions &model_options = m.model_options;
+    const cli::OpenedModel &opened = m.opened;
+    const std::vector<cli::TensorSpec> &input_specs = m.input_specs;
+    const std::vector<graph::TensorData> &inputs = m.inputs;
+    const std::vector<std::string> &input_paths = m.input_paths;
     std::string given;
     for (size_t k = 0; k < input_specs.size(); k++) {
         given += (k ? ", " : "") + ("'" + input_specs[k].name + "' float32[" +

@@ -4,7 +4,9 @@
 // same thread count, every output checked against the first peer's.
 #pragma once
 
+#include "compiled_library.h"
 #include "model_record.h"
+#include "opened_model.h"
 #include "scheduler_options.h"
 #include "tensor_data.h"
 
@@ -56,6 +58,33 @@ double max_relative_error(const std::vector<graph::TensorData> &actual,
 // (onnxruntime's keeps a worker busy for tens of milliseconds) would otherwise take
 // cores from whoever runs next. Returns the milliseconds waited.
 double settle(const std::vector<int> &pids, double max_ms);
+
+// The benchmark's folder: the one given (kept), or a temporary one removed afterwards.
+class WorkDir {
+public:
+    explicit WorkDir(const std::string &given);
+    ~WorkDir();
+    WorkDir(const WorkDir &) = delete;
+    WorkDir &operator=(const WorkDir &) = delete;
+    const std::string &path() const { return path_; }
+
+private:
+    std::string path_;
+    bool owned_ = false;
+};
+
+// A model opened as tessera compile opens it, with its inputs read and checked.
+struct ModelUnderTest {
+    cli::ModelOptions model_options;
+    cli::OpenedModel opened;
+    std::vector<cli::TensorSpec> input_specs;
+    std::vector<graph::TensorData> inputs;   // in the order of input_specs
+    std::vector<std::string> input_paths;
+};
+
+// Throws ModelInputError for a missing or bad model, a missing input file (none given and
+// no MODEL.input.npy beside a one-input model) or an input of the wrong shape.
+ModelUnderTest open_model_under_test(const ModelBenchOptions &options);
 
 // Benchmarks one model: prints its progress and table on stdout and returns one record
 // per contender (Tessera first, then the peers of options.against in order). Throws

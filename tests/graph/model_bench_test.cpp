@@ -369,6 +369,62 @@ TEST(ModelBenchCli, UsageErrorsExitTwo) {
     expect_exit(bench("--model " + m.onnx + " --python /nonexistent/python"), 2, "not an executable file");
 }
 
+// --per-layer: every partition timed inside model runs against onnxruntime's time for
+// the same nodes (here the stand-in tests/bench/per_layer_peer.py): the table sorted by
+// time lost, the per-family sums, the JSON records; a failing or missing peer leaves
+// Tessera's times with the reason.
+TEST(ModelBenchCli, PerLayerTimesEveryPartitionAgainstThePeer) {
+    const std::string dir = fresh_dir("per_layer");
+    ModelBuilder b(13);
+    b.input("image", {1, 8, 12, 12}).output("pooled");
+    b.initializer("dw", graph::testing::random_floats({8, 1, 3, 3}, 1, -0.4f, 0.4f));
+    b.initializer("pw", graph::testing::random_floats({16, 8, 1, 1}, 2, -0.4f, 0.4f));
+    auto &dw = b.node("Conv", {"image", "dw"}, {"d"});
+    graph::testing::set_int(dw, "group", 8);
+    graph::testing::set_ints(dw, "kernel_shape", {3, 3});
+    graph::testing::set_ints(dw, "pads", {1, 1, 1, 1});
+    b.node("Relu", {"d"}, {"r"});
+    b.node("Conv", {"r", "pw"}, {"p"});
+    auto &pool = b.node("MaxPool", {"p"}, {"pooled"});
+    graph::testing::set_ints(pool, "kernel_shape", {2, 2});
+    graph::testing::set_ints(pool, "strides", {2, 2});
+    const std::string model = dir + "/dwnet.onnx";
+    std::ofstream(model, std::ios::binary) << b.bytes();
+    graph::write_npy(dir + "/dwnet.input.npy", graph::testing::random_floats({1, 8, 12, 12}, 5));
+
+    const std::string common = "--model " + model + " --per-layer --against onnxruntime --python /usr/bin/python3 "
+                               "--reps 2 --warmup 1 --threads 2";
+    CommandResult r = bench(common + " --json " + dir + "/layers.json");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "depthwise 3x3 conv")) << r.output;
+    EXPECT_TRUE(contains(r.output, "fake: no such value")) << r.output;
+    EXPECT_TRUE(contains(r.output, "per family")) << r.output;
+    EXPECT_TRUE(contains(r.output, "0.250 ms with nothing to compute")) << r.output;
+    std::ifstream in(dir + "/layers.json");
+    const nlohmann::json layers = nlohmann::json::parse(in);
+    ASSERT_GE(layers.size(), 2u) << r.output;
+    EXPECT_TRUE(layers[0].contains("onnxruntime_error"));
+    int with_peer = 0;
+    for (const nlohmann::json &l : layers) {
+        EXPECT_GT(l.at("tessera_ms").get<double>(), 0.0) << l.dump();
+        EXPECT_FALSE(l.at("family").get<std::string>().empty());
+        if (!l.contains("onnxruntime_ms")) continue;
+        with_peer++;
+        EXPECT_EQ(l.at("onnxruntime_ms").get<double>(), 100.0);
+        EXPECT_NEAR(l.at("lost_ms").get<double>(), l.at("tessera_ms").get<double>() - 100.0, 1e-9);
+    }
+    EXPECT_EQ(with_peer, int(layers.size()) - 1);
+
+    r = bench(common, "FAKE_PER_LAYER=missing");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "onnxruntime is not installed (bash scripts/install-peers.sh)")) << r.output;
+    r = bench(common, "FAKE_PER_LAYER=fail");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "failed (exit status 1)")) << r.output;
+    expect_exit(bench("--op relu --shape shape=4 --per-layer"), 2, "--per-layer is for models");
+    expect_exit(bench(common + " --plot x.png"), 2, "--per-layer writes --json");
+}
+
 TEST(ModelBenchCli, BadInputFilesExitTwoBeforeCompiling) {
     const std::string dir = fresh_dir("model_cli_inputs");
     const SmallModel m = small_model(dir);

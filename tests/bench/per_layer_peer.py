@@ -1,0 +1,27 @@
+"""Stand-in for scripts/per_layer_peer.py in the tests (found beside fake_peer.py, the
+runner the tests point tessera-bench at): no onnxruntime, numbers that say where they
+came from. Same command line and OUT.json as the real one: the first layer gets an
+error, every other one 100 ms (median) and 90 ms (min), the call overhead 0.25 ms.
+FAKE_PER_LAYER=fail exits 1 without writing OUT.json; =missing exits 3 (onnxruntime
+cannot be imported)."""
+import json
+import os
+import sys
+
+mode = os.environ.get("FAKE_PER_LAYER", "ok")
+if mode == "fail":
+    sys.exit(1)
+if mode == "missing":
+    sys.exit(3)
+model, threads, reps, layers_path, out_path = sys.argv[1:6]
+with open(layers_path) as f:
+    layers = json.load(f)
+records = []
+for k, layer in enumerate(layers):
+    assert isinstance(layer["inputs"], list) and layer["output"]
+    if k == 0:
+        records.append({"name": layer["name"], "error": "RuntimeError: fake: no such value"})
+    else:
+        records.append({"name": layer["name"], "median_ms": 100.0, "min_ms": 90.0})
+with open(out_path, "w") as f:
+    json.dump({"call_overhead_ms": 0.25, "layers": records}, f)
