@@ -285,6 +285,7 @@ PYBIND11_MODULE(tessera, m) {
             const tessera::cli::OpenedModel opened = tessera::cli::open_model(o);
             tessera::cli::CompileSettings settings;
             settings.out_dir = out_dir;
+            settings.cxx = tessera::cxx_from_environment();
             tessera::cli::compile_model(opened, o, settings, [verbose](const std::string &line) {
                 if (verbose) std::cerr << line << std::endl;
             });

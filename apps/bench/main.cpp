@@ -62,6 +62,7 @@ struct Options {
     double tolerance = 1e-3;
     bool timeout_given = false;
     bool per_layer = false;  // --per-layer: every partition against the same nodes in onnxruntime
+    bool tune = false;       // --tune: Tessera's library compiled with tessera compile --tune
     bool models() const { return !model.empty() || suite == "models" || !models_dir.empty(); }
     bool default_schedulers = false;  // no --schedulers: Tessera-unfused joins for chain ops
     // Each contender timed alone in its own process, oneDNN's OpenMP threads on
@@ -223,6 +224,7 @@ void usage(std::FILE *to) {
                  "  --layout       auto (default), chosen, blocked, nhwc, packed or fixed: as tessera compile --layout\n"
                  "  --timeout      seconds for each model, and for each peer's reply (default 900)\n"
                  "  --json, --plot one record per model and contender; a bar chart of the speedups over onnxruntime\n"
+                 "  --tune         Tessera's library compiled with tessera compile --tune (candidates measured)\n"
                  "  --per-layer    where a model loses: every partition timed inside model runs (JIT, --threads)\n"
                  "                 against the same nodes cut out as a model of their own in onnxruntime\n"
                  "                 (scripts/per_layer_peer.py); a table by time lost, sums per op family; --json\n",
@@ -250,6 +252,7 @@ void check_model_options(Options &o, int argc, char **argv, const std::string &s
     if (!schedulers.empty()) throw UsageError("--schedulers is for ops; a model's contenders are tessera and --against");
     if (!o.csv.empty()) throw UsageError("--csv is for ops; write a model run with --json");
     if (o.per_layer && !o.plot.empty()) throw UsageError("--plot draws whole models; --per-layer writes --json");
+    if (o.per_layer && o.tune) throw UsageError("--per-layer times the untuned partitions: no --tune");
     if (o.per_layer && o.timing == "alone") throw UsageError("--per-layer times partitions inside model runs: no --timing");
     for (int i = 1; i < argc; i++) {
         if (std::string(argv[i]) == "--seed") throw UsageError("--seed is for ops; a model runs on its input files");
@@ -274,6 +277,7 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--python") o.python = next();
         else if (arg == "--work-dir") o.work_dir = next();
         else if (arg == "--per-layer") o.per_layer = true;
+        else if (arg == "--tune") o.tune = true;
         else if (arg == "--layout") {
             o.layout = next();
             if (const std::string error = tessera::layout_option_error(o.layout); !error.empty()) throw UsageError(error);
@@ -326,7 +330,7 @@ Options parse_args(int argc, char **argv) {
         return o;
     }
     for (const char *flag : {"--input", "--against", "--python", "--work-dir", "--warmup", "--tolerance", "--layout",
-                             "--per-layer"}) {
+                             "--per-layer", "--tune"}) {
         for (int i = 1; i < argc; i++) {
             if (flag == std::string(argv[i])) throw UsageError(std::string(flag) + " is for models: use it with --model or --suite models");
         }
@@ -504,6 +508,8 @@ int run_models(const Options &o) {
     base.verbose = !o.settings.quiet;
     base.interleaved = o.timing != "alone";
     base.scheduler_options = tessera::scheduler_options_from_environment(o.threads);
+    base.cxx = tessera::cxx_from_environment();
+    base.tune = o.tune;
     base.python = find_peer_python(o.python, TESSERA_SOURCE_DIR, base.python_missing);
     const char *runner = std::getenv("TESSERA_PEER_RUNNER");
     base.runner = runner && *runner ? runner : std::string(TESSERA_SOURCE_DIR) + "/scripts/peer_runner.py";

@@ -245,6 +245,9 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
         Stopwatch watch;
         cli::CompileSettings settings;
         settings.out_dir = work.path() + "/tessera";
+        settings.cxx = o.cxx;
+        settings.tune = o.tune;
+        settings.tuning.threads = o.threads;
         const graph::EmitReport report =
             cli::compile_model(opened, model_options, settings, [&](const std::string &line) {
                 if (o.verbose) say("  %s\n", line.c_str());

@@ -39,6 +39,8 @@ struct ModelBenchOptions {
     int timeout_s = 900;                   // the whole model (isolated), and each peer reply (its load included)
     bool verbose = false;                  // tessera compile's lines per partition, the peers' stderr
     SchedulerOptions scheduler_options;    // Tessera's, as tessera compile gets them
+    std::string cxx = "c++";               // compiles the library's generated wrapper
+    bool tune = false;                     // tessera compile --tune (at `threads`)
 };
 
 // The peers' interpreter: `flag` (--python) when given, else $TESSERA_PEER_PYTHON, else

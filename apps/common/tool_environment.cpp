@@ -29,4 +29,9 @@ int measured_candidates_from_environment() {
     return std::max(1, topk && *topk ? std::atoi(topk) : 4);
 }
 
+std::string cxx_from_environment() {
+    const char *cxx = std::getenv("CXX");
+    return cxx && *cxx ? cxx : "c++";
+}
+
 }  // namespace tessera

@@ -1,7 +1,7 @@
 // What the command-line tools read from the environment, called from their main
 // functions only: Tessera's scheduler options (TESSERA_*, options_from_environment.h),
 // the thread count (TESSERA_NUM_THREADS), Halide's JIT target (HL_JIT_TARGET) and
-// the measured pick of the JIT tools (TESSERA_MEASURE). Below main, everything
+// the measured pick of the JIT tools (TESSERA_MEASURE), the C++ compiler (CXX). Below main, everything
 // takes these as values.
 #pragma once
 
@@ -20,5 +20,8 @@ SchedulerChoice scheduler_choice_from_environment(const std::string &name);
 // TESSERA_MEASURE=1: how many of Tessera's top rPrograms the JIT tools time to keep
 // the fastest ($TESSERA_TOPK, default 4); 0 when unset or 0.
 int measured_candidates_from_environment();
+
+// $CXX, else "c++": what compiles a compiled model's generated wrapper.
+std::string cxx_from_environment();
 
 }  // namespace tessera

@@ -37,8 +37,10 @@ graph::EmitReport compile_model(const OpenedModel &model, const ModelOptions &op
         });
     };
     e.halide_include_dir = TESSERA_HALIDE_INCLUDE_DIR;
-    if (const char *cxx = std::getenv("CXX")) e.cxx = cxx;
-    return graph::emit_model(model.graph, model.plan, model.schedule, e, progress);
+    e.cxx = settings.cxx;
+    // Tuning JIT-compiles and times here, before any partition compiles in a fork.
+    if (settings.tune) e.measured = tune_partitions(model, settings.tuning, progress);
+    return graph::emit_model(model.graph, model.plan, tuned_schedule(model, e.measured), e, progress);
 }
 
 }  // namespace tessera::cli

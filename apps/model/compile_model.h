@@ -5,6 +5,7 @@
 
 #include "emit_model.h"
 #include "opened_model.h"
+#include "tune_partitions.h"
 
 #include <functional>
 #include <string>
@@ -16,6 +17,9 @@ struct CompileSettings {
     std::string name;          // the library's name; empty: default_library_name(model)
     bool embed_weights = false;
     int jobs = 0;              // partitions compiled at once; 0: one per core
+    bool tune = false;         // measure Tessera's top candidates per partition first (tune_partitions.h)
+    TuneSettings tuning;
+    std::string cxx = "c++";   // compiles the generated wrapper
 };
 
 // The library's name for a model file: its stem as a C identifier.

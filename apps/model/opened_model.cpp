@@ -109,8 +109,8 @@ OpenedModel open_model(const ModelOptions &o) {
     }
     s.plan = graph::plan_fusion(s.graph, {balance, o.fuse});
     if (o.fuse && o.chains) s.plan = graph::plan_chains(s.graph, s.plan);
-    const SchedulerChoice choice{scheduler, s.target, o.scheduler_options};
-    s.schedule = [choice](Halide::Pipeline &p) { apply_scheduler(p, choice); };
+    s.choice = SchedulerChoice{scheduler, s.target, o.scheduler_options};
+    s.schedule = [choice = s.choice](Halide::Pipeline &p) { apply_scheduler(p, choice); };
     return s;
 }
 

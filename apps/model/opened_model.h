@@ -12,6 +12,7 @@
 #include "plan_fusion.h"
 #include "prepare_graph.h"
 #include "scheduler_options.h"
+#include "schedulers.h"
 
 #include <Halide.h>
 
@@ -61,7 +62,8 @@ struct OpenedModel {
     int packed_weights = 0;       // nodes whose constant weights pack_weights laid out as panels
     graph::FusionPlan plan;
     Halide::Target target;
-    std::function<void(Halide::Pipeline &)> schedule;  // the chosen scheduler, for target
+    SchedulerChoice choice;                            // the scheduler, its target and options
+    std::function<void(Halide::Pipeline &)> schedule;  // apply_scheduler with `choice`
 };
 
 // Whether --layout asks assign_layouts for the activations' layouts.

@@ -11,7 +11,8 @@
 namespace tessera::cli {
 
 // `scheduler` holds the options main read from the environment; flags go on top.
-int compile_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler);
+// `cxx`: the C++ compiler of the generated wrapper ($CXX, read by main).
+int compile_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler, const std::string &cxx);
 int run_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler);
 int inspect_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler);
 

@@ -1,5 +1,7 @@
 // tessera compile MODEL.onnx -o DIR: the model ahead of time, one library per model
-// (graph/emit/emit_model.h), with the fusion plan and progress per partition.
+// (graph/emit/emit_model.h), with the fusion plan and progress per partition; with
+// --tune, each compute-intensive partition's top candidates measured first
+// (apps/model/tune_partitions.h).
 #include "commands.h"
 
 #include "compile_model.h"
@@ -9,11 +11,12 @@
 
 namespace tessera::cli {
 
-int compile_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler) {
+int compile_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler, const std::string &cxx) {
     ModelOptions o;
     o.scheduler_options = scheduler;
     o.ahead_of_time = true;
     CompileSettings c;
+    c.cxx = cxx;
     bool explain = false;
     for (size_t i = 0; i < args.size(); i++) {
         const std::string &a = args[i];
@@ -31,6 +34,25 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
         else if (a == "--layout") set_layout(o, value());
         else if (a == "--explain") explain = true;
         else if (a == "--embed-weights") c.embed_weights = true;
+        else if (a == "--tune") c.tune = true;
+        else if (a == "--tune-budget") {
+            c.tuning.budget_s = std::atof(value().c_str());
+            if (!(c.tuning.budget_s > 0)) throw UsageError(a + " needs a number of seconds > 0");
+            c.tune = true;
+        }
+        else if (a == "--tune-log") {
+            c.tuning.log_path = value();
+            c.tune = true;
+        }
+        else if (a == "--tune-candidates") {
+            c.tuning.candidates = std::atoi(value().c_str());
+            if (c.tuning.candidates < 1) throw UsageError(a + " needs a positive count");
+            c.tune = true;
+        }
+        else if (a == "--threads") {
+            c.tuning.threads = std::atoi(value().c_str());
+            if (c.tuning.threads < 1) throw UsageError(a + " needs a positive count");
+        }
         else if (a == "-j" || a == "--jobs") {
             c.jobs = std::atoi(value().c_str());
             if (c.jobs < 1) throw UsageError(a + " needs a positive count");
@@ -42,6 +64,11 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
     if (o.model.empty()) throw UsageError("compile: which model? (tessera compile MODEL.onnx -o DIR)");
     if (c.out_dir.empty()) throw UsageError("compile: -o DIR is required");
     if (explain) o.scheduler_options.explain = true;  // the scheduler's rProgram summary per stage
+    if (c.tune && o.scheduler != "Tessera") throw UsageError("compile: --tune measures Tessera's candidates (--scheduler Tessera)");
+    if (c.tuning.threads && !c.tune) throw UsageError("compile: --threads is the thread count --tune measures with");
+    if (c.tune && c.tuning.log_path.empty()) {
+        c.tuning.log_path = c.out_dir + "/" + (c.name.empty() ? default_library_name(o.model) : c.name) + ".tune.jsonl";
+    }
 
     OpenedModel s = open_model(o);
     std::printf("tessera compile: %s (opset %d, %zu nodes after the passes), target %s, scheduler %s\n",

@@ -1,9 +1,12 @@
 // tessera inspect MODEL.onnx: the graph after the passes, its fusion plan and the
-// compiled library's memory plan.
+// compiled library's memory plan; with --tune-log F, the partitions the log tunes.
 #include "commands.h"
 
 #include "memory_plan.h"
 #include "opened_model.h"
+#include "tuning_log.h"
+
+#include "device_profile.h"
 
 #include <cstdio>
 #include <iostream>
@@ -12,6 +15,7 @@ namespace tessera::cli {
 
 int inspect_command(const std::vector<std::string> &args, const SchedulerOptions &scheduler) {
     ModelOptions o;
+    std::string tune_log;
     o.scheduler_options = scheduler;
     o.ahead_of_time = true;  // inspects what compile would do, runs nothing
     for (size_t i = 0; i < args.size(); i++) {
@@ -23,6 +27,9 @@ int inspect_command(const std::vector<std::string> &args, const SchedulerOptions
             o.fuse = false;
         } else if (a == "--no-chains") {
             o.chains = false;
+        } else if (a == "--tune-log") {
+            if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+            tune_log = args[++i];
         } else if (!a.empty() && a[0] == '-') {
             throw UsageError("inspect: unknown option '" + a + "'");
         } else if (o.model.empty()) {
@@ -47,6 +54,19 @@ int inspect_command(const std::vector<std::string> &args, const SchedulerOptions
     const graph::MemoryPlan memory = graph::plan_memory(values);
     std::printf("memory: %zu intermediate values in an arena of %.3f MB (peak live %.3f MB; one buffer each: %.3f MB)\n",
                 values.size(), memory.arena_bytes / 1e6, memory.peak_live_bytes / 1e6, memory.separate_bytes / 1e6);
+    // What `tessera compile --tune-log F` would take from the log, unmeasured.
+    if (!tune_log.empty()) {
+        const TuningLog log = read_tuning_log(tune_log, s.target.to_string(),
+                                              hal::profile_fingerprint(profile_or_builtin(s.choice.options)));
+        std::printf("tune log %s: %zu record(s) for this target and profile, %d for others\n", tune_log.c_str(),
+                    log.records.size(), log.elsewhere);
+        for (const graph::Partition &p : s.plan.partitions) {
+            if (const TuningRecord *r = log.find(partition_signature(s.graph, p))) {
+                std::printf("  %s: candidate %d from the log (measured %.3f ms; the untuned %.3f ms)\n", p.name.c_str(),
+                            r->chosen, r->measured_ms[size_t(r->chosen)], r->measured_ms[0]);
+            }
+        }
+    }
     return 0;
 }
 

@@ -21,13 +21,13 @@ void usage(std::FILE *to) {
     std::fprintf(to,
                  "usage: tessera compile MODEL.onnx -o DIR [--name N] [--target host|TARGET] [--scheduler S]\n"
                  "                       [--input-shape name=AxBxC]... [--no-fusion] [--no-chains] [--layout L]\n"
-                 "                       [--explain]\n"
-                 "                       [--embed-weights] [-j N]\n"
+                 "                       [--explain] [--embed-weights] [-j N]\n"
+                 "                       [--tune [--tune-candidates K] [--threads T] [--tune-log F] [--tune-budget S]]\n"
                  "       tessera run MODEL.onnx|DIR [--input [name=]x.npy]... [--expect [name=]y.npy]...\n"
                  "                       [--output [name=]out.npy]... [--reps N] [--threads T] [--tolerance E]\n"
                  "                       [--json F] [--reference] [--profile] [--no-fusion] [--no-chains] [--scheduler S]\n"
                  "                       [--layout L] [--input-shape ...]\n"
-                 "       tessera inspect MODEL.onnx [--input-shape name=AxBxC]... [--no-fusion]\n"
+                 "       tessera inspect MODEL.onnx [--input-shape name=AxBxC]... [--no-fusion] [--tune-log F]\n"
                  "  compile     lib<name>.a/.so, <name>.h (C API), <name>.weights, <name>.plan.json into DIR\n"
                  "  run         JIT for .onnx, the compiled library for DIR, --reference: the plain C++ evaluator;\n"
                  "              prints median/min latency and the max relative error against --expect\n"
@@ -45,7 +45,13 @@ void usage(std::FILE *to) {
                  "              alternative to NCHW;\n"
                  "              packed: every convolution's and matrix product's weights as panels;\n"
                  "              fixed: none (the model's own layouts)\n"
-                 "  -j N        partitions compiled at once, each in its own process (default: every core)\n");
+                 "  -j N        partitions compiled at once, each in its own process (default: every core)\n"
+                 "  --tune      each compute-intensive partition's top K (default 3) candidate schedules\n"
+                 "              JIT-compiled and timed here on T threads (default: every core), the fastest\n"
+                 "              kept; plan.json records every candidate's time. The tuning log F (default\n"
+                 "              DIR/<name>.tune.jsonl) keeps each measurement: a later compile takes the\n"
+                 "              choice of a partition it has seen (same ops and shapes, target, profile);\n"
+                 "              --tune-budget S: measuring stops after S seconds, the rest untuned\n");
 }
 
 }  // namespace
@@ -70,7 +76,7 @@ int main(int argc, char **argv) {
         } catch (const std::exception &e) {
             throw UsageError(e.what());
         }
-        if (command == "compile") return compile_command(args, scheduler);
+        if (command == "compile") return compile_command(args, scheduler, tessera::cxx_from_environment());
         if (command == "run") return run_command(args, scheduler);
         if (command == "inspect") return inspect_command(args, scheduler);
         throw UsageError("unknown command '" + command + "'");

@@ -57,7 +57,7 @@ struct ScratchDir {
 
 }  // namespace
 
-EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::function<void(Halide::Pipeline &)> &schedule,
+EmitReport emit_model(const Graph &g, const FusionPlan &plan, const PartitionScheduler &schedule,
                       const EmitOptions &o, const std::function<void(const std::string &)> &progress) {
     if (o.name.empty() || halide_name(o.name) != o.name) {
         throw GraphError("'" + o.name + "' is not a valid library name (letters, digits and '_', not first a digit)");
@@ -82,7 +82,7 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::functio
         tasks.push_back([&, k, fn]() {
             LoweredPartition &lp = parts[k];
             auto start = std::chrono::steady_clock::now();
-            schedule(lp.pipeline);
+            schedule(lp.pipeline, k);
             const double schedule_ms = ms_since(start);
             start = std::chrono::steady_clock::now();
             std::vector<Halide::Argument> args(lp.params.begin(), lp.params.end());

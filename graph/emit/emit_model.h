@@ -32,6 +32,19 @@ namespace tessera::graph {
 using TaskRunner = std::function<void(const std::vector<std::function<std::string()>> &tasks,
                                       const std::function<void(size_t, const std::string &)> &done)>;
 
+// A partition's candidate schedules as a tuner measured them (tessera compile --tune):
+// recorded in plan.json.
+struct MeasuredCandidates {
+    std::string partition;
+    std::vector<double> candidate_ms;  // best of the timed rounds, per candidate (index = candidate)
+    std::vector<double> predicted_ms;  // the scheduler's prediction, per candidate
+    int chosen = 0;                    // the fastest, the one compiled
+    bool from_log = false;             // taken from a tuning log, not measured in this compile
+};
+
+// Schedules partition `k` of the plan (its lowered pipeline).
+using PartitionScheduler = std::function<void(Halide::Pipeline &, size_t k)>;
+
 struct EmitOptions {
     std::string name;       // the library's name: a C identifier
     std::string out_dir;
@@ -42,6 +55,7 @@ struct EmitOptions {
     std::string cxx = "c++";           // compiles the wrapper
     std::string halide_include_dir;    // HalideBuffer.h, HalideRuntime.h
     TaskRunner run_tasks;              // schedules and compiles the partitions (default: in turn, here)
+    std::vector<MeasuredCandidates> measured;  // for plan.json (tessera compile --tune)
 };
 
 struct EmitReport {
@@ -51,9 +65,9 @@ struct EmitReport {
     std::vector<std::string> files;  // written, full paths
 };
 
-// `schedule` schedules one partition's pipeline; `progress` gets a line per step.
+// `schedule` schedules each partition's pipeline; `progress` gets a line per step.
 // Throws GraphError (the model) or std::runtime_error (files, the C++ compiler).
-EmitReport emit_model(const Graph &g, const FusionPlan &plan, const std::function<void(Halide::Pipeline &)> &schedule,
+EmitReport emit_model(const Graph &g, const FusionPlan &plan, const PartitionScheduler &schedule,
                       const EmitOptions &options, const std::function<void(const std::string &)> &progress = {});
 
 }  // namespace tessera::graph

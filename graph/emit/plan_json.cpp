@@ -41,6 +41,15 @@ void write_plan_json(const Graph &g, const FusionPlan &plan, const std::vector<P
                                    {"schedule_ms", k < times.size() ? times[k].schedule_ms : 0.0},
                                    {"codegen_ms", k < times.size() ? times[k].codegen_ms : 0.0}});
     }
+    for (const MeasuredCandidates &m : o.measured) {
+        for (nlohmann::json &p : j["partitions"]) {
+            if (p.at("name") != m.partition) continue;
+            p["measured"] = {{"candidate_ms", m.candidate_ms},
+                             {"predicted_ms", m.predicted_ms},
+                             {"chosen", m.chosen},
+                             {"from_log", m.from_log}};
+        }
+    }
     j["memory"] = {{"arena_bytes", memory.arena_bytes},
                    {"peak_live_bytes", memory.peak_live_bytes},
                    {"separate_bytes", memory.separate_bytes},

@@ -1,6 +1,7 @@
 // <name>.plan.json: the fusion plan as data, for `--explain`, tests and benchmarks:
 // per partition its nodes (name, op type), class, flops, predicted DRAM bytes,
-// inputs, output and the schedule and codegen times; the model's inputs and
+// inputs, output, the schedule and codegen times and, when tuned, each candidate's
+// measured time and the one chosen; the model's inputs and
 // outputs; kernels and bytes before and after fusion; the memory plan (arena and
 // peak bytes, and each intermediate value's offset, bytes and lifetime in steps).
 #pragma once

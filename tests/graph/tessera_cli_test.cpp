@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -188,6 +189,92 @@ std::string write_cnn(const std::string &file) {
 // partition); an OpenCL library runs on PoCL in tessera-run-library (no libHalide
 // in the process) and matches the reference; a CUDA library compiles (no GPU
 // here to run it); `tessera run` refuses both with the way to run them.
+// --tune: every partition with a convolution measured with Tessera's top 2 candidates,
+// the fastest kept (plan.json says which, with each time and prediction), the library
+// still matching the evaluator; the tuning log written beside it makes a second
+// compile take every choice unmeasured; records for another target or profile are
+// ignored with a note; a malformed log exits 2 naming its file and line.
+TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
+    const std::string model = write_cnn("tune_cnn.onnx"), out = testing::temp_path("tune_out");
+    std::filesystem::remove_all(out);
+    CommandResult r = tessera("compile " + model + " -o " + out + " --name tuned --tune --tune-candidates 2 --threads 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("tune [1/"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("record(s) added"), std::string::npos) << r.output;
+    auto measured_partitions = [](const std::string &plan_path) {
+        std::ifstream in(plan_path);
+        const nlohmann::json plan = nlohmann::json::parse(in);
+        std::vector<nlohmann::json> measured;
+        for (const nlohmann::json &p : plan.at("partitions")) {
+            if (p.contains("measured")) measured.push_back(p.at("measured"));
+        }
+        return measured;
+    };
+    const std::vector<nlohmann::json> first = measured_partitions(out + "/tuned.plan.json");
+    ASSERT_GE(first.size(), 2u) << r.output;  // both convolutions
+    for (const nlohmann::json &m : first) {
+        const std::vector<double> ms = m.at("candidate_ms");
+        ASSERT_EQ(ms.size(), 2u);
+        EXPECT_EQ(m.at("predicted_ms").size(), 2u);
+        EXPECT_EQ(m.at("chosen").get<int>(), int(std::min_element(ms.begin(), ms.end()) - ms.begin()));
+        EXPECT_FALSE(m.at("from_log").get<bool>());
+    }
+    const TensorData x = testing::random_floats({1, 3, 12, 12}, 11);
+    write_npy(out + "/x.npy", x);
+    write_npy(out + "/want.npy", evaluate(import_onnx(model), {{"image", x}}).at("pooled"));
+    r = tessera("run " + out + " --input " + out + "/x.npy --expect " + out + "/want.npy --reps 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+
+    // The log: a second compile takes every choice from it.
+    const std::string log = out + "/tuned.tune.jsonl", out2 = testing::temp_path("tune_out2");
+    std::filesystem::remove_all(out2);
+    r = tessera("compile " + model + " -o " + out2 + " --name again --tune-log " + log + " --tune-candidates 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("from the log"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("record(s) added"), std::string::npos) << r.output;
+    const std::vector<nlohmann::json> second = measured_partitions(out2 + "/again.plan.json");
+    ASSERT_EQ(second.size(), first.size());
+    for (size_t k = 0; k < second.size(); k++) {
+        EXPECT_TRUE(second[k].at("from_log").get<bool>());
+        EXPECT_EQ(second[k].at("chosen"), first[k].at("chosen"));
+    }
+
+    r = tessera("inspect " + model + " --tune-log " + log);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("candidate " + std::to_string(first[0].at("chosen").get<int>()) + " from the log"),
+              std::string::npos)
+        << r.output;
+
+    // Another machine's records are ignored (and this one's measured again).
+    std::ifstream in(log);
+    std::string line, elsewhere;
+    while (std::getline(in, line)) {
+        nlohmann::json j = nlohmann::json::parse(line);
+        j["profile"] = "another machine";
+        elsewhere += j.dump() + "\n";
+    }
+    std::ofstream(out + "/elsewhere.jsonl") << elsewhere;
+    r = tessera("compile " + model + " -o " + out2 + " --name again --tune-log " + out + "/elsewhere.jsonl --tune-candidates 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("for another target or device profile ignored"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("record(s) added"), std::string::npos) << r.output;
+
+    // A budget spent after the first partition leaves the others untuned.
+    r = tessera("compile " + model + " -o " + out2 + " --name budget --tune-budget 0.001 --tune-candidates 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("untuned: the tuning budget"), std::string::npos) << r.output;
+
+    std::ofstream(out + "/bad.jsonl") << elsewhere << "{\"signature\": 3}\n";
+    r = tessera("compile " + model + " -o " + out2 + " --tune-log " + out + "/bad.jsonl");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    const int bad_line = int(std::count(elsewhere.begin(), elsewhere.end(), '\n')) + 1;
+    EXPECT_NE(r.output.find("bad.jsonl:" + std::to_string(bad_line) + ": not a tuning record"), std::string::npos)
+        << r.output;
+    r = tessera("compile " + model + " -o " + out2 + " --threads 2");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--threads is the thread count --tune measures with"), std::string::npos) << r.output;
+}
+
 TEST(TesseraCli, GpuTargetsCompileAheadOfTimeAndOpenClRunsOnPocl) {
     for (const auto &[name, model] : {std::pair<std::string, std::string>{"cnn", write_cnn("gpu_cnn.onnx")},
                                       {"mlp", write_mlp("gpu_mlp.onnx")}}) {

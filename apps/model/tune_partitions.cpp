@@ -1,0 +1,179 @@
+#include "tune_partitions.h"
+
+#include "device_profile.h"
+#include "jit_model.h"
+#include "jit_thread_pool.h"
+#include "lower_partition.h"
+#include "schedulers.h"
+#include "stopwatch.h"
+#include "tessera_scheduler.h"
+#include "tuning_log.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <random>
+
+namespace tessera::cli {
+
+namespace {
+
+// A candidate's schedule: Tessera's n-th rProgram for every compute stage.
+SchedulerChoice nth_choice(const SchedulerChoice &choice, int n, int candidates) {
+    SchedulerChoice c = choice;
+    c.options.candidate = n;
+    c.options.top_k = std::max(candidates, n + 1);
+    c.options.explain = false;
+    return c;
+}
+
+// Host buffers for a partition's inputs: constants as they are, the rest random.
+std::vector<graph::TensorData> partition_inputs(const graph::Graph &g, const graph::LoweredPartition &lp) {
+    std::vector<graph::TensorData> inputs;
+    std::mt19937 rng(7);
+    std::normal_distribution<float> normal;
+    for (const std::string &v : lp.input_values) {
+        const graph::TensorInfo &info = g.value(v);
+        if (info.is_constant()) {
+            inputs.push_back(*info.data);
+            continue;
+        }
+        graph::TensorData d(graph::DType::f32, info.shape);
+        for (float &x : d.f) x = normal(rng);
+        inputs.push_back(std::move(d));
+    }
+    return inputs;
+}
+
+// Partitions with a matrix product or a convolution: where Tessera's candidates differ.
+bool has_compute_node(const graph::Graph &g, const graph::Partition &p) {
+    for (int n : p.nodes) {
+        const std::string &op = g.nodes[size_t(n)].op_type;
+        if (op == "Conv" || op == "ConvTranspose" || op == "MatMul" || op == "Gemm") return true;
+    }
+    return p.compute_intensive;
+}
+
+}  // namespace
+
+std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model, const TuneSettings &settings,
+                                                       const std::function<void(const std::string &)> &progress) {
+    std::vector<graph::MeasuredCandidates> tuning;
+    if (canonical_scheduler(model.choice.name) != "Tessera") return tuning;
+    auto say = [&](const std::string &line) {
+        if (progress) progress(line);
+    };
+    const int candidates = std::max(1, settings.candidates);
+    const graph::Graph &g = model.graph;
+    const std::string target = model.target.to_string();
+    const std::string profile = hal::profile_fingerprint(profile_or_builtin(model.choice.options));
+    TuningLog log;
+    if (!settings.log_path.empty()) {
+        log = read_tuning_log(settings.log_path, target, profile);
+        say("tune log " + settings.log_path + ": " + std::to_string(log.records.size()) + " record(s) for this target and profile" +
+            (log.elsewhere ? ", " + std::to_string(log.elsewhere) + " for another target or device profile ignored" : ""));
+    }
+    graph::JitThreadPool pool(settings.threads);
+    std::vector<const graph::Partition *> todo;
+    for (const graph::Partition &p : model.plan.partitions) {
+        if (has_compute_node(g, p)) todo.push_back(&p);
+    }
+    std::vector<TuningRecord> measured;
+    Stopwatch clock;
+    double spent_ms = 0;  // measuring, for the estimate of what is left
+    for (size_t i = 0; i < todo.size(); i++) {
+        const graph::Partition &p = *todo[i];
+        const std::string head = "tune [" + std::to_string(i + 1) + "/" + std::to_string(todo.size()) + "] " + p.name + ": ";
+        const std::string signature = partition_signature(g, p);
+        graph::MeasuredCandidates t;
+        t.partition = p.name;
+        if (const TuningRecord *r = log.find(signature)) {
+            t.candidate_ms = r->measured_ms;
+            t.predicted_ms = r->predicted_ms;
+            t.chosen = r->chosen;
+            t.from_log = true;
+            say(head + "from the log: candidate " + std::to_string(t.chosen));
+            tuning.push_back(t);
+            clock.lap_ms();
+            continue;
+        }
+        if (settings.budget_s > 0 && spent_ms / 1e3 >= settings.budget_s) {
+            say(head + "untuned: the tuning budget of " + std::to_string(int(settings.budget_s)) + " s is spent");
+            continue;
+        }
+        // Every candidate built first (fresh Funcs each), then timed in interleaved rounds.
+        std::vector<graph::LoweredPartition> built;
+        std::vector<std::vector<graph::TensorData>> inputs;
+        std::vector<graph::TensorData> outputs;
+        for (int c = 0; c < candidates; c++) {
+            graph::LoweredPartition lp = graph::lower_partition(g, p);
+            const SchedulerChoice nth = nth_choice(model.choice, c, candidates);
+            t.predicted_ms.push_back(schedule_pipeline(lp.pipeline, nth.target, nth.options).predicted_ms);
+            lp.pipeline.compile_jit(model.target);
+            inputs.push_back(partition_inputs(g, lp));
+            outputs.emplace_back(graph::DType::f32, g.value(lp.output_value).shape);
+            built.push_back(std::move(lp));
+        }
+        auto run = [&](size_t c) {
+            graph::LoweredPartition &lp = built[c];
+            for (size_t k = 0; k < lp.params.size(); k++) lp.params[k].set(graph::halide_view(inputs[c][k]));
+            Halide::Buffer<float> out = graph::halide_view(outputs[c]);
+            const graph::JitThreadPool::Run scope(pool);
+            lp.pipeline.realize(pool.context(), Halide::Realization(out), model.target);
+            return true;
+        };
+        const std::vector<std::vector<double>> times = time_interleaved(
+            built.size(), 1, settings.rounds, settings.rounds, std::numeric_limits<double>::infinity(), run);
+        for (const std::vector<double> &ms : times) t.candidate_ms.push_back(*std::min_element(ms.begin(), ms.end()));
+        t.chosen = int(std::min_element(t.candidate_ms.begin(), t.candidate_ms.end()) - t.candidate_ms.begin());
+        std::string line = head;
+        char buf[96];
+        for (size_t c = 0; c < t.candidate_ms.size(); c++) {
+            std::snprintf(buf, sizeof buf, "%s%.3f ms", c ? ", " : "", t.candidate_ms[c]);
+            line += buf;
+        }
+        spent_ms += clock.lap_ms();
+        const double left_s = spent_ms / 1e3 / double(measured.size() + 1) * double(todo.size() - i - 1);
+        std::snprintf(buf, sizeof buf, " -> candidate %d (%.2fx the untuned), about %.0f s left", t.chosen,
+                      t.candidate_ms[0] / t.candidate_ms[size_t(t.chosen)], left_s);
+        say(line + buf);
+
+        TuningRecord r;
+        r.signature = signature;
+        for (int n : p.nodes) r.ops += (r.ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
+        r.shape = graph::shape_string(g.value(p.output).shape);
+        r.partition = p.name;
+        r.target = target;
+        r.profile = profile;
+        r.predicted_ms = t.predicted_ms;
+        r.measured_ms = t.candidate_ms;
+        r.chosen = t.chosen;
+        measured.push_back(r);
+        tuning.push_back(t);
+    }
+    if (!settings.log_path.empty() && !measured.empty()) {
+        append_tuning_log(settings.log_path, measured);
+        say("tune log " + settings.log_path + ": " + std::to_string(measured.size()) + " record(s) added");
+    }
+    return tuning;
+}
+
+std::function<void(Halide::Pipeline &, size_t)> tuned_schedule(const OpenedModel &model,
+                                                              const std::vector<graph::MeasuredCandidates> &tuning) {
+    std::map<std::string, int> chosen;
+    int candidates = 1;
+    for (const graph::MeasuredCandidates &t : tuning) {
+        chosen[t.partition] = t.chosen;
+        candidates = std::max(candidates, int(t.candidate_ms.size()));
+    }
+    std::vector<SchedulerChoice> choices;
+    for (const graph::Partition &p : model.plan.partitions) {
+        auto it = chosen.find(p.name);
+        choices.push_back(it == chosen.end() ? model.choice : nth_choice(model.choice, it->second, candidates));
+        choices.back().options.explain = model.choice.options.explain;
+    }
+    return [choices](Halide::Pipeline &pipeline, size_t k) { apply_scheduler(pipeline, choices.at(k)); };
+}
+
+}  // namespace tessera::cli

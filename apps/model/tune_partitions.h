@@ -1,0 +1,39 @@
+// Measured selection for a model's partitions, as Roller profiles its top-K kernels on
+// the device: each partition with a convolution or a matrix product is scheduled with each of Tessera's top
+// rPrograms, JIT-compiled and timed on this machine (the model's thread count, random
+// inputs of the partition's shapes, the candidates in interleaved rounds), and the
+// fastest is kept. Candidate 0, the untuned choice, is always among them, so a tuned
+// partition is never slower than the untuned one beyond noise. `tessera compile --tune`.
+#pragma once
+
+#include "emit_model.h"
+#include "opened_model.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace tessera::cli {
+
+struct TuneSettings {
+    int candidates = 3;  // Tessera's top rPrograms timed per partition (at least 1)
+    int threads = 0;     // the model's thread pool (0: every core this process may use)
+    int rounds = 5;      // timed interleaved rounds, after one warm-up round
+    std::string log_path;  // the tuning log read and appended to (tuning_log.h); empty: none
+    double budget_s = 0;   // measuring stops once this is spent (the rest untuned); 0: no limit
+};
+
+// Tunes every partition of `model` with a convolution or a matrix product (the others
+// keep candidate 0). A partition the log has a record for (same signature, target and
+// device profile) takes the record's choice unmeasured; the new measurements are
+// appended to the log. Throws graph::GraphError for a malformed log (file and line).
+// Only the Tessera scheduler has candidates: with another, returns nothing. `progress`
+// gets a line per partition.
+std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model, const TuneSettings &settings,
+                                             const std::function<void(const std::string &)> &progress = {});
+
+// The schedule of partition k with its tuned candidate (candidate 0 where untuned).
+std::function<void(Halide::Pipeline &, size_t)> tuned_schedule(const OpenedModel &model,
+                                                              const std::vector<graph::MeasuredCandidates> &tuning);
+
+}  // namespace tessera::cli
