@@ -54,6 +54,14 @@ TEST(SuiteCli, RunsAUserSuite) {
     EXPECT_NE(r.output.find("2 ops: 2 correct, 0 failed"), std::string::npos) << r.output;
 }
 
+TEST(SuiteCli, TuneKeepsTheMeasuredPickAndStaysCorrect) {
+    std::string path = write_file("tune.suite", "matmul M=37 N=29 K=23\n");
+    Result r = run(std::string(TESSERA_SUITE_BIN) + " --reps 3 --tune --suite-file " + path);
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("keeps candidate"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("1 ops: 1 correct, 0 failed"), std::string::npos) << r.output;
+}
+
 TEST(SuiteCli, AnOpThatHangsIsStoppedAndTheRestStillRuns) {
     // Each op runs in a child process: one past --timeout (a 2048^3 GEMM timed 50
     // times under no scheduler takes minutes) is reported with its line, and the

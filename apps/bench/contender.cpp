@@ -79,8 +79,24 @@ Variant split_variant(const std::string &contender) {
 
 SchedulerChoice apply_variant(const Variant &variant, const SchedulerChoice &base) {
     SchedulerChoice choice = base;
-    for (const auto &[name, value] : variant.settings) set_scheduler_option(choice.options, name, value);
+    for (const auto &[name, value] : variant.settings) {
+        if (name == kMeasureSetting) measured_candidates_of(variant, 0);  // checks the value
+        else set_scheduler_option(choice.options, name, value);
+    }
     return choice;
+}
+
+int measured_candidates_of(const Variant &variant, int fallback) {
+    for (const auto &[name, value] : variant.settings) {
+        if (name != kMeasureSetting) continue;
+        char *end = nullptr;
+        const long k = std::strtol(value.c_str(), &end, 10);
+        if (value.empty() || *end || k < 1 || k > 64) {
+            throw std::invalid_argument(std::string(kMeasureSetting) + "=" + value + ": needs a count of candidates, 1-64");
+        }
+        fallback = int(k);
+    }
+    return fallback;
 }
 
 Contender::Contender(const ops::OpConfig &config, const std::string &scheduler, const SchedulerChoice &base,
@@ -110,7 +126,7 @@ Contender::Contender(const ops::OpConfig &config, const std::string &scheduler, 
     if (variant.base != kOnednn) {
         SchedulerChoice choice = apply_variant(variant, base);
         choice.name = variant.base;
-        halide_ = std::make_unique<JitOp>(config, choice, measured_candidates);
+        halide_ = std::make_unique<JitOp>(config, choice, measured_candidates_of(variant, measured_candidates));
         schedule_ms_ = halide_->schedule_ms();
         compile_ms_ = halide_->compile_ms();
         return;

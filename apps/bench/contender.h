@@ -33,6 +33,12 @@ Variant split_variant(const std::string &contender);
 // unknown option or a bad value.
 SchedulerChoice apply_variant(const Variant &variant, const SchedulerChoice &base);
 
+// A contender's own setting, not a scheduler option: `Tessera+measure=K` times Tessera's
+// top K rPrograms and keeps the fastest (JitOp's measured pick; what --tune adds).
+inline constexpr const char *kMeasureSetting = "measure";
+// The variant's measure=K, else `fallback`. Throws std::invalid_argument for a bad K.
+int measured_candidates_of(const Variant &variant, int fallback);
+
 class Contender {
 public:
     // Builds (schedules and compiles, or creates oneDNN primitives). A Halide contender

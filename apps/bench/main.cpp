@@ -189,7 +189,8 @@ void usage(std::FILE *to) {
                  "  --schedulers   comma-separated, case-insensitive, of: %s\n"
                  "                 (default: all but none, Tessera-unfused only with chain ops); Tessera+OPTION=VALUE[+...]\n"
                  "                 adds a variant scheduled with those options (explain, top_k, candidate,\n"
-                 "                 fuse_chains, device_profile, gpu_profile), e.g. Tessera+candidate=1.\n"
+                 "                 fuse_chains, device_profile, gpu_profile), e.g. Tessera+candidate=1;\n"
+                 "                 Tessera+measure=K times Tessera's top K and keeps the fastest\n"
                  "                 Tessera-unfused: a chain op (attention, gemm_chain,\n"
                  "                 conv_chain) as its separate ops, each scheduled by Tessera on its own\n"
                  "  --reps         timed interleaved rounds at most (default 20, at least 3; stops after ~1.5 s)\n"
@@ -197,6 +198,7 @@ void usage(std::FILE *to) {
                  "  --target       the Halide contenders' JIT target (default host; host-cuda and host-opencl\n"
                  "                 need a GPU or OpenCL device: JIT with PoCL crashes, see tests/README.md)\n"
                  "  --seed         seed of the random inputs (default 1)\n"
+                 "  --tune         adds Tessera+measure=3 after Tessera: its measured pick beside the untuned one\n"
                  "  --timeout      seconds one op may take before its running contender is marked crashed (180)\n"
                  "  --timing       alone: each contender timed in its own process, one after the other (the\n"
                  "                 default when oneDNN takes part); interleaved: all in one process, rounds\n"
@@ -330,13 +332,16 @@ Options parse_args(int argc, char **argv) {
         return o;
     }
     for (const char *flag : {"--input", "--against", "--python", "--work-dir", "--warmup", "--tolerance", "--layout",
-                             "--per-layer", "--tune"}) {
+                             "--per-layer"}) {
         for (int i = 1; i < argc; i++) {
             if (flag == std::string(argv[i])) throw UsageError(std::string(flag) + " is for models: use it with --model or --suite models");
         }
     }
     o.default_schedulers = schedulers.empty();
     o.schedulers = o.default_schedulers ? default_contenders() : parse_schedulers(schedulers);
+    if (o.tune && std::find(o.schedulers.begin(), o.schedulers.end(), "Tessera") == o.schedulers.end()) {
+        throw UsageError("--tune measures Tessera's candidates: list Tessera in --schedulers");
+    }
     // Halide contenders among themselves share no OpenMP threads: interleaved rounds
     // then only protect against slow spells.
     const bool with_onednn = std::find(o.schedulers.begin(), o.schedulers.end(), kOnednn) != o.schedulers.end();
@@ -388,7 +393,13 @@ int run(const Options &o) {
         for (const tessera::SuiteEntry &e : tessera::load_suite_file(source)) configs.push_back(e.config);
     }
 
-    const std::vector<std::string> schedulers = o.default_schedulers ? default_contenders(configs) : o.schedulers;
+    std::vector<std::string> schedulers = o.default_schedulers ? default_contenders(configs) : o.schedulers;
+    if (o.tune) {
+        // Tessera's measured pick beside its untuned one.
+        auto it = std::find(schedulers.begin(), schedulers.end(), "Tessera");
+        schedulers.insert(it + 1, "Tessera+" + std::string(tessera::bench::kMeasureSetting) + "=" +
+                                      std::to_string(tessera::kDefaultTuneCandidates));
+    }
     tessera::bench::BenchSettings settings = o.settings;
     settings.scheduler = tessera::scheduler_choice_from_environment("Tessera");
     settings.scheduler.options.parallelism = o.threads;

@@ -36,6 +36,10 @@ Halide::MachineParams machine_params(const SchedulerOptions &options);
 // std::runtime_error when it cannot load.
 void load_scheduler(const std::string &scheduler);
 
+// How many of Tessera's top rPrograms the tools' --tune times by default (the fastest
+// is kept).
+constexpr int kDefaultTuneCandidates = 3;
+
 // Schedules `pipeline` in place. Tessera prints its explanation to stderr when
 // options.explain is set. Throws std::runtime_error when a plugin cannot load.
 void apply_scheduler(Halide::Pipeline &pipeline, const SchedulerChoice &choice);

@@ -5,12 +5,15 @@
 #include "jit_thread_pool.h"
 #include "lower_partition.h"
 #include "schedulers.h"
+#include "graph_error.h"
 #include "stopwatch.h"
 #include "tessera_scheduler.h"
 #include "tuning_log.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 #include <limits>
 #include <map>
 #include <random>
@@ -19,14 +22,45 @@ namespace tessera::cli {
 
 namespace {
 
-// A candidate's schedule: Tessera's n-th rProgram for every compute stage.
-SchedulerChoice nth_choice(const SchedulerChoice &choice, int n, int candidates) {
-    SchedulerChoice c = choice;
-    c.options.candidate = n;
-    c.options.top_k = std::max(candidates, n + 1);
-    c.options.explain = false;
+constexpr const char *kTesseraPrefix = "Tessera:";
+
+// The candidates of a partition, by name: "Tessera:N" (Tessera's N-th rProgram for every
+// compute stage), then the Halide autoschedulers asked for.
+std::vector<std::string> candidate_names(const TuneSettings &settings) {
+    std::vector<std::string> names;
+    for (int n = 0; n < std::max(1, settings.candidates); n++) names.push_back(kTesseraPrefix + std::to_string(n));
+    for (const std::string &s : settings.halide_schedulers) names.push_back(canonical_scheduler(s));
+    return names;
+}
+
+}  // namespace
+
+SchedulerChoice candidate_choice(const SchedulerChoice &base, const std::string &name) {
+    SchedulerChoice c = base;
+    const std::string prefix = kTesseraPrefix;
+    if (name.compare(0, prefix.size(), prefix) == 0) {
+        char *end = nullptr;
+        const long n = std::strtol(name.c_str() + prefix.size(), &end, 10);
+        if (*end || n < 0 || name.size() == prefix.size()) throw graph::GraphError("'" + name + "' is not a tuning candidate");
+        c.name = "Tessera";
+        c.options.candidate = int(n);
+        c.options.top_k = std::max(c.options.top_k, int(n) + 1);
+        return c;
+    }
+    std::string scheduler;
+    try {
+        scheduler = canonical_scheduler(name);
+    } catch (const std::invalid_argument &) {
+        scheduler = "none";
+    }
+    if (scheduler == "Tessera" || scheduler == "none") {
+        throw graph::GraphError("'" + name + "' is not a tuning candidate (Tessera:N or a Halide autoscheduler)");
+    }
+    c.name = scheduler;
     return c;
 }
+
+namespace {
 
 // Host buffers for a partition's inputs: constants as they are, the rest random.
 std::vector<graph::TensorData> partition_inputs(const graph::Graph &g, const graph::LoweredPartition &lp) {
@@ -64,14 +98,21 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
     auto say = [&](const std::string &line) {
         if (progress) progress(line);
     };
-    const int candidates = std::max(1, settings.candidates);
+    const std::vector<std::string> names = candidate_names(settings);
+    std::vector<SchedulerChoice> choices;
+    for (const std::string &n : names) {
+        choices.push_back(candidate_choice(model.choice, n));
+        choices.back().options.top_k = std::max(choices.back().options.top_k, settings.candidates);
+        choices.back().options.explain = false;
+    }
     const graph::Graph &g = model.graph;
     const std::string target = model.target.to_string();
     const std::string profile = hal::profile_fingerprint(profile_or_builtin(model.choice.options));
     TuningLog log;
     if (!settings.log_path.empty()) {
         log = read_tuning_log(settings.log_path, target, profile);
-        say("tune log " + settings.log_path + ": " + std::to_string(log.records.size()) + " record(s) for this target and profile" +
+        say("tune log " + settings.log_path + ": " + std::to_string(log.records.size()) +
+            " record(s) for this target and profile" +
             (log.elsewhere ? ", " + std::to_string(log.elsewhere) + " for another target or device profile ignored" : ""));
     }
     graph::JitThreadPool pool(settings.threads);
@@ -89,11 +130,17 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         graph::MeasuredCandidates t;
         t.partition = p.name;
         if (const TuningRecord *r = log.find(signature)) {
+            try {
+                candidate_choice(model.choice, r->names[size_t(r->chosen)]);  // a name this build knows
+            } catch (const graph::GraphError &e) {
+                throw graph::GraphError(settings.log_path + ": " + e.what());
+            }
+            t.names = r->names;
             t.candidate_ms = r->measured_ms;
             t.predicted_ms = r->predicted_ms;
             t.chosen = r->chosen;
             t.from_log = true;
-            say(head + "from the log: candidate " + std::to_string(t.chosen));
+            say(head + "from the log: " + t.names[size_t(t.chosen)]);
             tuning.push_back(t);
             clock.lap_ms();
             continue;
@@ -103,17 +150,31 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
             continue;
         }
         // Every candidate built first (fresh Funcs each), then timed in interleaved rounds.
+        // One that cannot be scheduled or compiled is left out (said so); Tessera:0, what
+        // an untuned compile builds, always is.
         std::vector<graph::LoweredPartition> built;
         std::vector<std::vector<graph::TensorData>> inputs;
         std::vector<graph::TensorData> outputs;
-        for (int c = 0; c < candidates; c++) {
-            graph::LoweredPartition lp = graph::lower_partition(g, p);
-            const SchedulerChoice nth = nth_choice(model.choice, c, candidates);
-            t.predicted_ms.push_back(schedule_pipeline(lp.pipeline, nth.target, nth.options).predicted_ms);
-            lp.pipeline.compile_jit(model.target);
-            inputs.push_back(partition_inputs(g, lp));
-            outputs.emplace_back(graph::DType::f32, g.value(lp.output_value).shape);
-            built.push_back(std::move(lp));
+        std::string dropped;
+        for (size_t c = 0; c < choices.size(); c++) {
+            try {
+                graph::LoweredPartition lp = graph::lower_partition(g, p);
+                double predicted = 0;
+                if (choices[c].name == "Tessera") {
+                    predicted = schedule_pipeline(lp.pipeline, choices[c].target, choices[c].options).predicted_ms;
+                } else {
+                    apply_scheduler(lp.pipeline, choices[c]);
+                }
+                lp.pipeline.compile_jit(model.target);
+                inputs.push_back(partition_inputs(g, lp));
+                outputs.emplace_back(graph::DType::f32, g.value(lp.output_value).shape);
+                built.push_back(std::move(lp));
+                t.names.push_back(names[c]);
+                t.predicted_ms.push_back(predicted);
+            } catch (const std::exception &e) {
+                if (c == 0) throw;
+                dropped += " (" + names[c] + " left out: " + std::string(e.what()).substr(0, 80) + ")";
+            }
         }
         auto run = [&](size_t c) {
             graph::LoweredPartition &lp = built[c];
@@ -128,16 +189,16 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         for (const std::vector<double> &ms : times) t.candidate_ms.push_back(*std::min_element(ms.begin(), ms.end()));
         t.chosen = int(std::min_element(t.candidate_ms.begin(), t.candidate_ms.end()) - t.candidate_ms.begin());
         std::string line = head;
-        char buf[96];
+        char buf[128];
         for (size_t c = 0; c < t.candidate_ms.size(); c++) {
-            std::snprintf(buf, sizeof buf, "%s%.3f ms", c ? ", " : "", t.candidate_ms[c]);
+            std::snprintf(buf, sizeof buf, "%s%s %.3f ms", c ? ", " : "", t.names[c].c_str(), t.candidate_ms[c]);
             line += buf;
         }
         spent_ms += clock.lap_ms();
         const double left_s = spent_ms / 1e3 / double(measured.size() + 1) * double(todo.size() - i - 1);
-        std::snprintf(buf, sizeof buf, " -> candidate %d (%.2fx the untuned), about %.0f s left", t.chosen,
+        std::snprintf(buf, sizeof buf, " -> %s (%.2fx the untuned), about %.0f s left", t.names[size_t(t.chosen)].c_str(),
                       t.candidate_ms[0] / t.candidate_ms[size_t(t.chosen)], left_s);
-        say(line + buf);
+        say(line + buf + dropped);
 
         TuningRecord r;
         r.signature = signature;
@@ -146,6 +207,7 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         r.partition = p.name;
         r.target = target;
         r.profile = profile;
+        r.names = t.names;
         r.predicted_ms = t.predicted_ms;
         r.measured_ms = t.candidate_ms;
         r.chosen = t.chosen;
@@ -161,17 +223,12 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
 
 std::function<void(Halide::Pipeline &, size_t)> tuned_schedule(const OpenedModel &model,
                                                               const std::vector<graph::MeasuredCandidates> &tuning) {
-    std::map<std::string, int> chosen;
-    int candidates = 1;
-    for (const graph::MeasuredCandidates &t : tuning) {
-        chosen[t.partition] = t.chosen;
-        candidates = std::max(candidates, int(t.candidate_ms.size()));
-    }
+    std::map<std::string, std::string> chosen;
+    for (const graph::MeasuredCandidates &t : tuning) chosen[t.partition] = t.names.at(size_t(t.chosen));
     std::vector<SchedulerChoice> choices;
     for (const graph::Partition &p : model.plan.partitions) {
         auto it = chosen.find(p.name);
-        choices.push_back(it == chosen.end() ? model.choice : nth_choice(model.choice, it->second, candidates));
-        choices.back().options.explain = model.choice.options.explain;
+        choices.push_back(it == chosen.end() ? model.choice : candidate_choice(model.choice, it->second));
     }
     return [choices](Halide::Pipeline &pipeline, size_t k) { apply_scheduler(pipeline, choices.at(k)); };
 }

@@ -1,6 +1,6 @@
 // Measured selection for a model's partitions, as Roller profiles its top-K kernels on
 // the device: each partition with a convolution or a matrix product is scheduled with each of Tessera's top
-// rPrograms, JIT-compiled and timed on this machine (the model's thread count, random
+// rPrograms (and Halide's Mullapudi2016), JIT-compiled and timed on this machine (the model's thread count, random
 // inputs of the partition's shapes, the candidates in interleaved rounds), and the
 // fastest is kept. Candidate 0, the untuned choice, is always among them, so a tuned
 // partition is never slower than the untuned one beyond noise. `tessera compile --tune`.
@@ -16,7 +16,10 @@
 namespace tessera::cli {
 
 struct TuneSettings {
-    int candidates = 3;  // Tessera's top rPrograms timed per partition (at least 1)
+    int candidates = kDefaultTuneCandidates;  // Tessera's top rPrograms timed per partition (at least 1)
+    // Halide's autoschedulers that join as candidates ("Mullapudi2016", "Adams2019", ...),
+    // so the pick is never slower than theirs.
+    std::vector<std::string> halide_schedulers = {"Mullapudi2016"};
     int threads = 0;     // the model's thread pool (0: every core this process may use)
     int rounds = 5;      // timed interleaved rounds, after one warm-up round
     std::string log_path;  // the tuning log read and appended to (tuning_log.h); empty: none
@@ -32,7 +35,12 @@ struct TuneSettings {
 std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model, const TuneSettings &settings,
                                              const std::function<void(const std::string &)> &progress = {});
 
-// The schedule of partition k with its tuned candidate (candidate 0 where untuned).
+// The schedule a candidate name stands for: "Tessera:N" (Tessera's N-th rProgram for
+// every compute stage, under base's options) or a Halide autoscheduler's name. Throws
+// graph::GraphError for any other name (a log written by another build).
+SchedulerChoice candidate_choice(const SchedulerChoice &base, const std::string &name);
+
+// The schedule of partition k with its tuned candidate (the untuned one where none).
 std::function<void(Halide::Pipeline &, size_t)> tuned_schedule(const OpenedModel &model,
                                                               const std::vector<graph::MeasuredCandidates> &tuning);
 

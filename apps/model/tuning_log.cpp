@@ -65,6 +65,7 @@ TuningLog read_tuning_log(const std::string &path, const std::string &target, co
             r.target = j.at("target").get<std::string>();
             r.profile = j.at("profile").get<std::string>();
             for (const nlohmann::json &c : j.at("candidates")) {
+                r.names.push_back(c.at("name").get<std::string>());
                 r.predicted_ms.push_back(c.at("predicted_ms").get<double>());
                 r.measured_ms.push_back(c.at("measured_ms").get<double>());
             }
@@ -94,7 +95,8 @@ void append_tuning_log(const std::string &path, const std::vector<TuningRecord> 
     for (const TuningRecord &r : records) {
         nlohmann::json candidates = nlohmann::json::array();
         for (size_t c = 0; c < r.measured_ms.size(); c++) {
-            candidates.push_back({{"predicted_ms", c < r.predicted_ms.size() ? r.predicted_ms[c] : 0.0},
+            candidates.push_back({{"name", r.names.at(c)},
+                                  {"predicted_ms", c < r.predicted_ms.size() ? r.predicted_ms[c] : 0.0},
                                   {"measured_ms", r.measured_ms[c]}});
         }
         const nlohmann::json j = {{"signature", r.signature}, {"ops", r.ops},       {"shape", r.shape},

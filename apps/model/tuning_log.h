@@ -6,7 +6,7 @@
 //
 //   {"signature": "9f3c...", "ops": "Conv+Relu", "shape": "1x64x56x56", "partition": "p3_conv1",
 //    "target": "x86-64-linux-avx512...", "profile": "<device profile fingerprint>",
-//    "candidates": [{"predicted_ms": 0.35, "measured_ms": 0.97}, ...], "chosen": 1}
+//    "candidates": [{"name": "Tessera:0", "predicted_ms": 0.35, "measured_ms": 0.97}, ...], "chosen": 1}
 #pragma once
 
 #include "graph.h"
@@ -21,7 +21,8 @@ struct TuningRecord {
     std::string signature;  // partition_signature
     std::string ops, shape, partition;  // for people reading the log
     std::string target, profile;
-    std::vector<double> predicted_ms, measured_ms;  // per candidate
+    std::vector<std::string> names;                 // per candidate: "Tessera:N" or a Halide autoscheduler
+    std::vector<double> predicted_ms, measured_ms;  // per candidate (predicted 0: no prediction)
     int chosen = 0;
 };
 

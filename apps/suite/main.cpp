@@ -22,14 +22,16 @@ namespace {
 void usage(std::FILE *to) {
     std::fprintf(to,
                  "usage: tessera-suite [--scheduler NAME] [--suite NAME | --suite-file FILE] [--reps N] [--seed N]\n"
-                 "                    [--timeout S]\n"
+                 "                    [--timeout S] [--tune]\n"
                  "  --scheduler   none, Tessera, Mullapudi2016, Adams2019, Li2018 (default %s)\n"
                  "  --suite       built-in suite (default: default)\n"
                  "  --suite-file  your own suite: one op per line, e.g.\n"
                  "                  conv2d n=1 c=64 h=56 w=56 oc=64 kh=3 kw=3 stride=1 pad=1\n"
                  "  --reps        timed runs per op, at most (default 20; stops after ~1 s)\n"
                  "  --seed        seed of the random inputs (default 1)\n"
-                 "  --timeout     seconds an op may take before it is stopped and reported (default 600)\n",
+                 "  --timeout     seconds an op may take before it is stopped and reported (default 600)\n"
+                 "  --tune        Tessera: its top 3 rPrograms of each op timed, the fastest kept\n"
+                 "                (TESSERA_MEASURE=1 with TESSERA_TOPK=K: the top K)\n",
                  tessera::default_scheduler().c_str());
 }
 
@@ -90,6 +92,7 @@ tessera::OpCheck check_op_isolated(const tessera::SuiteEntry &entry, const tesse
 int main(int argc, char **argv) {
     std::string scheduler = tessera::default_scheduler(), suite = "default", suite_file;
     int reps = 20, timeout_s = 600;
+    bool tune = false;
     uint64_t seed = 1;
     for (int i = 1; i < argc; i++) {
         std::string arg = argv[i];
@@ -104,6 +107,7 @@ int main(int argc, char **argv) {
             else if (arg == "--reps") reps = std::stoi(next("--reps"));
             else if (arg == "--seed") seed = std::stoull(next("--seed"));
             else if (arg == "--timeout") timeout_s = std::stoi(next("--timeout"));
+            else if (arg == "--tune") tune = true;
             else if (arg == "--help" || arg == "-h") {
                 usage(stdout);
                 return 0;
@@ -121,6 +125,7 @@ int main(int argc, char **argv) {
     try {
         choice = tessera::scheduler_choice_from_environment(scheduler);
         measured_candidates = tessera::measured_candidates_from_environment();
+        if (tune && measured_candidates == 0) measured_candidates = tessera::kDefaultTuneCandidates;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "tessera-suite: %s\n", e.what());
         return 2;

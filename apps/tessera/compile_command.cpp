@@ -35,6 +35,24 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
         else if (a == "--explain") explain = true;
         else if (a == "--embed-weights") c.embed_weights = true;
         else if (a == "--tune") c.tune = true;
+        else if (a == "--tune-with") {
+            c.tuning.halide_schedulers.clear();
+            std::string list = value();
+            for (size_t start = 0; start <= list.size();) {
+                const size_t comma = std::min(list.find(',', start), list.size());
+                const std::string name = list.substr(start, comma - start);
+                if (name != "none") c.tuning.halide_schedulers.push_back(name);
+                start = comma + 1;
+            }
+            for (const std::string &name : c.tuning.halide_schedulers) {
+                try {
+                    candidate_choice(SchedulerChoice{}, name);
+                } catch (const std::exception &e) {
+                    throw UsageError(std::string("--tune-with: ") + e.what());
+                }
+            }
+            c.tune = true;
+        }
         else if (a == "--tune-budget") {
             c.tuning.budget_s = std::atof(value().c_str());
             if (!(c.tuning.budget_s > 0)) throw UsageError(a + " needs a number of seconds > 0");

@@ -62,8 +62,8 @@ int inspect_command(const std::vector<std::string> &args, const SchedulerOptions
                     log.records.size(), log.elsewhere);
         for (const graph::Partition &p : s.plan.partitions) {
             if (const TuningRecord *r = log.find(partition_signature(s.graph, p))) {
-                std::printf("  %s: candidate %d from the log (measured %.3f ms; the untuned %.3f ms)\n", p.name.c_str(),
-                            r->chosen, r->measured_ms[size_t(r->chosen)], r->measured_ms[0]);
+                std::printf("  %s: %s from the log (measured %.3f ms; the untuned %.3f ms)\n", p.name.c_str(),
+                            r->names[size_t(r->chosen)].c_str(), r->measured_ms[size_t(r->chosen)], r->measured_ms[0]);
             }
         }
     }

@@ -36,6 +36,7 @@ using TaskRunner = std::function<void(const std::vector<std::function<std::strin
 // recorded in plan.json.
 struct MeasuredCandidates {
     std::string partition;
+    std::vector<std::string> names;    // each candidate's: "Tessera:0" (the untuned), "Tessera:1", "Mullapudi2016"
     std::vector<double> candidate_ms;  // best of the timed rounds, per candidate (index = candidate)
     std::vector<double> predicted_ms;  // the scheduler's prediction, per candidate
     int chosen = 0;                    // the fastest, the one compiled

@@ -44,7 +44,8 @@ void write_plan_json(const Graph &g, const FusionPlan &plan, const std::vector<P
     for (const MeasuredCandidates &m : o.measured) {
         for (nlohmann::json &p : j["partitions"]) {
             if (p.at("name") != m.partition) continue;
-            p["measured"] = {{"candidate_ms", m.candidate_ms},
+            p["measured"] = {{"candidates", m.names},
+                             {"candidate_ms", m.candidate_ms},
                              {"predicted_ms", m.predicted_ms},
                              {"chosen", m.chosen},
                              {"from_log", m.from_log}};

@@ -78,6 +78,22 @@ TEST(BenchCli, VariantIsScheduledWithItsSettingsSideBySide) {
     EXPECT_NE(r.output.find("Tessera vs Tessera+candidate=1"), std::string::npos) << r.output;
 }
 
+TEST(BenchCli, TuneAddsTheMeasuredPickBesideTheUntunedOne) {
+    // --tune: Tessera+measure=3 (its top 3 rPrograms timed, the fastest kept) after
+    // Tessera, both checked and timed; a bad count and a list without Tessera refused.
+    const std::string json = ::testing::TempDir() + "bench_tune.json";
+    std::remove(json.c_str());
+    Result r = bench("--op matmul --shape M=33,N=17,K=9 --schedulers tessera --tune --reps 3 --threads 2 --json " + json);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    nlohmann::json all = read_json(json);
+    ASSERT_EQ(all.size(), 2u) << all.dump(2);
+    EXPECT_EQ(all[0]["scheduler"], "Tessera");
+    EXPECT_EQ(all[1]["scheduler"], "Tessera+measure=3");
+    for (const auto &rec : all) EXPECT_TRUE(rec["ok"].get<bool>()) << rec.dump();
+    expect_usage_error("--op relu --shape shape=4 --schedulers onednn --tune", "list Tessera in --schedulers");
+    expect_usage_error("--op relu --shape shape=4 --schedulers tessera+measure=0", "measure=0: needs a count");
+}
+
 TEST(BenchCli, ListShowsOpsKeysAndSchedulers) {
     Result r = bench("--list");
     EXPECT_EQ(r.exit_code, 0) << r.output;

@@ -197,7 +197,8 @@ std::string write_cnn(const std::string &file) {
 TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
     const std::string model = write_cnn("tune_cnn.onnx"), out = testing::temp_path("tune_out");
     std::filesystem::remove_all(out);
-    CommandResult r = tessera("compile " + model + " -o " + out + " --name tuned --tune --tune-candidates 2 --threads 2");
+    CommandResult r = tessera("compile " + model + " -o " + out +
+                              " --name tuned --tune --tune-candidates 2 --tune-with Mullapudi2016 --threads 2");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("tune [1/"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("record(s) added"), std::string::npos) << r.output;
@@ -214,8 +215,10 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
     ASSERT_GE(first.size(), 2u) << r.output;  // both convolutions
     for (const nlohmann::json &m : first) {
         const std::vector<double> ms = m.at("candidate_ms");
-        ASSERT_EQ(ms.size(), 2u);
-        EXPECT_EQ(m.at("predicted_ms").size(), 2u);
+        ASSERT_EQ(ms.size(), 3u);
+        EXPECT_EQ(m.at("candidates"), nlohmann::json({"Tessera:0", "Tessera:1", "Mullapudi2016"}));
+        EXPECT_EQ(m.at("predicted_ms").size(), 3u);
+        EXPECT_GT(m.at("predicted_ms")[0].get<double>(), 0.0);
         EXPECT_EQ(m.at("chosen").get<int>(), int(std::min_element(ms.begin(), ms.end()) - ms.begin()));
         EXPECT_FALSE(m.at("from_log").get<bool>());
     }
@@ -228,7 +231,7 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
     // The log: a second compile takes every choice from it.
     const std::string log = out + "/tuned.tune.jsonl", out2 = testing::temp_path("tune_out2");
     std::filesystem::remove_all(out2);
-    r = tessera("compile " + model + " -o " + out2 + " --name again --tune-log " + log + " --tune-candidates 2");
+    r = tessera("compile " + model + " -o " + out2 + " --name again --tune-log " + log + " --tune-with none");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("from the log"), std::string::npos) << r.output;
     EXPECT_EQ(r.output.find("record(s) added"), std::string::npos) << r.output;
@@ -241,9 +244,8 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
 
     r = tessera("inspect " + model + " --tune-log " + log);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("candidate " + std::to_string(first[0].at("chosen").get<int>()) + " from the log"),
-              std::string::npos)
-        << r.output;
+    const nlohmann::json &chosen = first[0].at("candidates")[first[0].at("chosen").get<size_t>()];
+    EXPECT_NE(r.output.find(chosen.get<std::string>() + " from the log"), std::string::npos) << r.output;
 
     // Another machine's records are ignored (and this one's measured again).
     std::ifstream in(log);
@@ -254,13 +256,14 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
         elsewhere += j.dump() + "\n";
     }
     std::ofstream(out + "/elsewhere.jsonl") << elsewhere;
-    r = tessera("compile " + model + " -o " + out2 + " --name again --tune-log " + out + "/elsewhere.jsonl --tune-candidates 2");
+    r = tessera("compile " + model + " -o " + out2 + " --name again --tune-log " + out +
+                "/elsewhere.jsonl --tune-candidates 2 --tune-with none");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("for another target or device profile ignored"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("record(s) added"), std::string::npos) << r.output;
 
     // A budget spent after the first partition leaves the others untuned.
-    r = tessera("compile " + model + " -o " + out2 + " --name budget --tune-budget 0.001 --tune-candidates 2");
+    r = tessera("compile " + model + " -o " + out2 + " --name budget --tune-budget 0.001 --tune-candidates 2 --tune-with none");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("untuned: the tuning budget"), std::string::npos) << r.output;
 
@@ -270,6 +273,9 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
     const int bad_line = int(std::count(elsewhere.begin(), elsewhere.end(), '\n')) + 1;
     EXPECT_NE(r.output.find("bad.jsonl:" + std::to_string(bad_line) + ": not a tuning record"), std::string::npos)
         << r.output;
+    r = tessera("compile " + model + " -o " + out2 + " --tune-with magic");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--tune-with: 'magic' is not a tuning candidate"), std::string::npos) << r.output;
     r = tessera("compile " + model + " -o " + out2 + " --threads 2");
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("--threads is the thread count --tune measures with"), std::string::npos) << r.output;
