@@ -24,6 +24,10 @@ struct TuneSettings {
     int rounds = 5;      // timed interleaved rounds, after one warm-up round
     std::string log_path;  // the tuning log read and appended to (tuning_log.h); empty: none
     double budget_s = 0;   // measuring stops once this is spent (the rest untuned); 0: no limit
+    // Replaces the timing of the candidates (each still scheduled and compiled): given the
+    // partition's and the candidate's names, the milliseconds to rank it by. For tests,
+    // which need a choice that does not depend on the machine's noise.
+    std::function<double(const std::string &partition, const std::string &candidate)> timer_override;
 };
 
 // Tunes every partition of `model` with a convolution or a matrix product (the others

@@ -1,0 +1,149 @@
+// Measured selection (apps/model/tune_partitions, tuning_log) without the machine's
+// noise: a stand-in timer ranks the candidates, so the tests assert the choice, never a
+// time. The untuned candidate wins when it is fastest (the never-slower rule), another
+// when it is; a log written by one tuning makes the next measure nothing; a log of
+// another device profile is ignored; candidate names and partition signatures.
+#include "graph_error.h"
+#include "lower_partition.h"
+#include "model_builder.h"
+#include "opened_model.h"
+#include "tune_partitions.h"
+#include "tuning_log.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace tessera::cli {
+namespace {
+
+using graph::testing::ModelBuilder;
+
+// Two convolutions and a matrix product: three partitions to tune.
+std::string write_model(const std::string &file, int64_t width) {
+    ModelBuilder b(13);
+    b.input("image", {1, 4, width, width}).output("logits");
+    b.initializer("w1", graph::testing::random_floats({8, 4, 3, 3}, 1, -0.3f, 0.3f));
+    b.initializer("w2", graph::testing::random_floats({8, 8, 1, 1}, 2, -0.3f, 0.3f));
+    b.initializer("fc", graph::testing::random_floats({8, 5}, 3, -0.3f, 0.3f));
+    auto &c1 = b.node("Conv", {"image", "w1"}, {"c1"});
+    graph::testing::set_ints(c1, "pads", {1, 1, 1, 1});
+    b.node("Relu", {"c1"}, {"r1"});
+    b.node("Conv", {"r1", "w2"}, {"c2"});
+    b.node("GlobalAveragePool", {"c2"}, {"g"});
+    b.node("Flatten", {"g"}, {"f"});
+    b.node("MatMul", {"f", "fc"}, {"logits"});
+    return b.save(file);
+}
+
+OpenedModel open(const std::string &path) {
+    ModelOptions o;
+    o.model = path;
+    o.ahead_of_time = true;
+    return open_model(o);
+}
+
+TuneSettings settings(const std::string &log, const std::string &fastest) {
+    TuneSettings s;
+    s.candidates = 2;
+    s.halide_schedulers = {};
+    s.log_path = log;
+    s.timer_override = [fastest](const std::string &, const std::string &candidate) {
+        return candidate == fastest ? 1.0 : 2.0;
+    };
+    return s;
+}
+
+TEST(Tune, TheUntunedCandidateIsKeptWhenItIsFastest) {
+    const OpenedModel m = open(write_model("tune_a.onnx", 9));
+    const std::vector<graph::MeasuredCandidates> t = tune_partitions(m, settings("", "Tessera:0"));
+    ASSERT_GE(t.size(), 3u);
+    for (const graph::MeasuredCandidates &c : t) {
+        EXPECT_EQ(c.names, (std::vector<std::string>{"Tessera:0", "Tessera:1"}));
+        EXPECT_EQ(c.chosen, 0) << c.partition;
+        EXPECT_FALSE(c.from_log);
+    }
+}
+
+TEST(Tune, TheFastestIsChosenAndTheLogIsReusedWithoutMeasuring) {
+    const std::string log = graph::testing::temp_path("tune_reuse.jsonl");
+    std::filesystem::remove(log);
+    const OpenedModel m = open(write_model("tune_b.onnx", 9));
+    const std::vector<graph::MeasuredCandidates> first = tune_partitions(m, settings(log, "Tessera:1"));
+    for (const graph::MeasuredCandidates &c : first) EXPECT_EQ(c.chosen, 1) << c.partition;
+
+    TuneSettings again = settings(log, "Tessera:0");
+    again.timer_override = [](const std::string &partition, const std::string &) -> double {
+        ADD_FAILURE() << partition << " measured again though the log has it";
+        return 1;
+    };
+    const std::vector<graph::MeasuredCandidates> second = tune_partitions(m, again);
+    ASSERT_EQ(second.size(), first.size());
+    for (const graph::MeasuredCandidates &c : second) {
+        EXPECT_TRUE(c.from_log) << c.partition;
+        EXPECT_EQ(c.chosen, 1) << c.partition;
+    }
+    // The schedule of a tuned partition applies (compiles); an untuned one keeps the default.
+    const auto schedule = tuned_schedule(m, second);
+    graph::LoweredPartition lp = graph::lower_partition(m.graph, m.plan.partitions[0]);
+    schedule(lp.pipeline, 0);
+    lp.pipeline.compile_jit(m.target);
+
+    // Another model: its convolutions (other shapes) are measured; its classifier, the same
+    // product of the same shapes, takes the first model's record.
+    const OpenedModel other = open(write_model("tune_c.onnx", 11));
+    int measured = 0;
+    TuneSettings counting = settings(log, "Tessera:0");
+    counting.timer_override = [&measured](const std::string &, const std::string &) { return double(++measured); };
+    const std::vector<graph::MeasuredCandidates> third = tune_partitions(other, counting);
+    ASSERT_EQ(third.size(), first.size());
+    for (size_t k = 0; k + 1 < third.size(); k++) EXPECT_FALSE(third[k].from_log) << third[k].partition;
+    EXPECT_TRUE(third.back().from_log) << third.back().partition;
+    EXPECT_EQ(measured, 2 * int(third.size() - 1));
+}
+
+TEST(Tune, AnotherProfilesLogIsIgnored) {
+    const std::string log = graph::testing::temp_path("tune_other.jsonl");
+    std::filesystem::remove(log);
+    const OpenedModel m = open(write_model("tune_d.onnx", 9));
+    tune_partitions(m, settings(log, "Tessera:1"));
+    // The same log read for another device profile fingerprint and another target.
+    EXPECT_TRUE(read_tuning_log(log, m.target.to_string(), "another profile").records.empty());
+    EXPECT_GT(read_tuning_log(log, m.target.to_string(), "another profile").elsewhere, 0);
+    EXPECT_TRUE(read_tuning_log(log, "x86-64-linux", "").records.empty());
+}
+
+TEST(Tune, CandidateNames) {
+    const SchedulerChoice base;
+    EXPECT_EQ(candidate_choice(base, "Tessera:2").options.candidate, 2);
+    EXPECT_EQ(candidate_choice(base, "Tessera:2").name, "Tessera");
+    EXPECT_EQ(candidate_choice(base, "mullapudi2016").name, "Mullapudi2016");
+    for (const char *bad : {"Tessera:", "Tessera:x", "Tessera:-1", "Tessera", "none", "magic"}) {
+        EXPECT_THROW(candidate_choice(base, bad), graph::GraphError) << bad;
+    }
+}
+
+TEST(Tune, SignaturesIgnoreNamesAndWeightsButNotShapes) {
+    const OpenedModel a = open(write_model("sig_a.onnx", 9)), b = open(write_model("sig_b.onnx", 9));
+    const OpenedModel c = open(write_model("sig_c.onnx", 10));
+    ASSERT_EQ(a.plan.partitions.size(), c.plan.partitions.size());
+    for (size_t k = 0; k < a.plan.partitions.size(); k++) {
+        EXPECT_EQ(partition_signature(a.graph, a.plan.partitions[k]), partition_signature(b.graph, b.plan.partitions[k]));
+    }
+    EXPECT_NE(partition_signature(a.graph, a.plan.partitions[0]), partition_signature(c.graph, c.plan.partitions[0]));
+}
+
+TEST(Tune, AMalformedLogNamesItsLine) {
+    const std::string log = graph::testing::temp_path("tune_bad.jsonl");
+    std::ofstream(log) << "\n{\"signature\": \"1\", \"target\": \"t\", \"profile\": \"p\", \"candidates\": [], \"chosen\": 0}\n";
+    try {
+        read_tuning_log(log, "t", "p");
+        FAIL() << "no error";
+    } catch (const graph::GraphError &e) {
+        EXPECT_NE(std::string(e.what()).find("tune_bad.jsonl:2: not a tuning record"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace tessera::cli
