@@ -19,13 +19,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool is_compute_op(const std::string &op) {
-    return op == "Conv" || op == "MatMul" || op == "Gemm" || op == "ConvTranspose";
-}
-
 const graph::Node &anchor_of(const graph::Graph &g, const graph::Partition &p) {
     for (int n : p.nodes) {
-        if (is_compute_op(g.nodes[size_t(n)].op_type)) return g.nodes[size_t(n)];
+        if (graph::is_contraction_op(g.nodes[size_t(n)].op_type)) return g.nodes[size_t(n)];
     }
     return g.nodes[size_t(p.nodes.front())];
 }

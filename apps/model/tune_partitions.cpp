@@ -83,8 +83,7 @@ std::vector<graph::TensorData> partition_inputs(const graph::Graph &g, const gra
 // Partitions with a matrix product or a convolution: where Tessera's candidates differ.
 bool has_compute_node(const graph::Graph &g, const graph::Partition &p) {
     for (int n : p.nodes) {
-        const std::string &op = g.nodes[size_t(n)].op_type;
-        if (op == "Conv" || op == "ConvTranspose" || op == "MatMul" || op == "Gemm") return true;
+        if (graph::is_contraction_op(g.nodes[size_t(n)].op_type)) return true;
     }
     return p.compute_intensive;
 }

@@ -43,6 +43,10 @@ const TensorData *Node::get_tensor(const std::string &key) const {
     return a ? a->tensor.get() : nullptr;
 }
 
+bool is_contraction_op(const std::string &op_type) {
+    return op_type == "Conv" || op_type == "ConvTranspose" || op_type == "MatMul" || op_type == "Gemm";
+}
+
 std::string node_label(const Node &node, int opset) {
     std::string where = node.source_index >= 0 ? "#" + std::to_string(node.source_index) + ", " : "";
     std::string tail = " (" + where + node.op_type + ", opset " + std::to_string(opset) + ")";

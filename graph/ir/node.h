@@ -36,6 +36,10 @@ private:
     const Attribute *find(const std::string &key, Attribute::Kind kind) const;
 };
 
+// Convolutions and matrix products: the ops whose loops Tessera's rPrograms tile (the
+// per-layer view's anchors, the partitions --tune measures).
+bool is_contraction_op(const std::string &op_type);
+
 // "node 'conv1' (#3, Conv, opset 13)": how every error message names a node.
 std::string node_label(const Node &node, int opset);
 
