@@ -89,8 +89,11 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
     }
 
     OpenedModel s = open_model(o);
-    std::printf("tessera compile: %s (opset %d, %zu nodes after the passes), target %s, scheduler %s\n",
-                o.model.c_str(), s.graph.opset, s.graph.nodes.size(), s.target.to_string().c_str(),
+    const std::string opset = s.graph.model_opset && s.graph.model_opset != s.graph.opset
+                                  ? std::to_string(s.graph.model_opset) + ", read as opset " + std::to_string(s.graph.opset)
+                                  : std::to_string(s.graph.opset);
+    std::printf("tessera compile: %s (opset %s, %zu nodes after the passes), target %s, scheduler %s\n",
+                o.model.c_str(), opset.c_str(), s.graph.nodes.size(), s.target.to_string().c_str(),
                 o.scheduler.c_str());
     std::printf("passes: %s\n", s.prepared.summary().c_str());
     std::printf("%s\n", describe_layouts(o, s).c_str());

@@ -15,7 +15,8 @@ namespace tessera::graph {
 
 struct Graph {
     std::string name;
-    int opset = 0;
+    int opset = 0;       // the opset whose semantics the nodes follow
+    int model_opset = 0; // the model's own (lower where an old model was upgraded on import)
     std::vector<std::string> inputs; // runtime inputs (never constants)
     std::vector<std::string> outputs;
     std::vector<Node> nodes; // topological order

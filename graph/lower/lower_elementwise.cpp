@@ -4,6 +4,7 @@
 #include "index_maps.h"
 #include "lower_rule.h"
 #include "op_library.h"
+#include "resolved_params.h"
 
 #include <algorithm>
 #include <cmath>
@@ -66,15 +67,13 @@ LowerRule activation(const std::string &op, const std::vector<std::string> &attr
     };
 }
 
-// Clip's bounds are constant inputs (opset 11 on); an omitted one is no bound.
+// Clip's bounds must be constants; an omitted one is no bound.
 std::vector<Func> clip(LowerContext &ctx) {
     ops::OpConfig config = ops::OpConfig::of("clip").with("shape", shape_key(ctx.in_shape(0)));
-    for (size_t k = 1; k <= 2; k++) {
-        if (!ctx.ic.has(k)) continue;
-        const TensorData *bound = ctx.ic.value(k);
-        if (!bound || bound->size() != 1) ctx.fail("Clip's bounds must be constant scalars to be compiled");
-        config.with_float(k == 1 ? "min" : "max", bound->get(0));
-    }
+    const std::optional<ClipBounds> bounds = clip_bounds(ctx.ic);
+    if (!bounds) ctx.fail("Clip's bounds must be constant scalars to be compiled");
+    if (bounds->lo) config.with_float("min", *bounds->lo);
+    if (bounds->hi) config.with_float("max", *bounds->hi);
     return {build_library_op(ctx, config, {ctx.input(0)})};
 }
 
@@ -90,9 +89,13 @@ std::vector<Func> cast(LowerContext &ctx) {
 void register_elementwise_lowering(LowerTable &table) {
     for (const auto &[onnx, library] : std::vector<std::pair<std::string, std::string>>{
              {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"}, {"Sqrt", "sqrt"},
-             {"Erf", "erf"}, {"Neg", "neg"}, {"Reciprocal", "reciprocal"}, {"Gelu", "gelu_erf"}}) {
+             {"Erf", "erf"}, {"Neg", "neg"}, {"Reciprocal", "reciprocal"}}) {
         table[onnx] = unary(library);
     }
+    // Gelu (opset 20): exact by default, the tanh form with approximate = "tanh".
+    table["Gelu"] = [](LowerContext &ctx) {
+        return unary(ctx.node().get_string("approximate", "none") == "tanh" ? "gelu" : "gelu_erf")(ctx);
+    };
     for (const auto &[onnx, library] : std::vector<std::pair<std::string, std::string>>{
              {"Add", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"Div", "div"}, {"Pow", "pow"}}) {
         table[onnx] = binary(library);

@@ -34,6 +34,12 @@ std::optional<std::vector<int64_t>> split_sizes(const InferContext &ctx, int64_t
         auto v = ctx.int_values(1);
         if (!v) return std::nullopt;
         sizes = *v;
+    } else if (ctx.node.has_attr("num_outputs")) {  // opset 18: equal parts, the last smaller
+        if (ctx.node.get_int("num_outputs", 0) != parts)
+            ctx.fail("num_outputs " + std::to_string(ctx.node.get_int("num_outputs", 0)) + " differs from the " +
+                     std::to_string(parts) + " outputs");
+        const int64_t size = (dim + parts - 1) / parts;
+        for (int64_t k = 0; k < parts; k++) sizes.push_back(std::max<int64_t>(0, std::min(size, dim - k * size)));
     } else {
         if (dim % parts)
             ctx.fail("axis extent " + std::to_string(dim) + " does not split into " + std::to_string(parts) +
@@ -52,11 +58,18 @@ std::optional<std::vector<int64_t>> split_sizes(const InferContext &ctx, int64_t
 std::optional<SliceParams> slice_params(const InferContext &ctx) {
     const Shape &x = ctx.shape(0);
     int64_t r = int64_t(x.size());
-    auto starts = ctx.int_values(1), ends = ctx.int_values(2);
-    std::optional<std::vector<int64_t>> axes, steps;
-    if (ctx.has(3)) axes = ctx.int_values(3);
-    if (ctx.has(4)) steps = ctx.int_values(4);
-    if (!starts || !ends || (ctx.has(3) && !axes) || (ctx.has(4) && !steps)) return std::nullopt;
+    std::optional<std::vector<int64_t>> starts, ends, axes, steps;
+    if (ctx.opset < 10) {
+        starts = ctx.node.get_ints("starts", {});
+        ends = ctx.node.get_ints("ends", {});
+        if (ctx.node.has_attr("axes")) axes = ctx.node.get_ints("axes", {});
+    } else {
+        starts = ctx.int_values(1);
+        ends = ctx.int_values(2);
+        if (ctx.has(3)) axes = ctx.int_values(3);
+        if (ctx.has(4)) steps = ctx.int_values(4);
+        if (!starts || !ends || (ctx.has(3) && !axes) || (ctx.has(4) && !steps)) return std::nullopt;
+    }
     size_t n = starts->size();
     if (!axes) {
         axes.emplace(n);
@@ -223,10 +236,12 @@ void register_data_movement_rules(RuleTable &table) {
     table["Concat"] = concat;
 
     OpRule split;
-    split.attributes = {"axis", "split"};
+    split.attributes = {"axis", "split", "num_outputs"};
     split.max_inputs = 2;
     split.max_outputs = size_t(1) << 20;
     split.check = [](const InferContext &ctx) {
+        if (ctx.node.has_attr("num_outputs") && (ctx.opset < 18 || ctx.has(1)))
+            ctx.fail("num_outputs is an attribute from opset 18 on, and excludes the split input");
         if (ctx.opset >= 13 && ctx.node.has_attr("split"))
             ctx.fail("from opset 13 on, split is an input, not an attribute");
         if (ctx.opset < 13 && ctx.has(1)) ctx.fail("before opset 13, split is an attribute, not an input");
@@ -249,11 +264,19 @@ void register_data_movement_rules(RuleTable &table) {
     pad.infer = infer_pad;
     table["Pad"] = pad;
 
+    // Before opset 10 starts, ends and axes are attributes (steps 1), from 10 on inputs.
     OpRule slice;
-    slice.min_opset = 10;  // starts, ends and axes were attributes before
-    slice.min_inputs = 3;
+    slice.attributes = {"starts", "ends", "axes"};
     slice.max_inputs = 5;
     slice.check = [](const InferContext &ctx) {
+        if (ctx.opset < 10) {
+            if (ctx.node.inputs.size() != 1) ctx.fail("before opset 10, starts, ends and axes are attributes, not inputs");
+            if (!ctx.node.has_attr("starts") || !ctx.node.has_attr("ends"))
+                ctx.fail("attributes 'starts' and 'ends' are required");
+            return;
+        }
+        if (!ctx.node.attrs.empty()) ctx.fail("from opset 10 on, starts, ends and axes are inputs, not attributes");
+        if (ctx.node.inputs.size() < 3) ctx.fail("inputs 1 (starts) and 2 (ends) are required");
         for (size_t k = 1; k < 5; k++)
             ctx.require_dtype(k, {DType::i64, DType::i32});
     };

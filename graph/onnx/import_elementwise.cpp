@@ -2,6 +2,7 @@
 // Where, Cast and Identity.
 #include "onnx_dtype.h"
 #include "op_rule.h"
+#include "resolved_params.h"
 
 namespace tessera::graph {
 
@@ -59,6 +60,12 @@ OpRule binary(bool comparison) {
 }
 
 void check_clip(const InferContext &ctx) {
+    if (ctx.opset < 11) {
+        if (ctx.node.inputs.size() != 1) ctx.fail("before opset 11, min and max are attributes, not inputs");
+        ctx.require_dtype(0, {DType::f32});
+        return;
+    }
+    if (!ctx.node.attrs.empty()) ctx.fail("from opset 11 on, min and max are inputs, not attributes");
     ctx.require_dtype(0, {DType::f32, DType::i64, DType::i32});
     same_dtype(ctx, 0, 1);
     same_dtype(ctx, 0, 2);
@@ -70,6 +77,27 @@ bool infer_clip(InferContext &ctx) {
             ctx.fail((k == 1 ? "min" : "max") + std::string(" must be a scalar, got ") + shape_string(ctx.shape(k)));
     return same_shape(ctx);
 }
+
+} // namespace
+
+std::optional<ClipBounds> clip_bounds(const InferContext &ctx) {
+    ClipBounds b;
+    if (ctx.opset < 11) {
+        if (ctx.node.has_attr("min")) b.lo = ctx.node.get_float("min", 0.0f);
+        if (ctx.node.has_attr("max")) b.hi = ctx.node.get_float("max", 0.0f);
+        return b;
+    }
+    for (size_t k = 1; k <= 2; k++) {
+        if (!ctx.has(k)) continue;
+        const TensorData *bound = ctx.value(k);
+        if (!bound) return std::nullopt;
+        if (bound->size() != 1) ctx.fail((k == 1 ? "min" : "max") + std::string(" must be a scalar"));
+        (k == 1 ? b.lo : b.hi) = bound->get(0);
+    }
+    return b;
+}
+
+namespace {
 
 void check_cast(const InferContext &ctx) {
     if (!ctx.node.has_attr("to")) ctx.fail("attribute 'to' is required");
@@ -100,13 +128,14 @@ void register_elementwise_rules(RuleTable &table) {
         same_dtype(ctx, 0, 1);
     };
     table["PRelu"] = prelu;
-    // ONNX's Gelu arrives in opset 20; here graph/passes/rewrite_patterns makes it from
-    // the Erf form PyTorch exports (x * 0.5 * (1 + erf(x / sqrt 2))), exact only.
+    // ONNX's Gelu arrives in opset 20 (exact, or the tanh form with approximate =
+    // "tanh"); graph/passes/rewrite_patterns also makes it from the Erf form PyTorch
+    // exports at older opsets (x * 0.5 * (1 + erf(x / sqrt 2))).
     OpRule gelu = unary({DType::f32});
     gelu.attributes = {"approximate"};
     gelu.check = [](const InferContext &ctx) {
         ctx.require_dtype(0, {DType::f32});
-        ctx.require_one_of("approximate", ctx.node.get_string("approximate", "none"), {"none"});
+        ctx.require_one_of("approximate", ctx.node.get_string("approximate", "none"), {"none", "tanh"});
     };
     table["Gelu"] = gelu;
     table["Neg"] = unary({DType::f32, DType::i64, DType::i32});
@@ -155,8 +184,8 @@ void register_elementwise_rules(RuleTable &table) {
     table["Pow"] = pow;
 
     OpRule clip;
-    clip.max_inputs = 3; // opset 11+: min and max are optional inputs
-    clip.min_opset = 11;
+    clip.attributes = {"min", "max"}; // before opset 11; from 11 on optional inputs
+    clip.max_inputs = 3;
     clip.check = check_clip;
     clip.infer = infer_clip;
     table["Clip"] = clip;
@@ -172,7 +201,7 @@ void register_elementwise_rules(RuleTable &table) {
     table["Where"] = where;
 
     OpRule cast;
-    cast.attributes = {"to"};
+    cast.attributes = {"to", "saturate"};  // saturate (opset 19) concerns float8 targets only
     cast.check = check_cast;
     cast.dtype = [](const InferContext &ctx) { return *dtype_from_onnx(int(ctx.node.get_int("to", 0))); };
     cast.infer = [](InferContext &ctx) {

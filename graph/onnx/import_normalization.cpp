@@ -25,11 +25,21 @@ SoftmaxGeometry softmax_geometry(const InferContext &ctx) {
 
 std::vector<int64_t> reduce_axes(const InferContext &ctx) {
     int64_t r = ctx.rank(0);
+    std::vector<int64_t> given = ctx.node.get_ints("axes", {});
+    bool present = ctx.node.has_attr("axes");
+    if (ctx.has(1)) {  // an input from opset 18 on
+        auto v = ctx.int_values(1);
+        if (!v) ctx.fail("axes must be a constant (reductions over run-time axes are not compiled)");
+        given = *v;
+        present = !given.empty();
+    }
+    if (!present && ctx.node.get_int("noop_with_empty_axes", 0) != 0)
+        ctx.fail("noop_with_empty_axes with no axes (the identity) is not supported");
     std::vector<int64_t> axes;
-    if (!ctx.node.has_attr("axes"))
+    if (!present)
         for (int64_t i = 0; i < r; i++)
             axes.push_back(i);
-    for (int64_t a : ctx.node.get_ints("axes", {}))
+    for (int64_t a : given)
         axes.push_back(ctx.axis(a, r, "axis"));
     std::sort(axes.begin(), axes.end());
     if (std::adjacent_find(axes.begin(), axes.end()) != axes.end()) ctx.fail("axes repeat an axis");
@@ -98,9 +108,11 @@ bool infer_reduce_mean(InferContext &ctx) {
 
 void register_normalization_rules(RuleTable &table) {
     OpRule bn;
-    bn.attributes = {"epsilon", "momentum", "training_mode"};
+    bn.attributes = {"epsilon", "momentum", "training_mode", "spatial"};  // spatial: opsets 7-8
     bn.min_inputs = bn.max_inputs = 5;
     bn.check = [](const InferContext &ctx) {
+        if (ctx.node.get_int("spatial", 1) != 1)
+            ctx.fail("spatial 0 (statistics per activation, not per channel) is not supported");
         if (ctx.node.get_int("training_mode", 0) != 0)
             ctx.fail("training_mode " + std::to_string(ctx.node.get_int("training_mode", 0)) +
                      " is not supported (supported: 0, inference)");
@@ -129,9 +141,17 @@ void register_normalization_rules(RuleTable &table) {
     };
     table["Softmax"] = softmax;
 
+    // Before opset 18 axes are an attribute, from 18 on an input.
     OpRule mean;
-    mean.attributes = {"axes", "keepdims"};
-    mean.check = require_f32;
+    mean.attributes = {"axes", "keepdims", "noop_with_empty_axes"};
+    mean.max_inputs = 2;
+    mean.check = [](const InferContext &ctx) {
+        if (ctx.opset >= 18 && ctx.node.has_attr("axes"))
+            ctx.fail("from opset 18 on, axes is an input, not an attribute");
+        if (ctx.opset < 18 && ctx.has(1)) ctx.fail("before opset 18, axes is an attribute, not an input");
+        ctx.require_dtype(0, {DType::f32});
+        ctx.require_dtype(1, {DType::i64});
+    };
     mean.infer = infer_reduce_mean;
     table["ReduceMean"] = mean;
 }

@@ -4,6 +4,7 @@
 #include "onnx_tensor.h"
 #include "resolved_params.h"
 #include "shape_inference.h"
+#include "upgrade_legacy_opset.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -160,6 +161,8 @@ Graph import_onnx_bytes(const std::string &bytes, const std::string &source, con
     for (const Node &node : g.nodes)
         for (const std::string &o : node.outputs)
             g.values[o].name = o;
+    g.model_opset = g.opset;
+    upgrade_legacy_opset(g);
     infer_shapes(g);
     for (const std::string &o : g.outputs)
         if (!g.has_value(o)) throw GraphError(source + ": graph output '" + o + "' is produced by no node");

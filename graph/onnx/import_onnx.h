@@ -1,4 +1,4 @@
-// import_onnx: an ONNX model file -> Graph. Default domain, opsets 7 to 17, fp32
+// import_onnx: an ONNX model file -> Graph. Default domain, opsets 1 to 21, fp32
 // compute with int64 shape tensors. Initializers and Constant nodes become constants;
 // every node is checked against its OpRule and shapes are inferred.
 #pragma once
@@ -11,8 +11,9 @@
 
 namespace tessera::graph {
 
-constexpr int min_supported_opset = 7;
-constexpr int max_supported_opset = 17;
+// Opsets 1-6 are read as their opset-7 forms (upgrade_legacy_opset.h).
+constexpr int min_supported_opset = 1;
+constexpr int max_supported_opset = 21;
 
 // `input_shapes` overrides the declared shapes of graph inputs by name; an input with a
 // symbolic or unknown dimension needs one. Shapes that depend on computed values (a

@@ -43,7 +43,7 @@ void register_pool_rules(RuleTable &table) {
     table["MaxPool"] = max_pool;
 
     OpRule avg_pool = max_pool;
-    avg_pool.attributes = {"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"};
+    avg_pool.attributes = {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"};
     table["AveragePool"] = avg_pool;
 
     OpRule global;

@@ -50,6 +50,13 @@ struct PadSpec {
 };
 std::optional<PadSpec> pad_spec(const InferContext &ctx);
 
+// Clip's bounds (attributes min and max before opset 11, optional scalar inputs from
+// 11 on); an absent bound is no bound. nullopt while a bound is an input not constant.
+struct ClipBounds {
+    std::optional<double> lo, hi;
+};
+std::optional<ClipBounds> clip_bounds(const InferContext &ctx);
+
 // Transpose's permutation (default: reversed axes).
 std::vector<int64_t> transpose_perm(const InferContext &ctx);
 

@@ -238,12 +238,19 @@ int rewrite_splits(Graph &g) {
             Node slice;
             slice.op_type = "Slice";
             slice.name = (n.name.empty() ? "split" : n.name) + "_part" + std::to_string(k);
-            const std::string base = g.unique_name(slice.name);
-            const std::string starts = base + "_starts", ends = base + "_ends", axes = base + "_axes";
-            g.set_constant(starts, TensorData::ints({1}, {offset}));
-            g.set_constant(ends, TensorData::ints({1}, {offset + size}));
-            g.set_constant(axes, TensorData::ints({1}, {axis}));
-            slice.inputs = {n.inputs[0], starts, ends, axes};
+            if (g.opset < 10) {  // the graph's opset reads Slice's attribute form
+                slice.attrs["starts"] = Attribute::make_ints({offset});
+                slice.attrs["ends"] = Attribute::make_ints({offset + size});
+                slice.attrs["axes"] = Attribute::make_ints({axis});
+                slice.inputs = {n.inputs[0]};
+            } else {
+                const std::string base = g.unique_name(slice.name);
+                const std::string starts = base + "_starts", ends = base + "_ends", axes = base + "_axes";
+                g.set_constant(starts, TensorData::ints({1}, {offset}));
+                g.set_constant(ends, TensorData::ints({1}, {offset + size}));
+                g.set_constant(axes, TensorData::ints({1}, {axis}));
+                slice.inputs = {n.inputs[0], starts, ends, axes};
+            }
             slice.outputs = {n.outputs[k]};
             nodes.push_back(slice);
             offset += size;

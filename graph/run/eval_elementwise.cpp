@@ -1,6 +1,7 @@
 // Reference elementwise ops: unary math, broadcast binary arithmetic, Pow, Equal, Clip,
 // Where, Cast, Identity. Floats compute in double; integers in int64.
 #include "kernel.h"
+#include "resolved_params.h"
 
 #include <algorithm>
 #include <cmath>
@@ -96,7 +97,13 @@ void clip(KernelContext &kc) {
     TensorData &y = kc.out[0];
     const TensorData *lo = kc.in.size() > 1 ? kc.in[1] : nullptr;
     const TensorData *hi = kc.in.size() > 2 ? kc.in[2] : nullptr;
-    if (x.is_float()) {
+    if (kc.ic.opset < 11) {  // bounds as attributes
+        const ClipBounds b = *clip_bounds(kc.ic);
+        const double l = b.lo.value_or(-std::numeric_limits<double>::infinity());
+        const double h = b.hi.value_or(std::numeric_limits<double>::infinity());
+        for (size_t k = 0; k < x.size(); k++)
+            y.f[k] = float(std::min(std::max(double(x.f[k]), l), h));
+    } else if (x.is_float()) {
         double l = lo ? lo->f[0] : -std::numeric_limits<double>::infinity();
         double h = hi ? hi->f[0] : std::numeric_limits<double>::infinity();
         for (size_t k = 0; k < x.size(); k++)
@@ -160,7 +167,15 @@ void register_elementwise_kernels(KernelTable &table) {
     table["Sigmoid"] = unary_float(sigmoid);
     table["Tanh"] = unary_float([](double v) { return std::tanh(v); });
     table["Erf"] = unary_float([](double v) { return std::erf(v); });
-    table["Gelu"] = unary_float([](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); });
+    table["Gelu"] = [](KernelContext &kc) {
+        if (kc.ic.node.get_string("approximate", "none") == "tanh") {
+            unary_float([](double v) {
+                return 0.5 * v * (1 + std::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v * v * v)));
+            })(kc);
+        } else {
+            unary_float([](double v) { return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))); })(kc);
+        }
+    };
     table["Sqrt"] = unary_float([](double v) { return std::sqrt(v); });
     table["Exp"] = unary_float([](double v) { return std::exp(v); });
     table["Reciprocal"] = unary_float(reciprocal);

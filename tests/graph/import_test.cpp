@@ -1,5 +1,6 @@
 // import_onnx on models built with the protobuf API: constants, shape inference, and
 // the error messages a user sees.
+#include "evaluate.h"
 #include "graph_error.h"
 #include "import_onnx.h"
 #include "model_builder.h"
@@ -302,15 +303,21 @@ TEST(OnnxImport, DropoutIsTheIdentityAtInferenceOnly) {
 }
 
 TEST(OnnxImport, UnsupportedOpsetsAndDomains) {
-    EXPECT_HAS(error_of([&] { import_model(conv_bn_relu(6)); }),
-               "model: opset 6 of the default ONNX domain is not supported (supported: 7-17)");
+    ModelBuilder future(22);
+    future.input("x", {2}).output("y").node("Relu", {"x"}, {"y"});
+    EXPECT_HAS(error_of([&] { import_model(future); }),
+               "model: opset 22 of the default ONNX domain is not supported (supported: 1-21)");
     // Opsets 7-10 import where an op's definition is the one compiled (the model
     // zoo's); Slice took its ranges as attributes before opset 10.
     EXPECT_EQ(import_model(conv_bn_relu(9)).opset, 9);
     ModelBuilder old_slice(9);
     old_slice.input("x", {4}).output("y");
     testing::set_ints(old_slice.node("Slice", {"x"}, {"y"}, "cut"), "starts", {1});
-    EXPECT_HAS(error_of([&] { import_model(old_slice); }), "Slice is supported from opset 10 on");
+    EXPECT_HAS(error_of([&] { import_model(old_slice); }), "node 'cut' (#0, Slice, opset 9): attributes 'starts' and 'ends' are required");
+    ModelBuilder new_slice(13);
+    new_slice.input("x", {4}).output("y");
+    testing::set_ints(new_slice.node("Slice", {"x"}, {"y"}, "cut"), "starts", {1});
+    EXPECT_HAS(error_of([&] { import_model(new_slice); }), "from opset 10 on, starts, ends and axes are inputs");
     ModelBuilder ln(13);
     ln.input("x", {2, 4}).output("y").initializer("s", testing::random_floats({4}, 1));
     ln.node("LayerNormalization", {"x", "s"}, {"y"}, "ln");
@@ -319,6 +326,48 @@ TEST(OnnxImport, UnsupportedOpsetsAndDomains) {
     ms.input("x", {2}).output("y");
     ms.node("Gelu", {"x"}, {"y"}, "g").set_domain("com.microsoft");
     EXPECT_HAS(error_of([&] { import_model(ms); }), "of domain 'com.microsoft' is not supported");
+}
+
+// Opsets 1-6 are read as opset 7 (graph/onnx/upgrade_legacy_opset.h), each legacy form
+// checked against the evaluator's numbers.
+TEST(OnnxImport, LegacyOpsetsAreUpgradedToOpset7) {
+    Graph g = import_model(conv_bn_relu(6));
+    EXPECT_EQ(g.opset, 7);
+    EXPECT_EQ(g.model_opset, 6);
+
+    // Add with broadcast=1, axis=1: B [3] lines up with A's axis 1, not its last.
+    const TensorData a = testing::random_floats({2, 3, 4}, 1), b = testing::random_floats({3}, 2);
+    ModelBuilder add(6);
+    add.input("a", {2, 3, 4}).input("b", {3}).output("y");
+    auto &n = add.node("Add", {"a", "b"}, {"y"}, "add");
+    testing::set_int(n, "broadcast", 1);
+    testing::set_int(n, "axis", 1);
+    const TensorData y = evaluate(import_model(add), {{"a", a}, {"b", b}}).at("y");
+    ASSERT_EQ(y.shape, (Shape{2, 3, 4}));
+    for (int64_t i = 0; i < 24; i++) EXPECT_FLOAT_EQ(y.f[i], a.f[i] + b.f[(i / 4) % 3]) << i;
+
+    // PRelu's [C] slope is per channel in opset 6.
+    ModelBuilder prelu(6);
+    prelu.input("x", {1, 2, 3}).output("y").initializer("s", TensorData::floats({2}, {0.5f, 0.25f}));
+    prelu.node("PRelu", {"x", "s"}, {"y"}, "p");
+    const TensorData x = TensorData::floats({1, 2, 3}, {-1, -1, -1, -4, -4, 4});
+    EXPECT_EQ(evaluate(import_model(prelu), {{"x", x}}).at("y").f,
+              (std::vector<float>{-0.5f, -0.5f, -0.5f, -1, -1, 4}));
+
+    // Clip's bounds and Slice's ranges as attributes.
+    ModelBuilder clip(6);
+    clip.input("x", {4}).output("y");
+    auto &c = clip.node("Clip", {"x"}, {"y"}, "clip");
+    testing::set_float(c, "min", -0.5f);
+    testing::set_float(c, "max", 0.5f);
+    EXPECT_EQ(evaluate(import_model(clip), {{"x", TensorData::floats({4}, {-2, 0.25f, 1, -0.1f})}}).at("y").f,
+              (std::vector<float>{-0.5f, 0.25f, 0.5f, -0.1f}));
+
+    // A training-mode BatchNormalization has no opset-7 form.
+    ModelBuilder training = conv_bn_relu(6);
+    for (auto &node : *training.model.mutable_graph()->mutable_node())
+        if (node.op_type() == "BatchNormalization") testing::set_int(node, "is_test", 0);
+    EXPECT_HAS(error_of([&] { import_model(training); }), "is_test 0 (training mode) is not supported");
 }
 
 TEST(OnnxImport, BadFiles) {

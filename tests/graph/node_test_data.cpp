@@ -15,7 +15,42 @@ namespace tessera::graph::testing {
 namespace fs = std::filesystem;
 
 const char *node_test_root() {
-    return TESSERA_ONNX_NODE_TESTS;
+    return TESSERA_ONNX_TESTDATA;
+}
+
+const std::vector<std::string> &test_suites() {
+    static const std::vector<std::string> suites = {"node", "pytorch-converted", "pytorch-operator", "simple"};
+    return suites;
+}
+
+std::string suite_of(const std::string &test) {
+    return test.substr(0, test.find('/'));
+}
+
+std::string test_case_name(const std::string &test) {
+    const std::string suite = suite_of(test), name = test.substr(test.find('/') + 1);
+    if (suite == "node") return name;
+    std::string prefix = suite;
+    std::replace(prefix.begin(), prefix.end(), '-', '_');
+    return prefix + "_" + name;
+}
+
+namespace {
+
+std::vector<fs::path> suite_models(const std::string &suite) {
+    std::vector<fs::path> models;
+    std::error_code ec;
+    for (const auto &entry : fs::directory_iterator(fs::path(node_test_root()) / suite, ec)) {
+        fs::path model = entry.path() / "model.onnx";
+        if (fs::exists(model)) models.push_back(model);
+    }
+    return models;
+}
+
+} // namespace
+
+size_t suite_size(const std::string &suite) {
+    return suite_models(suite).size();
 }
 
 bool all_ops_supported(const fs::path &model_path) {
@@ -28,12 +63,13 @@ bool all_ops_supported(const fs::path &model_path) {
 
 std::vector<std::string> in_scope_tests() {
     std::vector<std::string> names;
-    std::error_code ec;
-    for (const auto &entry : fs::directory_iterator(node_test_root(), ec)) {
-        fs::path model = entry.path() / "model.onnx";
-        if (fs::exists(model) && all_ops_supported(model)) names.push_back(entry.path().filename().string());
+    for (const std::string &suite : test_suites()) {
+        std::vector<std::string> in_suite;
+        for (const fs::path &model : suite_models(suite))
+            if (all_ops_supported(model)) in_suite.push_back(suite + "/" + model.parent_path().filename().string());
+        std::sort(in_suite.begin(), in_suite.end());
+        names.insert(names.end(), in_suite.begin(), in_suite.end());
     }
-    std::sort(names.begin(), names.end());
     if (names.empty()) names.push_back(kTestdataAbsent);
     return names;
 }

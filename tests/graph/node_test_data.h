@@ -1,7 +1,9 @@
-// ONNX's node tests (Debian's libonnx-testdata) as test data shared by the reference
+// ONNX's test models (Debian's libonnx-testdata) as test data shared by the reference
 // evaluator's test (onnx_node_test.cpp) and the JIT runner's (onnx_node_jit_test.cpp):
-// each test directory holds model.onnx and test_data_set_0/{input,output}_N.pb. Every
-// executable that compiles node_test_data.cpp defines TESSERA_ONNX_NODE_TESTS (the root).
+// the node tests and the pytorch-converted, pytorch-operator and simple suites (most of
+// them opset 6, read through upgrade_legacy_opset). Each test directory holds model.onnx
+// and test_data_set_0/{input,output}_N.pb. Every executable that compiles
+// node_test_data.cpp defines TESSERA_ONNX_TESTDATA (the data root holding the suites).
 #pragma once
 
 #include "evaluate.h"
@@ -15,8 +17,22 @@ namespace tessera::graph::testing {
 
 enum class Outcome { Passed, Skipped, Failed };
 
-// The tests' root directory (TESSERA_ONNX_NODE_TESTS).
+// The data root (TESSERA_ONNX_TESTDATA); tests are named by their path under it,
+// "node/test_abs", "pytorch-converted/test_Conv1d".
 const char *node_test_root();
+
+// The suites read, in order.
+const std::vector<std::string> &test_suites();
+
+// The suite of a test ("node" for "node/test_abs").
+std::string suite_of(const std::string &test);
+
+// A GoogleTest name for a test: the node tests by their own name ("test_abs"), the
+// others prefixed with their suite ("pytorch_converted_test_Conv1d").
+std::string test_case_name(const std::string &test);
+
+// How many tests a suite holds, in scope or not.
+size_t suite_size(const std::string &suite);
 
 // The single parameter in_scope_tests returns when the test data is not installed.
 inline const char *const kTestdataAbsent = "testdata_absent";
@@ -24,7 +40,7 @@ inline const char *const kTestdataAbsent = "testdata_absent";
 // Whether every op of the model (protobuf only, no import) has an import rule.
 bool all_ops_supported(const std::filesystem::path &model_path);
 
-// The names of the test directories whose ops all have import rules, sorted, or
+// The tests (suite/name) whose ops all have import rules, by suite then name, or
 // {kTestdataAbsent} when there are none.
 std::vector<std::string> in_scope_tests();
 

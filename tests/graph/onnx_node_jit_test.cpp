@@ -26,6 +26,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -182,7 +183,7 @@ TEST_P(OnnxNodeJitTest, CompiledMatchesExpectedOutputs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Onnx, OnnxNodeJitTest, ::testing::ValuesIn(in_scope_tests()),
-                         [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
+                         [](const ::testing::TestParamInfo<std::string> &info) { return testing::test_case_name(info.param); });
 
 // One line per in-scope test, the counts and the skip reasons by category; fails on
 // any failure among supported tests (known failures aside).
@@ -193,6 +194,7 @@ TEST(OnnxNodeJitTests, Summary) {
     int passed = 0, skipped = 0, failed = 0, known = 0;
     double total_ms = 0;
     std::map<std::string, int> reasons;
+    std::map<std::string, std::array<int, 3>> by_suite;  // passed, skipped, failed
     for (const std::string &name : names) {
         const JitResult &r = run_jit_node_test(name);
         total_ms += r.ms;
@@ -205,13 +207,21 @@ TEST(OnnxNodeJitTests, Summary) {
         if (r.outcome == Outcome::Passed) passed++;
         if (r.outcome == Outcome::Skipped) skipped++, reasons[r.reason]++;
         if (r.outcome == Outcome::Failed) (is_known ? known : failed)++;
+        by_suite[testing::suite_of(name)][r.outcome == Outcome::Passed ? 0 : r.outcome == Outcome::Skipped ? 1 : 2]++;
+    }
+    for (const std::string &suite : testing::test_suites()) {
+        const auto &c = by_suite[suite];
+        const size_t all = testing::suite_size(suite);
+        std::cout << "JIT " << suite << " tests: " << c[0] << " of " << all << " passed (" << (all ? 100 * c[0] / all : 0)
+                  << "%), " << c[1] << " skipped, " << c[2] << " failed, " << all - size_t(c[0] + c[1] + c[2])
+                  << " with an op that has no import rule\n";
     }
     std::vector<std::pair<int, std::string>> by_count;
     for (const auto &[reason, count] : reasons) by_count.push_back({-count, reason});
     std::sort(by_count.begin(), by_count.end());
     std::string list;
     for (const auto &[count, reason] : by_count) list += (list.empty() ? "" : "; ") + std::to_string(-count) + " " + reason;
-    std::cout << "JIT node tests: " << passed << " passed, " << failed << " failed, " << skipped
+    std::cout << "JIT tests: " << passed << " passed, " << failed << " failed, " << skipped
               << " skipped as unsupported (reasons: " << list << ")";
     if (known) std::cout << ", " << known << " known failures";
     std::cout << "; " << names.size() << " in scope, " << int(total_ms / 1000) << " s\n";
