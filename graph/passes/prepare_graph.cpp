@@ -2,6 +2,7 @@
 
 #include "fold_batch_norm.h"
 #include "fold_constants.h"
+#include "uniform_windows.h"
 #include "remove_dead.h"
 #include "shape_inference.h"
 
@@ -9,7 +10,8 @@ namespace tessera::graph {
 
 std::string PrepareReport::summary() const {
     return "folded " + std::to_string(folded) + " constant node(s), " + std::to_string(batch_norms) +
-           " BatchNormalization(s) into convolutions, " + std::to_string(rewrites.gelu) + " Erf-form GELU(s) into Gelu, " +
+           " BatchNormalization(s) into convolutions, " + std::to_string(windows.lifted_1d) +
+           " 1-D window(s) lifted to 2-D, " + std::to_string(windows.padded) + " window(s) padded by a Pad, " + std::to_string(rewrites.gelu) + " Erf-form GELU(s) into Gelu, " +
            std::to_string(rewrites.split) + " Split(s) into Slices, " + std::to_string(rewrites.layer_norm) +
            " decomposed LayerNorm(s) into LayerNormalization; removed " + std::to_string(removed) +
            " dead node(s)";
@@ -19,6 +21,7 @@ PrepareReport prepare_graph(Graph &g) {
     PrepareReport r;
     r.folded = fold_constants(g);
     r.batch_norms = fold_batch_norm(g);
+    r.windows = uniform_windows(g);
     r.rewrites = rewrite_patterns(g);
     r.removed = remove_dead(g);
     require_static_shapes(g);

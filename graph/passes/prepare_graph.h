@@ -1,11 +1,12 @@
 // prepare_graph: the passes every compiled model goes through, in order:
 // fold_constants (shape arithmetic becomes constants, Reshape targets known),
-// fold_batch_norm, rewrite_patterns, remove_dead, and the check that every shape
+// fold_batch_norm, uniform_windows, rewrite_patterns, remove_dead, and the check that every shape
 // is static. `tessera compile`, `tessera run` and the tests share it.
 #pragma once
 
 #include "graph.h"
 #include "rewrite_patterns.h"
+#include "uniform_windows.h"
 
 #include <string>
 
@@ -13,6 +14,7 @@ namespace tessera::graph {
 
 struct PrepareReport {
     int folded = 0, batch_norms = 0, removed = 0;
+    UniformWindowCounts windows;
     RewriteCounts rewrites;
     std::string summary() const;  // "folded 12 nodes, 3 BatchNormalizations into convolutions, ..."
 };

@@ -16,6 +16,7 @@
 #include "plan_fusion.h"
 #include "tessera_scheduler.h"
 #include "remove_dead.h"
+#include "uniform_windows.h"
 #include "rewrite_patterns.h"
 
 #include <gtest/gtest.h>
@@ -780,14 +781,48 @@ TEST(GraphLowering, AttentionChainIsOnePartition) {
     EXPECT_EQ(plan_chains(g2, plan_fusion(g2, {4.0, true})).partitions.size(), 2u);
 }
 
+// Windows the op library takes only after graph/passes/uniform_windows: uneven pads
+// (a Pad before the window) and 1-D convolutions and pools (lifted to k x 1), compiled
+// and checked against the model as written.
+TEST(GraphLowering, UnevenAndOneDimensionalWindowsCompileAfterUniformWindows) {
+    ModelBuilder lopsided(13);
+    lopsided.input("x", {1, 2, 8, 8}).output("y");
+    lopsided.initializer("w", weights({3, 2, 3, 3}, 41));
+    auto &conv = lopsided.node("Conv", {"x", "w"}, {"c"}, "lopsided");
+    testing::set_ints(conv, "kernel_shape", {3, 3});
+    testing::set_ints(conv, "pads", {0, 0, 1, 1});
+    lopsided.node("Relu", {"c"}, {"y"});
+
+    ModelBuilder audio(13);
+    audio.input("x", {2, 4, 37}).output("y");
+    audio.initializer("w", weights({6, 4, 5}, 42)).initializer("b", weights({6}, 43));
+    auto &conv1d = audio.node("Conv", {"x", "w", "b"}, {"c"}, "conv1d");
+    testing::set_ints(conv1d, "pads", {2, 1});
+    testing::set_ints(conv1d, "strides", {2});
+    audio.node("Relu", {"c"}, {"r"});
+    auto &pool = audio.node("MaxPool", {"r"}, {"y"}, "pool1d");
+    testing::set_ints(pool, "kernel_shape", {3});
+    testing::set_ints(pool, "pads", {1, 1});
+    testing::set_ints(pool, "strides", {2});
+
+    for (const ModelBuilder *b : {&lopsided, &audio}) {
+        const Graph written = prepared(*b);
+        Graph g = written;
+        const UniformWindowCounts counts = uniform_windows(g);
+        EXPECT_GE(counts.padded, 1);
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 51, &written);
+    }
+}
+
 TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {
     ModelBuilder b(13);
     b.input("x", {1, 2, 8, 8}).output("y");
     b.initializer("w", weights({2, 2, 3, 3}, 41));
     auto &conv = b.node("Conv", {"x", "w"}, {"y"}, "lopsided");
     testing::set_ints(conv, "kernel_shape", {3, 3});
-    testing::set_ints(conv, "pads", {0, 0, 1, 1});
-    const Graph g = prepared(b);
+    testing::set_ints(conv, "strides", {2, 1});  // strides that differ between axes
+    Graph g = prepared(b);
+    uniform_windows(g);
     const FusionPlan plan = plan_fusion(g, {4.0, true});
     try {
         JitModel model(g, plan, schedule_with_tessera, Halide::get_host_target());

@@ -7,6 +7,7 @@
 #include "model_builder.h"
 #include "pack_weights.h"
 #include "remove_dead.h"
+#include "uniform_windows.h"
 
 #include <gtest/gtest.h>
 
@@ -125,6 +126,61 @@ TEST(GraphPasses, FoldBatchNormPreservesResults) {
         EXPECT_TRUE(g.is_topologically_sorted());
         TensorData after = evaluate(g, inputs).at("y");
         EXPECT_LE(testing::relative_error(after, before), 1e-5) << "conv bias " << conv_bias;
+    }
+}
+
+// 1-D windows become 2-D, uneven pads a Pad node, unit axes take the other's stride;
+// every rewrite computes what the original computed (the evaluator on both graphs).
+TEST(GraphPasses, UniformWindowsPreserveResults) {
+    struct Case {
+        const char *what;
+        Shape x;
+        std::string op;
+        std::vector<int64_t> kernel, pads, strides, dilations;
+        int64_t count_include_pad;
+        int lifted, padded;
+    };
+    const std::vector<Case> cases = {
+        {"1-D conv, uneven pads, stride 2, dilation 2", {2, 4, 11}, "Conv", {3}, {2, 1}, {2}, {2}, 0, 1, 1},
+        {"1-D conv, unpadded", {1, 3, 7}, "Conv", {2}, {0, 0}, {1}, {1}, 0, 1, 0},
+        {"1-D max pool, padded", {2, 3, 9}, "MaxPool", {3}, {1, 1}, {2}, {1}, 0, 1, 1},
+        {"1-D average pool, padding counted", {2, 3, 9}, "AveragePool", {3}, {1, 1}, {2}, {1}, 1, 1, 1},
+        {"1-D average pool, padding excluded (pads stay)", {2, 3, 9}, "AveragePool", {3}, {1, 1}, {2}, {1}, 0, 1, 0},
+        {"2-D conv, SAME_UPPER-like pads", {1, 3, 8, 8}, "Conv", {2, 2}, {0, 0, 1, 1}, {1, 1}, {1, 1}, 0, 0, 1},
+        {"2-D max pool over a unit axis, strides differ", {1, 2, 1, 9}, "MaxPool", {1, 3}, {0, 0, 0, 0}, {1, 2}, {1, 1}, 0, 0, 0},
+    };
+    for (const Case &c : cases) {
+        ModelBuilder b(13);
+        b.input("x", c.x).output("y");
+        std::vector<std::string> inputs = {"x"};
+        if (c.op == "Conv") {
+            Shape w = {5, c.x[1]};
+            w.insert(w.end(), c.kernel.begin(), c.kernel.end());
+            b.initializer("w", testing::random_floats(w, 3)).initializer("bias", testing::random_floats({5}, 4));
+            inputs = {"x", "w", "bias"};
+        }
+        auto &n = b.node(c.op, inputs, {"y"}, "window");
+        if (c.op != "Conv") testing::set_ints(n, "kernel_shape", c.kernel);
+        testing::set_ints(n, "pads", c.pads);
+        testing::set_ints(n, "strides", c.strides);
+        if (c.op != "AveragePool") testing::set_ints(n, "dilations", c.dilations);
+        if (c.op == "AveragePool") testing::set_int(n, "count_include_pad", c.count_include_pad);
+        Graph g = import_onnx_bytes(b.bytes(), c.what);
+        const TensorMap in{{"x", testing::random_floats(c.x, 7, -2, 2)}};
+        const TensorData before = evaluate(g, in).at("y");
+        const UniformWindowCounts counts = uniform_windows(g);
+        EXPECT_EQ(counts.lifted_1d, c.lifted) << c.what;
+        EXPECT_EQ(counts.padded, c.padded) << c.what;
+        EXPECT_TRUE(g.is_topologically_sorted()) << c.what;
+        for (const Node &node : g.nodes) {
+            if (node.op_type != c.op) continue;
+            EXPECT_EQ(g.value(node.inputs[0]).shape.size(), 4u) << c.what;
+            const std::vector<int64_t> s = node.get_ints("strides", {1, 1});
+            EXPECT_EQ(s[0], s[1]) << c.what << "\n" << listing(g);
+        }
+        const TensorData after = evaluate(g, in).at("y");
+        ASSERT_EQ(after.shape, before.shape) << c.what;
+        EXPECT_LE(testing::relative_error(after, before), 1e-6) << c.what << "\n" << listing(g);
     }
 }
 
