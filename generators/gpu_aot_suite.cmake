@@ -57,6 +57,7 @@ set(tessera_gpu_cases
   "prelu|elementwise|prelu shape_a=2x8x5x5 shape_b=8x1x1"
   "bias_add|elementwise|bias_add shape=2x5x7x3 axis=1"
   "softmax|softmax|softmax shape=5x37 axis=-1"
+  "log_softmax|softmax|log_softmax shape=7x3x5 axis=0"
   "layer_norm|norm|layer_norm shape=9x65"
   "batch_norm|norm|batch_norm shape=2x3x5x7 axis=1"
   "transpose|layout|transpose shape=17x31 perm=1,0"

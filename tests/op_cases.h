@@ -146,6 +146,8 @@ inline const std::vector<std::string> &op_cases() {
         "softmax shape=5x37 axis=-1",
         "softmax shape=7x3x5 axis=0",
         "softmax shape=37",
+        "log_softmax shape=5x37 axis=-1",
+        "log_softmax shape=7x3x5 axis=0",
         // A 1-D softmax: its sum and exponentials at root, the output's rows apart
         // (computed per output vector, the sum was recomputed per vector)
         "softmax shape=3000",

@@ -31,12 +31,16 @@ int64_t product(const ops::Shape &shape, size_t begin, size_t end) {
 
 }  // namespace
 
-std::unique_ptr<Kernel> make_softmax_kernel(const ops::SoftmaxParams &p) {
+namespace {
+
+// softmax_forward or logsoftmax_forward (the same descriptors) in its fastest layout.
+template <typename Primitive>
+std::unique_ptr<Kernel> make_softmax_primitive(const ops::SoftmaxParams &p) {
     const dims shape = to_dims(p.shape);
     const dnnl::memory::desc md = plain_desc(shape);
-    using PD = dnnl::softmax_forward::primitive_desc;
+    using PD = typename Primitive::primitive_desc;
     auto make_pd = [&](const dnnl::memory::desc &data) {
-        return PD(dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, data, p.axis), cpu_engine());
+        return PD(typename Primitive::desc(dnnl::prop_kind::forward_inference, data, p.axis), cpu_engine());
     };
     std::vector<std::function<PD()>> alternatives;
     if (p.axis == 1 && shape.size() >= 3 && shape.size() <= 5) {
@@ -57,8 +61,14 @@ std::unique_ptr<Kernel> make_softmax_kernel(const ops::SoftmaxParams &p) {
         return make_pd(strided_desc(shape, strides));
     });
     const PD pd = prefer_optimised<PD>(make_pd(md), alternatives);
-    return std::make_unique<SimpleKernel<dnnl::softmax_forward>>(pd, std::vector<int>{DNNL_ARG_SRC, DNNL_ARG_DST},
-                                                                 std::vector<dnnl::memory::desc>{md, md});
+    return std::make_unique<SimpleKernel<Primitive>>(pd, std::vector<int>{DNNL_ARG_SRC, DNNL_ARG_DST},
+                                                     std::vector<dnnl::memory::desc>{md, md});
+}
+
+}  // namespace
+
+std::unique_ptr<Kernel> make_softmax_kernel(const ops::SoftmaxParams &p) {
+    return p.log ? make_softmax_primitive<dnnl::logsoftmax_forward>(p) : make_softmax_primitive<dnnl::softmax_forward>(p);
 }
 
 std::unique_ptr<Kernel> make_norm_kernel(const ops::NormParams &p) {

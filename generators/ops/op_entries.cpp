@@ -152,6 +152,8 @@ std::vector<OpInfo> softmax_entries() {
     return {
         {"softmax", "softmax", "numerically stable softmax",
          {shape_key(), {"axis", "-1", "softmax axis (negative counts from the end)"}}},
+        {"log_softmax", "softmax", "log of softmax without its rounding: x - max - log(sum(exp(x - max)))",
+         {shape_key(), {"axis", "-1", "softmax axis (negative counts from the end)"}}},
     };
 }
 

@@ -345,6 +345,7 @@ BiasAddParams parse_bias_add(const OpConfig &config) {
 SoftmaxParams parse_softmax(const OpConfig &config) {
     check_keys(config);
     SoftmaxParams p;
+    p.log = config.op == "log_softmax";
     p.shape = config.get_shape("shape");
     p.axis = parse_axis(config, "axis", -1, p.shape.size());
     return p;

@@ -96,6 +96,7 @@ struct BiasAddParams {
 struct SoftmaxParams {
     Shape shape;
     int axis = 0;
+    bool log = false;  // log_softmax: x - max - log(sum(exp(x - max)))
 };
 
 // layer_norm over the last axis with gamma/beta[last]; batch_norm (inference) with

@@ -23,7 +23,11 @@ Func softmax(const SoftmaxParams &p, const Func &input, const std::string &prefi
     ref(exps, as_exprs(v)) = vector_exp(at(input, as_exprs(v)) - at(row_max, row));
     ref(row_sum, row_args) = 0.0f;
     ref(row_sum, row_args) += at(exps, along);
-    ref(out, as_exprs(v)) = at(exps, as_exprs(v)) * (1.0f / at(row_sum, row));
+    if (p.log) {
+        ref(out, as_exprs(v)) = at(input, as_exprs(v)) - at(row_max, row) - log(at(row_sum, row));
+    } else {
+        ref(out, as_exprs(v)) = at(exps, as_exprs(v)) * (1.0f / at(row_sum, row));
+    }
     return out;
 }
 

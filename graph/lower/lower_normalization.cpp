@@ -1,5 +1,5 @@
-// Softmax, LayerNormalization, BatchNormalization and ReduceMean through the op
-// library's softmax, layer_norm, batch_norm and reduce_mean, with ONNX's forms
+// Softmax, LogSoftmax, LayerNormalization, BatchNormalization and ReduceMean through
+// the op library's softmax, log_softmax, layer_norm, batch_norm and reduce_mean, with ONNX's forms
 // (coerced 2-D softmax, multi-axis layer norm, keepdims) as reshapes around them.
 #include "index_maps.h"
 #include "lower_rule.h"
@@ -15,7 +15,8 @@ using Halide::Func;
 
 namespace {
 
-std::vector<Func> softmax(LowerContext &ctx) {
+// Softmax or LogSoftmax (`op`: the library's softmax or log_softmax).
+std::vector<Func> softmax(LowerContext &ctx, const char *op) {
     const SoftmaxGeometry geo = softmax_geometry(ctx.ic);
     const Shape &shape = ctx.in_shape(0);
     // One axis normalised (opset 13 on, or the last axis before it): the library's
@@ -24,18 +25,18 @@ std::vector<Func> softmax(LowerContext &ctx) {
     const int64_t last = int64_t(shape.size()) - 1;
     if (!shape.empty() && (geo.inner == 1 ? geo.n == shape.back() : true) && (ctx.ic.opset >= 13 || geo.inner == 1)) {
         const int64_t axis = geo.inner == 1 ? last : ctx.ic.axis(ctx.node().get_int("axis", -1), last + 1, "axis");
-        return {build_library_op(ctx, ops::OpConfig::of("softmax").with("shape", shape_key(shape)).with("axis", axis),
+        return {build_library_op(ctx, ops::OpConfig::of(op).with("shape", shape_key(shape)).with("axis", axis),
                                  {ctx.input(0)})};
     }
     if (geo.inner == 1) {
         const Shape rows = {geo.outer, geo.n};
         Func x = reshape_func(ctx.input(0), shape, rows, ctx.name("rows"));
-        Func y = build_library_op(ctx, ops::OpConfig::of("softmax").with("shape", shape_key(rows)).with("axis", -1), {x});
+        Func y = build_library_op(ctx, ops::OpConfig::of(op).with("shape", shape_key(rows)).with("axis", -1), {x});
         return {reshape_func(y, rows, ctx.out_shape(), ctx.name("out"))};
     }
     const Shape view = {geo.outer, geo.n, geo.inner};
     Func x = reshape_func(ctx.input(0), shape, view, ctx.name("view"));
-    Func y = build_library_op(ctx, ops::OpConfig::of("softmax").with("shape", shape_key(view)).with("axis", 1), {x});
+    Func y = build_library_op(ctx, ops::OpConfig::of(op).with("shape", shape_key(view)).with("axis", 1), {x});
     return {reshape_func(y, view, ctx.out_shape(), ctx.name("out"))};
 }
 
@@ -92,7 +93,8 @@ std::vector<Func> reduce_mean(LowerContext &ctx) {
 }  // namespace
 
 void register_normalization_lowering(LowerTable &table) {
-    table["Softmax"] = softmax;
+    table["Softmax"] = [](LowerContext &ctx) { return softmax(ctx, "softmax"); };
+    table["LogSoftmax"] = [](LowerContext &ctx) { return softmax(ctx, "log_softmax"); };
     table["LayerNormalization"] = layer_norm;
     table["BatchNormalization"] = batch_norm;
     table["ReduceMean"] = reduce_mean;

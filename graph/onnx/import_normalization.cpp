@@ -140,6 +140,7 @@ void register_normalization_rules(RuleTable &table) {
         return true;
     };
     table["Softmax"] = softmax;
+    table["LogSoftmax"] = softmax;  // the same axis rules (2-D coercion before opset 13)
 
     // Before opset 18 axes are an attribute, from 18 on an input.
     OpRule mean;

@@ -54,7 +54,7 @@ NodeCost node_cost(const Graph &g, const Node &node) {
         const bool trans_a = op == "Gemm" && node.get_int("transA", 0) != 0;
         const double k = double(trans_a ? a[a.size() - 2] : a.back());
         c.flops = 2 * out_elements * k;
-    } else if (op == "Softmax" || op == "LayerNormalization" || op == "BatchNormalization") {
+    } else if (op == "Softmax" || op == "LogSoftmax" || op == "LayerNormalization" || op == "BatchNormalization") {
         c.flops = 5 * out_elements;
     } else {
         c.flops = out_elements;

@@ -1,4 +1,5 @@
-// Reference BatchNormalization (inference), LayerNormalization, Softmax, ReduceMean.
+// Reference BatchNormalization (inference), LayerNormalization, Softmax, LogSoftmax,
+// ReduceMean.
 #include "kernel.h"
 
 #include <algorithm>
@@ -46,7 +47,7 @@ void layer_norm(KernelContext &kc) {
     }
 }
 
-void softmax(KernelContext &kc) {
+void softmax(KernelContext &kc, bool log) {
     const TensorData &x = kc.input(0);
     SoftmaxGeometry g = softmax_geometry(kc.ic);
     std::vector<double> e(g.n);
@@ -59,7 +60,8 @@ void softmax(KernelContext &kc) {
             for (int64_t j = 0; j < g.n; j++)
                 sum += e[j] = std::exp(x.f[base + j * g.inner] - mx);
             for (int64_t j = 0; j < g.n; j++)
-                kc.out[0].f[base + j * g.inner] = float(e[j] / sum);
+                kc.out[0].f[base + j * g.inner] =
+                    float(log ? x.f[base + j * g.inner] - mx - std::log(sum) : e[j] / sum);
         }
 }
 
@@ -84,7 +86,8 @@ void reduce_mean(KernelContext &kc) {
 void register_normalization_kernels(KernelTable &table) {
     table["BatchNormalization"] = batch_norm;
     table["LayerNormalization"] = layer_norm;
-    table["Softmax"] = softmax;
+    table["Softmax"] = [](KernelContext &kc) { softmax(kc, false); };
+    table["LogSoftmax"] = [](KernelContext &kc) { softmax(kc, true); };
     table["ReduceMean"] = reduce_mean;
 }
 

@@ -277,7 +277,12 @@ void softmax_row(std::vector<double> &row) {
 }
 
 Tensor softmax_ref(const SoftmaxParams &p, const std::vector<Tensor> &in) {
-    return map_rows(in[0], p.axis, softmax_row);
+    if (!p.log) return map_rows(in[0], p.axis, softmax_row);
+    return map_rows(in[0], p.axis, [](std::vector<double> &row) {
+        double mx = *std::max_element(row.begin(), row.end()), total = 0;
+        for (double v : row) total += std::exp(v - mx);
+        for (double &v : row) v = v - mx - std::log(total);
+    });
 }
 
 Tensor layer_norm_ref(const NormParams &p, const std::vector<Tensor> &in) {
