@@ -30,6 +30,8 @@ set(tessera_gpu_cases
   "global_avg_pool|pool|global_avg_pool n=2 c=5 h=7 w=3"
   "reduce_sum|reduce|reduce_sum shape=13x7 axes=0"
   "reduce_mean|reduce|reduce_mean shape=4x6x31 axes=-1"
+  "reduce_max|reduce|reduce_max shape=13x7 axes=0"
+  "reduce_log_sum_exp|reduce|reduce_log_sum_exp shape=4x37 axes=-1"
   "relu|elementwise|relu shape=7x131"
   "gelu|elementwise|gelu shape=3x5x7"
   "gelu_erf|elementwise|gelu_erf shape=5x67"

@@ -98,6 +98,15 @@ inline const std::vector<std::string> &op_cases() {
         "reduce_sum shape=3x5x7 axes=1,2",
         "reduce_mean shape=4x6x31 axes=-1",
         "reduce_mean shape=3x5x7 axes=0,1,2",
+        "reduce_max shape=13x7 axes=0",
+        "reduce_max shape=4x6x31 axes=-1",
+        "reduce_min shape=3x5x7 axes=1,2",
+        "reduce_prod shape=6x5 axes=1",
+        "reduce_l1 shape=4x6x31 axes=1",
+        "reduce_l2 shape=13x7 axes=0",
+        "reduce_log_sum shape=3x5x7 axes=0,2",
+        "reduce_log_sum_exp shape=4x37 axes=-1",
+        "reduce_sum_square shape=7x3x5 axes=0",
         // Inner-axis reductions computed per vector of a 1-D output (its block once
         // read past row 300); rows of 110 points vectorised along the row with a
         // masked last vector, rows of 14 (x5), 9 (x9) and 150 in vectors dividing

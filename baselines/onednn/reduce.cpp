@@ -1,4 +1,4 @@
-// reduce_sum and reduce_mean with dnnl::reduction. The destination keeps the reduced
+// Reductions with dnnl::reduction (log_sum and log_sum_exp: none in oneDNN). The destination keeps the reduced
 // axes as extent 1, which is the same memory as the catalogue's dropped-axes shape.
 //
 // oneDNN 2.6 has a JIT reduction only for a plain source reduced along its innermost
@@ -30,9 +30,25 @@ std::unique_ptr<Kernel> make_reduce_kernel(const ops::ReduceParams &p) {
     const dims src = to_dims(p.shape);
     dims dst = src;
     for (int axis : p.axes) dst[axis] = 1;
-    const dnnl::algorithm alg = p.mean ? dnnl::algorithm::reduction_mean : dnnl::algorithm::reduction_sum;
+    // oneDNN's algorithm and its p for the Lp forms (l1: sum |x|, l2: sqrt(sum x^2),
+    // sum_square: sum |x|^2); log_sum and log_sum_exp have none (their table entry says so).
+    using A = dnnl::algorithm;
+    A alg = A::reduction_sum;
+    float power = 0.f;
+    switch (p.kind) {
+    case ops::ReduceKind::Sum: alg = A::reduction_sum; break;
+    case ops::ReduceKind::Mean: alg = A::reduction_mean; break;
+    case ops::ReduceKind::Max: alg = A::reduction_max; break;
+    case ops::ReduceKind::Min: alg = A::reduction_min; break;
+    case ops::ReduceKind::Prod: alg = A::reduction_mul; break;
+    case ops::ReduceKind::L1: alg = A::reduction_norm_lp_power_p_sum, power = 1.f; break;
+    case ops::ReduceKind::L2: alg = A::reduction_norm_lp_sum, power = 2.f; break;
+    case ops::ReduceKind::SumSquare: alg = A::reduction_norm_lp_power_p_sum, power = 2.f; break;
+    case ops::ReduceKind::LogSum:
+    case ops::ReduceKind::LogSumExp: throw Unsupported("oneDNN has no log-sum reduction");
+    }
     auto make_pd = [&](const dnnl::memory::desc &s, const dnnl::memory::desc &d) {
-        return PD(dnnl::reduction::desc(alg, s, d, 0.f, 0.f), cpu_engine());
+        return PD(dnnl::reduction::desc(alg, s, d, power, 0.f), cpu_engine());
     };
     const dnnl::memory::desc src_md = plain_desc(src), dst_md = plain_desc(dst);
     const PD plain = make_pd(src_md, dst_md);

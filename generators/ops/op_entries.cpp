@@ -98,6 +98,15 @@ std::vector<OpInfo> reduce_entries() {
          {shape_key(), {"axes", "", "comma-separated axes, e.g. 1,2"}}},
         {"reduce_mean", "reduce", "mean over axes (dropped from the output)",
          {shape_key(), {"axes", "", "comma-separated axes, e.g. 1,2"}}},
+        {"reduce_max", "reduce", "maximum over axes", {shape_key(), {"axes", "", "comma-separated axes"}}},
+        {"reduce_min", "reduce", "minimum over axes", {shape_key(), {"axes", "", "comma-separated axes"}}},
+        {"reduce_prod", "reduce", "product over axes", {shape_key(), {"axes", "", "comma-separated axes"}}},
+        {"reduce_l1", "reduce", "sum of |x| over axes", {shape_key(), {"axes", "", "comma-separated axes"}}},
+        {"reduce_l2", "reduce", "sqrt of the sum of squares over axes", {shape_key(), {"axes", "", "comma-separated axes"}}},
+        {"reduce_log_sum", "reduce", "log of the sum over axes", {shape_key(), {"axes", "", "comma-separated axes"}}},
+        {"reduce_log_sum_exp", "reduce", "log of the sum of exp over axes (max taken out first)",
+         {shape_key(), {"axes", "", "comma-separated axes"}}},
+        {"reduce_sum_square", "reduce", "sum of squares over axes", {shape_key(), {"axes", "", "comma-separated axes"}}},
     };
 }
 

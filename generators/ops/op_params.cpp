@@ -242,10 +242,23 @@ PoolParams parse_pool(const OpConfig &config) {
     return p;
 }
 
+ReduceKind reduce_kind(const std::string &op) {
+    static const std::map<std::string, ReduceKind> kinds = {
+        {"reduce_sum", ReduceKind::Sum},         {"reduce_mean", ReduceKind::Mean},
+        {"reduce_max", ReduceKind::Max},         {"reduce_min", ReduceKind::Min},
+        {"reduce_prod", ReduceKind::Prod},       {"reduce_l1", ReduceKind::L1},
+        {"reduce_l2", ReduceKind::L2},           {"reduce_log_sum", ReduceKind::LogSum},
+        {"reduce_log_sum_exp", ReduceKind::LogSumExp}, {"reduce_sum_square", ReduceKind::SumSquare},
+    };
+    auto it = kinds.find(op);
+    if (it == kinds.end()) throw OpError("'" + op + "' is not a reduction");
+    return it->second;
+}
+
 ReduceParams parse_reduce(const OpConfig &config) {
     check_keys(config);
     ReduceParams p;
-    p.mean = config.op == "reduce_mean";
+    p.kind = reduce_kind(config.op);
     p.shape = config.get_shape("shape");
     int64_t rank = static_cast<int64_t>(p.shape.size());
     for (int64_t a : config.get_int_list("axes")) {

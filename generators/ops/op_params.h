@@ -57,8 +57,12 @@ struct PoolParams {
 
 // reduce_sum / reduce_mean over `axes`; the reduced axes are dropped (a full
 // reduction gives shape [1]).
+// What a reduction computes over its axes: sum, mean, max, min, product, sum of
+// |x| (l1), sqrt of the sum of squares (l2), log of the sum, log of the sum of exps
+// (with the max taken out first, so it does not overflow), sum of squares.
+enum class ReduceKind { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 struct ReduceParams {
-    bool mean = false;
+    ReduceKind kind = ReduceKind::Sum;
     Shape shape;
     std::vector<int> axes;  // sorted, unique, non-negative
     Shape out_shape;        // derived
@@ -190,6 +194,7 @@ MatmulParams parse_matmul(const OpConfig &config);
 ConvParams parse_conv(const OpConfig &config);
 PoolParams parse_pool(const OpConfig &config);
 ReduceParams parse_reduce(const OpConfig &config);
+ReduceKind reduce_kind(const std::string &op);  // "reduce_max" -> Max
 UnaryParams parse_unary(const OpConfig &config);
 BinaryParams parse_binary(const OpConfig &config);
 BiasAddParams parse_bias_add(const OpConfig &config);

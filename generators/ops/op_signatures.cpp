@@ -85,6 +85,11 @@ OpSignature reduce_signature(const OpConfig &config) {
     sig.inputs.push_back({"input", p.shape});
     sig.output = {"output", p.out_shape};
     sig.flops = num_elements(p.shape);
+    // Data whose results are defined and well-conditioned: a positive sum under log,
+    // products that neither vanish nor explode.
+    if (p.kind == ReduceKind::LogSum) sig.inputs[0].lo = 0.1f;
+    if (p.kind == ReduceKind::Prod) sig.inputs[0].lo = 0.8f, sig.inputs[0].hi = 1.25f;
+    if (p.kind == ReduceKind::LogSumExp) sig.inputs[0].lo = -5.0f, sig.inputs[0].hi = 5.0f;
     return sig;
 }
 

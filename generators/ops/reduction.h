@@ -1,4 +1,5 @@
-// reduce_sum and reduce_mean over any set of axes.
+// Reductions over any set of axes: sum, mean, max, min, prod, l1, l2, log_sum,
+// log_sum_exp, sum_square (ReduceKind).
 #pragma once
 
 #include "op_params.h"

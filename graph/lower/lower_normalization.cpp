@@ -1,5 +1,5 @@
-// Softmax, LogSoftmax, LayerNormalization, BatchNormalization and ReduceMean through
-// the op library's softmax, log_softmax, layer_norm, batch_norm and reduce_mean, with ONNX's forms
+// Softmax, LogSoftmax, LayerNormalization, BatchNormalization and the reductions
+// through the op library's softmax, log_softmax, layer_norm, batch_norm and reduce_*, with ONNX's forms
 // (coerced 2-D softmax, multi-axis layer norm, keepdims) as reshapes around them.
 #include "index_maps.h"
 #include "lower_rule.h"
@@ -77,14 +77,16 @@ std::vector<Func> batch_norm(LowerContext &ctx) {
                              {ctx.input(0), ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4)})};
 }
 
-std::vector<Func> reduce_mean(LowerContext &ctx) {
+// A reduction through the library's reduce_<kind> (`op`).
+std::vector<Func> reduce(LowerContext &ctx, const std::string &op) {
     const Shape &shape = ctx.in_shape(0);
     const std::vector<int64_t> axes = reduce_axes(ctx.ic);
+    if (axes.empty()) return {reshape_func(ctx.input(0), shape, ctx.out_shape(), ctx.name("noop"))};  // the identity
     Shape kept;
     for (size_t i = 0; i < shape.size(); i++) {
         if (std::find(axes.begin(), axes.end(), int64_t(i)) == axes.end()) kept.push_back(shape[i]);
     }
-    Func y = build_library_op(ctx, ops::OpConfig::of("reduce_mean").with("shape", shape_key(shape)).with_list("axes", axes),
+    Func y = build_library_op(ctx, ops::OpConfig::of(op).with("shape", shape_key(shape)).with_list("axes", axes),
                               {ctx.input(0)});
     // The library drops the reduced axes ([1] for a full reduction); keepdims puts 1s back.
     return {reshape_func(y, kept.empty() ? Shape{1} : kept, ctx.out_shape(), ctx.name("out"))};
@@ -97,7 +99,13 @@ void register_normalization_lowering(LowerTable &table) {
     table["LogSoftmax"] = [](LowerContext &ctx) { return softmax(ctx, "log_softmax"); };
     table["LayerNormalization"] = layer_norm;
     table["BatchNormalization"] = batch_norm;
-    table["ReduceMean"] = reduce_mean;
+    for (const auto &[onnx, library] : std::vector<std::pair<std::string, std::string>>{
+             {"ReduceSum", "reduce_sum"}, {"ReduceMean", "reduce_mean"}, {"ReduceMax", "reduce_max"},
+             {"ReduceMin", "reduce_min"}, {"ReduceProd", "reduce_prod"}, {"ReduceL1", "reduce_l1"},
+             {"ReduceL2", "reduce_l2"}, {"ReduceLogSum", "reduce_log_sum"}, {"ReduceLogSumExp", "reduce_log_sum_exp"},
+             {"ReduceSumSquare", "reduce_sum_square"}}) {
+        table[onnx] = [library = library](LowerContext &ctx) { return reduce(ctx, library); };
+    }
 }
 
 }  // namespace tessera::graph

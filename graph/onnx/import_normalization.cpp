@@ -1,5 +1,5 @@
 // BatchNormalization (inference), LayerNormalization (opset 17), Softmax (both
-// definitions) and ReduceMean.
+// definitions) and the reductions (ReduceSum, ReduceMean, ReduceMax, ...).
 #include "resolved_params.h"
 
 #include <algorithm>
@@ -33,8 +33,7 @@ std::vector<int64_t> reduce_axes(const InferContext &ctx) {
         given = *v;
         present = !given.empty();
     }
-    if (!present && ctx.node.get_int("noop_with_empty_axes", 0) != 0)
-        ctx.fail("noop_with_empty_axes with no axes (the identity) is not supported");
+    if (!present && ctx.node.get_int("noop_with_empty_axes", 0) != 0) return {};  // the identity
     std::vector<int64_t> axes;
     if (!present)
         for (int64_t i = 0; i < r; i++)
@@ -89,7 +88,8 @@ bool infer_layer_norm(InferContext &ctx) {
     return true;
 }
 
-bool infer_reduce_mean(InferContext &ctx) {
+bool infer_reduce(InferContext &ctx) {
+    if (ctx.has(1) && !ctx.int_values(1)) return false;  // axes computed at run time: shape unknown
     std::vector<int64_t> axes = reduce_axes(ctx);
     bool keep = ctx.node.get_int("keepdims", 1) != 0;
     Shape out;
@@ -142,19 +142,26 @@ void register_normalization_rules(RuleTable &table) {
     table["Softmax"] = softmax;
     table["LogSoftmax"] = softmax;  // the same axis rules (2-D coercion before opset 13)
 
-    // Before opset 18 axes are an attribute, from 18 on an input.
-    OpRule mean;
-    mean.attributes = {"axes", "keepdims", "noop_with_empty_axes"};
-    mean.max_inputs = 2;
-    mean.check = [](const InferContext &ctx) {
-        if (ctx.opset >= 18 && ctx.node.has_attr("axes"))
-            ctx.fail("from opset 18 on, axes is an input, not an attribute");
-        if (ctx.opset < 18 && ctx.has(1)) ctx.fail("before opset 18, axes is an attribute, not an input");
-        ctx.require_dtype(0, {DType::f32});
-        ctx.require_dtype(1, {DType::i64});
-    };
-    mean.infer = infer_reduce_mean;
-    table["ReduceMean"] = mean;
+    // The reductions: axes an attribute before opset 13 (ReduceSum) or 18 (the
+    // others), an input from then on.
+    for (const auto &[op, axes_input_from] : std::vector<std::pair<const char *, int>>{
+             {"ReduceSum", 13}, {"ReduceMean", 18}, {"ReduceMax", 18}, {"ReduceMin", 18}, {"ReduceProd", 18},
+             {"ReduceL1", 18}, {"ReduceL2", 18}, {"ReduceLogSum", 18}, {"ReduceLogSumExp", 18},
+             {"ReduceSumSquare", 18}}) {
+        OpRule r;
+        r.attributes = {"axes", "keepdims", "noop_with_empty_axes"};
+        r.max_inputs = 2;
+        r.check = [from = axes_input_from](const InferContext &ctx) {
+            if (ctx.opset >= from && ctx.node.has_attr("axes"))
+                ctx.fail("from opset " + std::to_string(from) + " on, axes is an input, not an attribute");
+            if (ctx.opset < from && ctx.has(1))
+                ctx.fail("before opset " + std::to_string(from) + ", axes is an attribute, not an input");
+            ctx.require_dtype(0, {DType::f32});
+            ctx.require_dtype(1, {DType::i64});
+        };
+        r.infer = infer_reduce;
+        table[op] = r;
+    }
 }
 
 } // namespace tessera::graph

@@ -16,7 +16,8 @@ struct SoftmaxGeometry {
 };
 SoftmaxGeometry softmax_geometry(const InferContext &ctx);
 
-// ReduceMean's reduced axes, normalised and sorted (all axes when absent).
+// A reduction's (ReduceSum, ReduceMean, ...) reduced axes, normalised and sorted (all
+// axes when absent; none, the identity, when absent with noop_with_empty_axes).
 std::vector<int64_t> reduce_axes(const InferContext &ctx);
 
 // LayerNormalization's first normalised axis.

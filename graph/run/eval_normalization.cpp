@@ -1,5 +1,5 @@
 // Reference BatchNormalization (inference), LayerNormalization, Softmax, LogSoftmax,
-// ReduceMean.
+// and the reductions (ReduceSum, ReduceMean, ReduceMax, ...).
 #include "kernel.h"
 
 #include <algorithm>
@@ -65,20 +65,40 @@ void softmax(KernelContext &kc, bool log) {
         }
 }
 
-void reduce_mean(KernelContext &kc) {
+// ReduceSum, ReduceMean, ReduceMax, ... by op type.
+void reduce(KernelContext &kc) {
     const TensorData &x = kc.input(0);
+    const std::string &op = kc.ic.node.op_type;
+    if (reduce_axes(kc.ic).empty()) {  // noop_with_empty_axes: the input unchanged
+        kc.out[0] = x;
+        return;
+    }
     // The reduced shape with kept unit axes broadcasts to the input: each input
-    // element adds into the output element it broadcasts from.
+    // element joins the group of the output element it broadcasts from.
     Shape kept = x.shape;
     for (int64_t a : reduce_axes(kc.ic))
         kept[a] = 1;
     std::vector<int64_t> off = broadcast_offsets(kept, x.shape);
-    std::vector<double> acc(kc.out[0].size(), 0.0);
+    std::vector<std::vector<double>> groups(kc.out[0].size());
     for (size_t k = 0; k < x.size(); k++)
-        acc[off[k]] += x.f[k];
-    double count = double(x.size()) / double(std::max<size_t>(1, acc.size()));
-    for (size_t k = 0; k < acc.size(); k++)
-        kc.out[0].f[k] = float(acc[k] / count);
+        groups[off[k]].push_back(x.f[k]);
+    for (size_t k = 0; k < groups.size(); k++) {
+        const std::vector<double> &g = groups[k];
+        double v = op == "ReduceMax" ? -INFINITY : op == "ReduceMin" ? INFINITY : op == "ReduceProd" ? 1 : 0;
+        for (double e : g) {
+            if (op == "ReduceMax") v = std::max(v, e);
+            else if (op == "ReduceMin") v = std::min(v, e);
+            else if (op == "ReduceProd") v *= e;
+            else if (op == "ReduceL1") v += std::abs(e);
+            else if (op == "ReduceL2" || op == "ReduceSumSquare") v += e * e;
+            else if (op == "ReduceLogSumExp") v += std::exp(e);
+            else v += e;  // ReduceSum, ReduceMean, ReduceLogSum
+        }
+        if (op == "ReduceMean") v /= double(std::max<size_t>(1, g.size()));
+        if (op == "ReduceL2") v = std::sqrt(v);
+        if (op == "ReduceLogSum" || op == "ReduceLogSumExp") v = std::log(v);
+        kc.out[0].f[k] = float(v);
+    }
 }
 
 } // namespace
@@ -88,7 +108,9 @@ void register_normalization_kernels(KernelTable &table) {
     table["LayerNormalization"] = layer_norm;
     table["Softmax"] = [](KernelContext &kc) { softmax(kc, false); };
     table["LogSoftmax"] = [](KernelContext &kc) { softmax(kc, true); };
-    table["ReduceMean"] = reduce_mean;
+    for (const char *op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
+                           "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
+        table[op] = reduce;
 }
 
 } // namespace tessera::graph

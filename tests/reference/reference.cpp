@@ -168,18 +168,33 @@ Tensor pool_ref(const PoolParams &p, const std::vector<Tensor> &in) {
 
 Tensor reduce_ref(const ReduceParams &p, const std::vector<Tensor> &in) {
     const Tensor &x = in[0];
-    std::vector<double> acc(num_elements(p.out_shape), 0.0);
-    double count = 1;
-    for (int a : p.axes) count *= double(p.shape[a]);
+    // Each output's reduced elements, in double, then the kind's formula.
+    std::vector<std::vector<double>> groups(num_elements(p.out_shape));
     for_each_index(p.shape, [&](const std::vector<int64_t> &idx) {
         int64_t o = 0;
         for (size_t i = 0; i < idx.size(); i++) {
             if (std::find(p.axes.begin(), p.axes.end(), int(i)) == p.axes.end()) o = o * p.shape[i] + idx[i];
         }
-        acc[o] += x.data[offset(x, idx)];
+        groups[o].push_back(x.data[offset(x, idx)]);
     });
     Tensor out(p.out_shape);
-    for (size_t i = 0; i < acc.size(); i++) out.data[i] = float(p.mean ? acc[i] / count : acc[i]);
+    for (size_t i = 0; i < groups.size(); i++) {
+        const std::vector<double> &g = groups[i];
+        double v = 0;
+        switch (p.kind) {
+        case ReduceKind::Sum: for (double e : g) v += e; break;
+        case ReduceKind::Mean: for (double e : g) v += e; v /= double(g.size()); break;
+        case ReduceKind::Max: v = -INFINITY; for (double e : g) v = std::max(v, e); break;
+        case ReduceKind::Min: v = INFINITY; for (double e : g) v = std::min(v, e); break;
+        case ReduceKind::Prod: v = 1; for (double e : g) v *= e; break;
+        case ReduceKind::L1: for (double e : g) v += std::abs(e); break;
+        case ReduceKind::L2: for (double e : g) v += e * e; v = std::sqrt(v); break;
+        case ReduceKind::LogSum: for (double e : g) v += e; v = std::log(v); break;
+        case ReduceKind::LogSumExp: for (double e : g) v += std::exp(e); v = std::log(v); break;
+        case ReduceKind::SumSquare: for (double e : g) v += e * e; break;
+        }
+        out.data[i] = float(v);
+    }
     return out;
 }
 
