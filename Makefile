@@ -4,7 +4,7 @@ BUILD_DIR ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build test test-sanitize run run-ops models bench fuzz-graphs clean
+.PHONY: all deps configure build test test-sanitize run run-ops models zoo bench fuzz-graphs clean
 
 all: build
 
@@ -60,6 +60,13 @@ SEED ?= 1
 fuzz-graphs: build
 	@TESSERA_FUZZ_GRAPHS=$(N) TESSERA_FUZZ_SEED=$(SEED) $(BUILD_DIR)/tests/graph/tessera_graph_lower_tests \
 		--gtest_filter='RandomGraphs.*'
+
+# The model zoo check (not part of make test): every torchvision classification model and
+# a few segmentation bodies exported, compiled, run against PyTorch and tabulated in
+# zoo/zoo.md. ARGS go to scripts/zoo.py (--only NAME,..., --skip NAME,..., --threads T).
+zoo: build
+	@bash scripts/install-deps.sh --models
+	@/usr/bin/python3 scripts/zoo.py --out zoo $(ARGS)
 
 clean:
 	@rm -rf $(BUILD_DIR) $(BUILD_DIR).configure.log

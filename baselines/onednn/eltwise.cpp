@@ -98,6 +98,10 @@ std::unique_ptr<Kernel> make_unary_kernel(const ops::UnaryParams &p) {
     case ops::UnaryKind::Tanh: alg = dnnl::algorithm::eltwise_tanh; break;
     case ops::UnaryKind::Exp: alg = dnnl::algorithm::eltwise_exp; break;
     case ops::UnaryKind::Sqrt: alg = dnnl::algorithm::eltwise_sqrt; break;
+    case ops::UnaryKind::Abs: alg = dnnl::algorithm::eltwise_abs; break;
+    case ops::UnaryKind::Log: alg = dnnl::algorithm::eltwise_log; break;
+    case ops::UnaryKind::Mish: alg = dnnl::algorithm::eltwise_mish; break;
+    case ops::UnaryKind::Round: alg = dnnl::algorithm::eltwise_round; break;
     // alpha x + beta, and alpha x^beta
     case ops::UnaryKind::Neg: alg = dnnl::algorithm::eltwise_linear, alpha = -1.f; break;
     case ops::UnaryKind::Reciprocal: alg = dnnl::algorithm::eltwise_pow, alpha = 1.f, beta = -1.f; break;

@@ -30,6 +30,16 @@ const char *unary_name(UnaryKind kind) {
     case UnaryKind::Elu: return "elu";
     case UnaryKind::Selu: return "selu";
     case UnaryKind::Softplus: return "softplus";
+    case UnaryKind::Abs: return "abs";
+    case UnaryKind::Log: return "log";
+    case UnaryKind::Softsign: return "softsign";
+    case UnaryKind::Mish: return "mish";
+    case UnaryKind::Sin: return "sin";
+    case UnaryKind::Cos: return "cos";
+    case UnaryKind::Floor: return "floor";
+    case UnaryKind::Ceil: return "ceil";
+    case UnaryKind::Round: return "round";
+    case UnaryKind::Sign: return "sign";
     }
     return "unary";
 }
@@ -119,6 +129,17 @@ Expr unary_expr(const UnaryParams &p, const Expr &x) {
         return float(p.gamma) * select(x > 0.0f, x, float(p.alpha) * (vector_exp(min(x, 0.0f)) - 1.0f));
     // max(x, 0) + log(1 + exp(-|x|)): no overflow for large x, exact where exp(x) is tiny.
     case UnaryKind::Softplus: return max(x, 0.0f) + Halide::log(1.0f + vector_exp(-abs(x)));
+    case UnaryKind::Abs: return abs(x);
+    case UnaryKind::Log: return Halide::log(x);
+    case UnaryKind::Softsign: return x / (1.0f + abs(x));
+    // x tanh(softplus(x)), softplus in its overflow-free form.
+    case UnaryKind::Mish: return x * vector_tanh(max(x, 0.0f) + Halide::log(1.0f + vector_exp(-abs(x))));
+    case UnaryKind::Sin: return Halide::sin(x);
+    case UnaryKind::Cos: return Halide::cos(x);
+    case UnaryKind::Floor: return Halide::floor(x);
+    case UnaryKind::Ceil: return Halide::ceil(x);
+    case UnaryKind::Round: return Halide::round(x);  // halves to even, as ONNX's Round
+    case UnaryKind::Sign: return select(x > 0.0f, 1.0f, select(x < 0.0f, -1.0f, 0.0f));
     }
     return x;
 }

@@ -133,6 +133,16 @@ std::vector<OpInfo> unary_entries() {
         {"selu", "elementwise", "gamma (x > 0 ? x : alpha (exp(x) - 1))",
          {shape, {"alpha", "1.67326319", "scale below 0"}, {"gamma", "1.05070102", "scale"}}},
         {"softplus", "elementwise", "log(1 + exp(x))", {shape}},
+        {"abs", "elementwise", "|x|", {shape}},
+        {"log", "elementwise", "ln(x)", {shape}},
+        {"softsign", "elementwise", "x / (1 + |x|)", {shape}},
+        {"mish", "elementwise", "x tanh(log(1 + exp(x)))", {shape}},
+        {"sin", "elementwise", "sin(x)", {shape}},
+        {"cos", "elementwise", "cos(x)", {shape}},
+        {"floor", "elementwise", "floor(x)", {shape}},
+        {"ceil", "elementwise", "ceil(x)", {shape}},
+        {"round", "elementwise", "x rounded to the nearest integer, halves to even", {shape}},
+        {"sign", "elementwise", "-1, 0 or 1 by the sign of x", {shape}},
     };
 }
 

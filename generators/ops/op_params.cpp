@@ -291,7 +291,10 @@ UnaryParams parse_unary(const OpConfig &config) {
         {"reciprocal", UnaryKind::Reciprocal}, {"clip", UnaryKind::Clip},
         {"hard_sigmoid", UnaryKind::HardSigmoid}, {"hard_swish", UnaryKind::HardSwish},
         {"leaky_relu", UnaryKind::LeakyRelu}, {"elu", UnaryKind::Elu}, {"selu", UnaryKind::Selu},
-        {"softplus", UnaryKind::Softplus}};
+        {"softplus", UnaryKind::Softplus}, {"abs", UnaryKind::Abs}, {"log", UnaryKind::Log},
+        {"softsign", UnaryKind::Softsign}, {"mish", UnaryKind::Mish}, {"sin", UnaryKind::Sin},
+        {"cos", UnaryKind::Cos}, {"floor", UnaryKind::Floor}, {"ceil", UnaryKind::Ceil},
+        {"round", UnaryKind::Round}, {"sign", UnaryKind::Sign}};
     auto it = kinds.find(op);
     if (it == kinds.end()) throw OpError(op + " is not a unary elementwise op");
     p.kind = it->second;

@@ -73,6 +73,7 @@ struct ReduceParams {
 enum class UnaryKind {
     Relu, Gelu, GeluErf, Sigmoid, Tanh, Exp, Sqrt, Erf, Neg, Reciprocal, Clip,
     HardSigmoid, HardSwish, LeakyRelu, Elu, Selu, Softplus,
+    Abs, Log, Softsign, Mish, Sin, Cos, Floor, Ceil, Round, Sign,
 };
 struct UnaryParams {
     UnaryKind kind = UnaryKind::Relu;

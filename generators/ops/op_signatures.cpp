@@ -98,6 +98,10 @@ OpSignature unary_signature(const OpConfig &config) {
     OpSignature sig;
     sig.inputs = {{"input", p.shape}};
     if (p.kind == UnaryKind::Sqrt) sig.inputs[0].lo = 0.0f;
+    if (p.kind == UnaryKind::Log) sig.inputs[0].lo = 0.1f, sig.inputs[0].hi = 4.0f;
+    // Rounding ops over several integers; Mish past its knee.
+    for (UnaryKind k : {UnaryKind::Floor, UnaryKind::Ceil, UnaryKind::Round, UnaryKind::Mish, UnaryKind::Sin})
+        if (p.kind == k) sig.inputs[0].lo = -4.0f, sig.inputs[0].hi = 4.0f;
     if (p.kind == UnaryKind::Reciprocal) sig.inputs[0].lo = 0.5f, sig.inputs[0].hi = 2.0f;
     if (p.kind == UnaryKind::Clip) sig.inputs[0].lo = -2.0f, sig.inputs[0].hi = 2.0f;
     // Past the activations' knees (hard_swish clamps at +-3, hard_sigmoid at +-2.5).

@@ -2,6 +2,8 @@
 
 #include "graph_error.h"
 
+#include <set>
+
 namespace tessera::graph {
 
 const Attribute *Node::find(const std::string &key, Attribute::Kind kind) const {
@@ -45,6 +47,14 @@ const TensorData *Node::get_tensor(const std::string &key) const {
 
 bool is_contraction_op(const std::string &op_type) {
     return op_type == "Conv" || op_type == "ConvTranspose" || op_type == "MatMul" || op_type == "Gemm";
+}
+
+bool is_pointwise_unary_op(const std::string &op_type) {
+    static const std::set<std::string> ops = {
+        "Relu", "Sigmoid", "Tanh",  "Exp",  "Sqrt",  "Erf",   "Neg",   "Gelu",     "Clip",     "Reciprocal",
+        "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Softplus", "Abs", "Log", "Softsign", "Mish",
+        "Sin", "Cos", "Floor", "Ceil", "Round", "Sign"};
+    return ops.count(op_type) != 0;
 }
 
 std::string node_label(const Node &node, int opset) {

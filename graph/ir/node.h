@@ -40,6 +40,11 @@ private:
 // per-layer view's anchors, the partitions --tune measures).
 bool is_contraction_op(const std::string &op_type);
 
+// Activations and unary math: each output element from the input element at the same
+// position (Clip's bounds, constant scalars, aside). Fusion takes them as epilogues,
+// layouts pass through them.
+bool is_pointwise_unary_op(const std::string &op_type);
+
 // "node 'conv1' (#3, Conv, opset 13)": how every error message names a node.
 std::string node_label(const Node &node, int opset);
 

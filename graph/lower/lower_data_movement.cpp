@@ -1,5 +1,5 @@
 // Transpose and Pad (the op library's), and the index plumbing ops: Reshape, Flatten,
-// Squeeze, Unsqueeze, Identity, Expand, Concat, Split, Slice and Gather with
+// Squeeze, Unsqueeze, Identity, Expand, Tile, Concat, Split, Slice and Gather with
 // constant indices, as Funcs that read their input at computed coordinates; and
 // assign_layouts' conversions between NCHW and channel-blocked NCHW[b]c.
 #include "assign_layouts.h"
@@ -91,6 +91,17 @@ std::vector<Func> slice(LowerContext &ctx) {
     return {out};
 }
 
+// out(v) = in(v mod extent) along every repeated axis.
+std::vector<Func> tile(LowerContext &ctx) {
+    const Shape &x = ctx.in_shape(0), &y = ctx.out_shape();
+    std::vector<Var> v = ops::logical_vars(y.size(), "t");
+    std::vector<Expr> coords;
+    for (size_t a = 0; a < v.size(); a++) coords.push_back(y[a] == x[a] ? Expr(v[a]) : Expr(v[a] % int(x[a])));
+    Func out(ctx.name("tile"));
+    ops::ref(out, ops::as_exprs(v)) = ops::at(ctx.input(0), coords);
+    return {out};
+}
+
 std::vector<Func> gather(LowerContext &ctx) {
     const Shape &x = ctx.in_shape(0);
     const TensorData *indices = ctx.ic.value(1);
@@ -145,6 +156,7 @@ void register_data_movement_lowering(LowerTable &table) {
     table["Split"] = split;
     table["Slice"] = slice;
     table["Gather"] = gather;
+    table["Tile"] = tile;
 }
 
 }  // namespace tessera::graph

@@ -89,7 +89,9 @@ std::vector<Func> cast(LowerContext &ctx) {
 void register_elementwise_lowering(LowerTable &table) {
     for (const auto &[onnx, library] : std::vector<std::pair<std::string, std::string>>{
              {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"}, {"Sqrt", "sqrt"},
-             {"Erf", "erf"}, {"Neg", "neg"}, {"Reciprocal", "reciprocal"}}) {
+             {"Erf", "erf"}, {"Neg", "neg"}, {"Reciprocal", "reciprocal"},
+             {"Abs", "abs"}, {"Log", "log"}, {"Softsign", "softsign"}, {"Mish", "mish"}, {"Sin", "sin"}, {"Cos", "cos"},
+             {"Floor", "floor"}, {"Ceil", "ceil"}, {"Round", "round"}, {"Sign", "sign"}}) {
         table[onnx] = unary(library);
     }
     // Gelu (opset 20): exact by default, the tanh form with approximate = "tanh".

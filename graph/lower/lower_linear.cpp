@@ -75,6 +75,15 @@ std::vector<Func> conv(LowerContext &ctx) {
                              {out, ctx.input(2)})};
 }
 
+// graph/passes/conv_transpose_as_conv turns every ConvTranspose it can into a Conv;
+// one left here has weights computed at run time or more than two spatial axes.
+std::vector<Func> conv_transpose(LowerContext &ctx) {
+    ctx.fail("a ConvTranspose compiles as the Conv it equals, which needs constant weights and one or two "
+             "spatial axes; this one has " +
+             std::string(ctx.ic.value(1) ? std::to_string(ctx.in_shape(0).size() - 2) + " spatial axes"
+                                         : "weights computed at run time"));
+}
+
 std::vector<Func> gemm(LowerContext &ctx) {
     const bool ta = ctx.node().get_int("transA", 0) != 0, tb = ctx.node().get_int("transB", 0) != 0;
     const float alpha = ctx.node().get_float("alpha", 1.0f), beta = ctx.node().get_float("beta", 1.0f);
@@ -150,6 +159,7 @@ std::vector<Func> matmul(LowerContext &ctx) {
 
 void register_linear_lowering(LowerTable &table) {
     table["Conv"] = conv;
+    table["ConvTranspose"] = conv_transpose;
     table["Gemm"] = gemm;
     table["MatMul"] = matmul;
 }

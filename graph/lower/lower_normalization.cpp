@@ -1,6 +1,7 @@
 // Softmax, LogSoftmax, LayerNormalization, BatchNormalization and the reductions
 // through the op library's softmax, log_softmax, layer_norm, batch_norm and reduce_*, with ONNX's forms
 // (coerced 2-D softmax, multi-axis layer norm, keepdims) as reshapes around them.
+#include "halide_axes.h"
 #include "index_maps.h"
 #include "lower_rule.h"
 #include "op_library.h"
@@ -68,6 +69,28 @@ std::vector<Func> layer_norm(LowerContext &ctx) {
     return {reshape_func(y, {rows, count}, ctx.out_shape(), ctx.name("out"))};
 }
 
+// The library's layer_norm over each (n, c) plane as a row (gamma 1, beta 0), then
+// scale[c] and B[c].
+std::vector<Func> instance_norm(LowerContext &ctx) {
+    const Shape &shape = ctx.in_shape(0);
+    const int64_t planes = shape[0] * shape[1], size = num_elements(shape) / planes;
+    Halide::Var i("i");
+    Func ones(ctx.name("ones")), zeros(ctx.name("zeros"));
+    ones(i) = 1.0f;
+    zeros(i) = 0.0f;
+    Func rows = reshape_func(ctx.input(0), shape, {planes, size}, ctx.name("planes"));
+    const ops::OpConfig config = ops::OpConfig::of("layer_norm")
+                                     .with("shape", shape_key({planes, size}))
+                                     .with_float("epsilon", ctx.node().get_float("epsilon", 1e-5f));
+    Func normalised = reshape_func(build_library_op(ctx, config, {rows, ones, zeros}), {planes, size}, shape,
+                                   ctx.name("normalised"));
+    std::vector<Halide::Var> v = ops::logical_vars(shape.size(), "in");
+    Func out(ctx.name("scaled"));
+    const std::vector<Halide::Expr> point = ops::as_exprs(v);
+    ops::ref(out, point) = ops::at(normalised, point) * ops::at(ctx.input(1), {v[1]}) + ops::at(ctx.input(2), {v[1]});
+    return {out};
+}
+
 std::vector<Func> batch_norm(LowerContext &ctx) {
     return {build_library_op(ctx,
                              ops::OpConfig::of("batch_norm")
@@ -99,6 +122,7 @@ void register_normalization_lowering(LowerTable &table) {
     table["LogSoftmax"] = [](LowerContext &ctx) { return softmax(ctx, "log_softmax"); };
     table["LayerNormalization"] = layer_norm;
     table["BatchNormalization"] = batch_norm;
+    table["InstanceNormalization"] = instance_norm;
     for (const auto &[onnx, library] : std::vector<std::pair<std::string, std::string>>{
              {"ReduceSum", "reduce_sum"}, {"ReduceMean", "reduce_mean"}, {"ReduceMax", "reduce_max"},
              {"ReduceMin", "reduce_min"}, {"ReduceProd", "reduce_prod"}, {"ReduceL1", "reduce_l1"},

@@ -1,5 +1,6 @@
 // MaxPool, AveragePool and GlobalAveragePool through the op library's pooling (in
-// NCHW or, on nodes assign_layouts gave NHWC or NCHW[b]c, its nhwc and nchwc forms).
+// NCHW or, on nodes assign_layouts gave NHWC or NCHW[b]c, its nhwc and nchwc forms);
+// GlobalMaxPool (NCHW) through its reduce_max.
 #include "image_layout.h"
 #include "index_maps.h"
 #include "lower_rule.h"
@@ -45,12 +46,24 @@ std::vector<Func> global_average_pool(LowerContext &ctx) {
     return {reshape_func(pooled, pooled_shape, ctx.out_shape(), ctx.name("nc11"))};
 }
 
+// The library's reduce_max over the spatial axes of the NCHW image (any rank), then
+// the unit spatial axes back.
+std::vector<Func> global_max_pool(LowerContext &ctx) {
+    const Shape &x = ctx.in_shape(0);
+    std::vector<int64_t> spatial;
+    for (size_t a = 2; a < x.size(); a++) spatial.push_back(int64_t(a));
+    const ops::OpConfig config = ops::OpConfig::of("reduce_max").with("shape", shape_key(x)).with_list("axes", spatial);
+    Func pooled = build_library_op(ctx, config, {ctx.input(0)});
+    return {reshape_func(pooled, {x[0], x[1]}, ctx.out_shape(), ctx.name("nc11"))};
+}
+
 }  // namespace
 
 void register_window_lowering(LowerTable &table) {
     table["MaxPool"] = [](LowerContext &ctx) { return pool(ctx, true); };
     table["AveragePool"] = [](LowerContext &ctx) { return pool(ctx, false); };
     table["GlobalAveragePool"] = global_average_pool;
+    table["GlobalMaxPool"] = global_max_pool;
 }
 
 }  // namespace tessera::graph

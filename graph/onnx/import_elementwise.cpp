@@ -110,7 +110,8 @@ void check_cast(const InferContext &ctx) {
 } // namespace
 
 void register_elementwise_rules(RuleTable &table) {
-    for (const char *op : {"Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Reciprocal"})
+    for (const char *op : {"Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Reciprocal", "Abs", "Log", "Softsign", "Mish",
+                           "Sin", "Cos", "Floor", "Ceil", "Round", "Sign"})
         table[op] = unary({DType::f32});
     table["Relu"] = unary({DType::f32, DType::i64, DType::i32});
     // Activations with ONNX's attributes (defaults as the operators define them).

@@ -131,6 +131,24 @@ void register_normalization_rules(RuleTable &table) {
     ln.infer = infer_layer_norm;
     table["LayerNormalization"] = ln;
 
+    // InstanceNormalization: x [N, C, D1..Dn] normalised per (n, c) over D1..Dn, then
+    // scale[C] and B[C].
+    OpRule instance;
+    instance.attributes = {"epsilon"};
+    instance.min_inputs = instance.max_inputs = 3;
+    instance.check = require_f32;
+    instance.infer = [](InferContext &ctx) {
+        const Shape &x = ctx.shape(0);
+        if (x.size() < 3) ctx.fail("input must have rank 3 or more (N, C, spatial...), got " + shape_string(x));
+        for (size_t k = 1; k <= 2; k++)
+            if (ctx.shape(k) != Shape{x[1]})
+                ctx.fail(std::string(k == 1 ? "scale" : "B") + " of shape " + shape_string(ctx.shape(k)) +
+                         " is not [C] = " + shape_string({x[1]}));
+        ctx.set_output(0, DType::f32, x);
+        return true;
+    };
+    table["InstanceNormalization"] = instance;
+
     OpRule softmax;
     softmax.attributes = {"axis"};
     softmax.check = require_f32;

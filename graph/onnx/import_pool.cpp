@@ -1,4 +1,4 @@
-// MaxPool, AveragePool (count_include_pad, ceil_mode) and GlobalAveragePool over
+// MaxPool, AveragePool (count_include_pad, ceil_mode), GlobalAveragePool and GlobalMaxPool over
 // X [N, C, D1..Dn]. MaxPool's optional Indices output is not supported.
 #include "window.h"
 
@@ -50,6 +50,7 @@ void register_pool_rules(RuleTable &table) {
     global.check = [](const InferContext &ctx) { ctx.require_dtype(0, {DType::f32}); };
     global.infer = infer_global_pool;
     table["GlobalAveragePool"] = global;
+    table["GlobalMaxPool"] = global;
 }
 
 } // namespace tessera::graph

@@ -225,6 +225,27 @@ void register_shape_op_rules(RuleTable &table) {
     expand.infer = infer_expand;
     table["Expand"] = expand;
 
+    // Tile (opset 6 on: the repeats an input): out[i] = in[i mod dim] per axis.
+    OpRule tile;
+    tile.min_opset = 6;
+    tile.min_inputs = tile.max_inputs = 2;
+    tile.check = [](const InferContext &ctx) { ctx.require_dtype(1, {DType::i64}); };
+    tile.infer = [](InferContext &ctx) {
+        const auto repeats = ctx.int_values(1);
+        if (!repeats) return false;
+        const Shape &x = ctx.shape(0);
+        if (repeats->size() != x.size())
+            ctx.fail("repeats has " + std::to_string(repeats->size()) + " entries for rank " + std::to_string(x.size()));
+        Shape out = x;
+        for (size_t i = 0; i < x.size(); i++) {
+            if ((*repeats)[i] < 0) ctx.fail("repeats " + Attribute::make_ints(*repeats).to_string() + " has a negative entry");
+            out[i] = x[i] * (*repeats)[i];
+        }
+        ctx.set_output(0, ctx.dtype(0), out);
+        return true;
+    };
+    table["Tile"] = tile;
+
     OpRule cos;
     cos.attributes = {"value"};
     cos.check = [](const InferContext &ctx) {

@@ -69,6 +69,49 @@ Window resolve_window(const InferContext &ctx, const Shape &spatial, const std::
     return w;
 }
 
+TransposedWindow resolve_transposed_window(const InferContext &ctx, const Shape &spatial,
+                                           const std::vector<int64_t> &kernel) {
+    const size_t n = spatial.size();
+    TransposedWindow w;
+    w.kernel = kernel;
+    if (kernel.size() != n)
+        ctx.fail("kernel has " + std::to_string(kernel.size()) + " axes but the input has " + std::to_string(n) +
+                 " spatial axes");
+    w.strides = per_axis(ctx, "strides", n, 1);
+    w.dilations = per_axis(ctx, "dilations", n, 1);
+    w.output_padding = per_axis(ctx, "output_padding", n, 0);
+    const std::vector<int64_t> pads = per_axis(ctx, "pads", 2 * n, 0);
+    const std::string auto_pad = ctx.node.get_string("auto_pad", "NOTSET");
+    std::vector<int64_t> target = ctx.node.get_ints("output_shape", {});
+    if (target.size() == n + 2) target.erase(target.begin(), target.begin() + 2);  // N and C given too
+    if (!target.empty() && target.size() != n)
+        ctx.fail("output_shape has " + std::to_string(target.size()) + " values for " + std::to_string(n) +
+                 " spatial axes");
+    w.pad_begin.assign(n, 0);
+    w.pad_end.assign(n, 0);
+    w.out.assign(n, 0);
+    for (size_t i = 0; i < n; i++) {
+        if (w.output_padding[i] >= std::max(w.strides[i], w.dilations[i]))
+            ctx.fail("output_padding " + std::to_string(w.output_padding[i]) + " must be below the stride or dilation");
+        const int64_t full = w.strides[i] * (spatial[i] - 1) + w.output_padding[i] + (kernel[i] - 1) * w.dilations[i] + 1;
+        if (!target.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+            const int64_t out = target.empty() ? spatial[i] * w.strides[i] : target[i];
+            // Negative where the output is larger than the full one (zeros at its end);
+            // halves rounded down, as ONNX's reference rounds them.
+            const int64_t total = full - out;
+            const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+            w.pad_begin[i] = auto_pad == "SAME_UPPER" ? half : total - half;
+            w.pad_end[i] = total - w.pad_begin[i];
+        } else if (auto_pad == "NOTSET") {
+            w.pad_begin[i] = pads[i];
+            w.pad_end[i] = pads[n + i];
+        }
+        w.out[i] = full - w.pad_begin[i] - w.pad_end[i];
+        if (w.out[i] < 1) ctx.fail("the pads leave no output on spatial axis " + std::to_string(i));
+    }
+    return w;
+}
+
 bool uniform_window(const Window &w) {
     for (size_t i = 0; i < w.kernel.size(); i++) {
         if (w.pad_begin[i] != w.pad_end[i] || w.pad_begin[i] != w.pad_begin[0] || w.strides[i] != w.strides[0] ||

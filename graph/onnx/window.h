@@ -19,6 +19,15 @@ void check_auto_pad(const InferContext &ctx);
 Window resolve_window(const InferContext &ctx, const Shape &spatial, const std::vector<int64_t> &kernel,
                       bool ceil_mode);
 
+// ConvTranspose's geometry (the Window fields, with `out` the transposed output and
+// output_padding the extra positions at each axis' end): explicit pads, auto_pad, or
+// output_shape with the pads it implies, as ONNX defines them.
+struct TransposedWindow : Window {
+    std::vector<int64_t> output_padding;
+};
+TransposedWindow resolve_transposed_window(const InferContext &ctx, const Shape &spatial,
+                                           const std::vector<int64_t> &kernel);
+
 // One pad, stride and dilation for both axes and both sides: the windows the op
 // library's conv2d and pooling take.
 bool uniform_window(const Window &w);

@@ -50,9 +50,7 @@ std::string label(const Node &n) {
 }
 
 bool unary_agnostic(const Node &n) {
-    static const std::set<std::string> ops = {"Relu", "Sigmoid", "Tanh", "Exp",  "Sqrt",
-                                              "Erf",  "Neg",     "Gelu", "Clip", "Reciprocal"};
-    return ops.count(n.op_type) != 0;
+    return is_pointwise_unary_op(n.op_type);
 }
 
 bool binary_agnostic(const Node &n) {

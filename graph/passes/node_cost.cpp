@@ -24,9 +24,8 @@ bool is_contraction(const Node &node) {
 }
 
 bool is_elementwise(const Node &node) {
-    static const std::set<std::string> ops = {"Add", "Sub",  "Mul", "Div", "Relu", "Clip",       "Sigmoid", "Tanh",
-                                              "Erf", "Sqrt", "Pow", "Exp", "Neg", "Gelu",  "Reciprocal", "Cast"};
-    return ops.count(node.op_type) != 0;
+    static const std::set<std::string> binary = {"Add", "Sub", "Mul", "Div", "Pow", "Cast"};
+    return binary.count(node.op_type) != 0 || is_pointwise_unary_op(node.op_type);
 }
 
 NodeCost node_cost(const Graph &g, const Node &node) {

@@ -1,4 +1,4 @@
-// Reference Transpose, Concat, Split, Slice, Gather and Pad: each output element
+// Reference Transpose, Concat, Split, Slice, Gather, Tile and Pad: each output element
 // copied from the input element the op maps it to (Pad: the fill elsewhere).
 #include "kernel.h"
 
@@ -57,6 +57,19 @@ void slice(KernelContext &kc) {
     });
 }
 
+// Each output element from the input element at its index modulo the input's extents.
+void tile(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    TensorData &y = kc.out[0];
+    const std::vector<int64_t> xs = strides_of(x.shape);
+    size_t o = 0;
+    for_each_index(y.shape, [&](const std::vector<int64_t> &idx) {
+        int64_t off = 0;
+        for (size_t i = 0; i < idx.size(); i++) off += (idx[i] % x.shape[i]) * xs[i];
+        copy_element(x, off, y, o++);
+    });
+}
+
 void gather(KernelContext &kc) {
     const TensorData &x = kc.input(0), &indices = kc.input(1);
     TensorData &y = kc.out[0];
@@ -99,6 +112,7 @@ void register_data_movement_kernels(KernelTable &table) {
     table["Split"] = split;
     table["Slice"] = slice;
     table["Gather"] = gather;
+    table["Tile"] = tile;
 }
 
 } // namespace tessera::graph

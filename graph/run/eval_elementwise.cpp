@@ -192,6 +192,16 @@ void register_elementwise_kernels(KernelTable &table) {
         const double alpha = n.get_float("alpha", 1.67326319217681884765625f);
         return n.get_float("gamma", 1.05070102214813232421875f) * (v > 0 ? v : alpha * (std::exp(v) - 1));
     });
+    table["Abs"] = unary_float([](double v) { return std::abs(v); });
+    table["Log"] = unary_float([](double v) { return std::log(v); });
+    table["Softsign"] = unary_float([](double v) { return v / (1 + std::abs(v)); });
+    table["Mish"] = unary_float([](double v) { return v * std::tanh(v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v))); });
+    table["Sin"] = unary_float([](double v) { return std::sin(v); });
+    table["Cos"] = unary_float([](double v) { return std::cos(v); });
+    table["Floor"] = unary_float([](double v) { return std::floor(v); });
+    table["Ceil"] = unary_float([](double v) { return std::ceil(v); });
+    table["Round"] = unary_float([](double v) { return std::nearbyint(v); });  // halves to even
+    table["Sign"] = unary_float([](double v) { return double((v > 0) - (v < 0)); });
     table["Softplus"] = unary_float([](double v) { return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); });
     table["PRelu"] = [](KernelContext &kc) { binary(kc, BinOp::Prelu); };
     table["Neg"] = unary_any(neg, neg_i);

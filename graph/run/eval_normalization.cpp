@@ -21,6 +21,25 @@ void batch_norm(KernelContext &kc) {
     }
 }
 
+// Each [n, c] plane normalised over its spatial elements, then scale[c] and bias[c].
+void instance_norm(KernelContext &kc) {
+    const TensorData &x = kc.input(0), &scale = kc.input(1), &bias = kc.input(2);
+    const int64_t planes = x.shape[0] * x.shape[1], size = num_elements(x.shape) / std::max<int64_t>(planes, 1);
+    const double eps = kc.node().get_float("epsilon", 1e-5f);
+    for (int64_t p = 0; p < planes; p++) {
+        const float *plane = x.f.data() + p * size;
+        double mean = 0, var = 0;
+        for (int64_t j = 0; j < size; j++) mean += plane[j];
+        mean /= double(size);
+        for (int64_t j = 0; j < size; j++) var += (plane[j] - mean) * (plane[j] - mean);
+        var /= double(size);
+        const int64_t c = p % x.shape[1];
+        const double inv = 1.0 / std::sqrt(var + eps);
+        for (int64_t j = 0; j < size; j++)
+            kc.out[0].f[p * size + j] = float((plane[j] - mean) * inv * scale.f[c] + bias.f[c]);
+    }
+}
+
 void layer_norm(KernelContext &kc) {
     const TensorData &x = kc.input(0), &scale = kc.input(1);
     const TensorData *bias = kc.in.size() > 2 ? kc.in[2] : nullptr;
@@ -106,6 +125,7 @@ void reduce(KernelContext &kc) {
 void register_normalization_kernels(KernelTable &table) {
     table["BatchNormalization"] = batch_norm;
     table["LayerNormalization"] = layer_norm;
+    table["InstanceNormalization"] = instance_norm;
     table["Softmax"] = [](KernelContext &kc) { softmax(kc, false); };
     table["LogSoftmax"] = [](KernelContext &kc) { softmax(kc, true); };
     for (const char *op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",

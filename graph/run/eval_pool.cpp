@@ -1,8 +1,10 @@
-// Reference MaxPool, AveragePool (count_include_pad, ceil_mode) and GlobalAveragePool.
+// Reference MaxPool, AveragePool (count_include_pad, ceil_mode), GlobalAveragePool and
+// GlobalMaxPool.
 #include "kernel.h"
 #include "window.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace tessera::graph {
@@ -47,14 +49,15 @@ void pool(KernelContext &kc, bool is_max) {
     }
 }
 
-void global_average_pool(KernelContext &kc) {
+// The mean (or the max) of each [n, c] plane.
+void global_pool(KernelContext &kc, bool max) {
     const TensorData &x = kc.input(0);
     int64_t planes = x.shape[0] * x.shape[1], size = num_elements(x.shape) / std::max<int64_t>(planes, 1);
     for (int64_t p = 0; p < planes; p++) {
-        double acc = 0;
+        double acc = max ? -INFINITY : 0;
         for (int64_t k = 0; k < size; k++)
-            acc += x.f[p * size + k];
-        kc.out[0].f[p] = float(acc / double(size));
+            acc = max ? std::max(acc, double(x.f[p * size + k])) : acc + x.f[p * size + k];
+        kc.out[0].f[p] = float(max ? acc : acc / double(size));
     }
 }
 
@@ -63,7 +66,8 @@ void global_average_pool(KernelContext &kc) {
 void register_pool_kernels(KernelTable &table) {
     table["MaxPool"] = [](KernelContext &kc) { pool(kc, true); };
     table["AveragePool"] = [](KernelContext &kc) { pool(kc, false); };
-    table["GlobalAveragePool"] = global_average_pool;
+    table["GlobalAveragePool"] = [](KernelContext &kc) { global_pool(kc, false); };
+    table["GlobalMaxPool"] = [](KernelContext &kc) { global_pool(kc, true); };
 }
 
 } // namespace tessera::graph

@@ -17,6 +17,7 @@
 #include "tessera_scheduler.h"
 #include "remove_dead.h"
 #include "uniform_windows.h"
+#include "conv_transpose_as_conv.h"
 #include "rewrite_patterns.h"
 
 #include <gtest/gtest.h>
@@ -811,6 +812,36 @@ TEST(GraphLowering, UnevenAndOneDimensionalWindowsCompileAfterUniformWindows) {
         const UniformWindowCounts counts = uniform_windows(g);
         EXPECT_GE(counts.padded, 1);
         expect_matches_reference(g, plan_fusion(g, {4.0, true}), 51, &written);
+    }
+}
+
+// A ConvTranspose (stride 2, uneven pads, output_padding, groups; and a 1-D one) runs as
+// the Conv it equals (graph/passes/conv_transpose_as_conv) and matches the model as written.
+TEST(GraphLowering, ConvTransposeRunsAsAConvolution) {
+    ModelBuilder up(13);
+    up.input("x", {1, 4, 5, 6}).output("y");
+    up.initializer("w", weights({4, 3, 3, 3}, 61)).initializer("b", weights({6}, 62));
+    auto &t = up.node("ConvTranspose", {"x", "w", "b"}, {"t"}, "up");
+    testing::set_ints(t, "strides", {2, 2});
+    testing::set_ints(t, "pads", {1, 0, 0, 1});
+    testing::set_ints(t, "output_padding", {1, 0});
+    testing::set_int(t, "group", 2);
+    up.node("Relu", {"t"}, {"y"});
+
+    ModelBuilder audio(13);
+    audio.input("x", {2, 3, 9}).output("y");
+    audio.initializer("w", weights({3, 5, 4}, 63));
+    auto &t1 = audio.node("ConvTranspose", {"x", "w"}, {"y"}, "up1d");
+    testing::set_ints(t1, "strides", {3});
+    testing::set_ints(t1, "dilations", {2});
+
+    for (const ModelBuilder *b : {&up, &audio}) {
+        const Graph written = prepared(*b);
+        Graph g = written;
+        EXPECT_EQ(conv_transpose_as_conv(g), 1);
+        uniform_windows(g);
+        for (const Node &n : g.nodes) EXPECT_NE(n.op_type, "ConvTranspose");
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 71, &written);
     }
 }
 

@@ -217,6 +217,16 @@ double unary_value(const UnaryParams &p, double x) {
     case UnaryKind::Elu: return x >= 0 ? x : p.alpha * (std::exp(x) - 1);
     case UnaryKind::Selu: return p.gamma * (x > 0 ? x : p.alpha * (std::exp(x) - 1));
     case UnaryKind::Softplus: return std::log1p(std::exp(x));
+    case UnaryKind::Abs: return std::abs(x);
+    case UnaryKind::Log: return std::log(x);
+    case UnaryKind::Softsign: return x / (1 + std::abs(x));
+    case UnaryKind::Mish: return x * std::tanh(std::log1p(std::exp(x)));
+    case UnaryKind::Sin: return std::sin(x);
+    case UnaryKind::Cos: return std::cos(x);
+    case UnaryKind::Floor: return std::floor(x);
+    case UnaryKind::Ceil: return std::ceil(x);
+    case UnaryKind::Round: return std::nearbyint(x);  // the default rounding mode: halves to even
+    case UnaryKind::Sign: return x > 0 ? 1 : x < 0 ? -1 : 0;
     }
     return x;
 }

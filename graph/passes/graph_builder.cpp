@@ -1,0 +1,82 @@
+#include "graph_builder.h"
+
+#include "shape_inference.h"
+
+namespace tessera::graph {
+
+void GraphBuilder::add(Node node) {
+    std::vector<TensorInfo> outs = infer_node(node, g_.opset, input_infos(g_, node));
+    for (size_t k = 0; k < outs.size(); k++) {
+        outs[k].name = node.outputs[k];
+        g_.values[node.outputs[k]] = std::move(outs[k]);
+    }
+    nodes_.push_back(std::move(node));
+}
+
+std::string GraphBuilder::reshape(const std::string &value, const Shape &to, const std::string &base) {
+    const TensorInfo &info = g_.value(value);
+    const std::string name = g_.unique_name(base);
+    if (info.is_constant()) {
+        TensorData data = *info.data;
+        data.shape = to;
+        g_.set_constant(name, std::move(data));
+        return name;
+    }
+    Node reshape;
+    reshape.op_type = "Reshape";
+    reshape.name = name;
+    const std::string shape = g_.unique_name(base + "_shape");
+    g_.set_constant(shape, TensorData::ints({int64_t(to.size())}, to));
+    reshape.inputs = {value, shape};
+    reshape.outputs = {name};
+    add(std::move(reshape));
+    return name;
+}
+
+std::string GraphBuilder::pad(const std::string &value, const std::vector<int64_t> &pads, float fill,
+                              const std::string &base) {
+    Node pad;
+    pad.op_type = "Pad";
+    pad.name = g_.unique_name(base);
+    pad.inputs = {value};
+    if (g_.opset < 11) {
+        pad.attrs["pads"] = Attribute::make_ints(pads);
+        pad.attrs["value"] = Attribute::make_float(fill);
+    } else {
+        const std::string pads_name = g_.unique_name(base + "_pads"), fill_name = g_.unique_name(base + "_value");
+        g_.set_constant(pads_name, TensorData::ints({int64_t(pads.size())}, pads));
+        g_.set_constant(fill_name, TensorData::floats({}, {fill}));
+        pad.inputs.push_back(pads_name);
+        pad.inputs.push_back(fill_name);
+    }
+    pad.outputs = {pad.name};
+    const std::string name = pad.name;
+    add(std::move(pad));
+    return name;
+}
+
+std::string GraphBuilder::slice(const std::string &value, const std::vector<int64_t> &start, const Shape &length,
+                                const std::string &base) {
+    Node slice;
+    slice.op_type = "Slice";
+    slice.name = g_.unique_name(base);
+    std::vector<int64_t> ends;
+    for (size_t a = 0; a < start.size(); a++) ends.push_back(start[a] + length[a]);
+    slice.inputs = {value};
+    if (g_.opset < 10) {
+        slice.attrs["starts"] = Attribute::make_ints(start);
+        slice.attrs["ends"] = Attribute::make_ints(ends);
+    } else {
+        const std::string starts_name = g_.unique_name(base + "_starts"), ends_name = g_.unique_name(base + "_ends");
+        g_.set_constant(starts_name, TensorData::ints({int64_t(start.size())}, start));
+        g_.set_constant(ends_name, TensorData::ints({int64_t(ends.size())}, ends));
+        slice.inputs.push_back(starts_name);
+        slice.inputs.push_back(ends_name);
+    }
+    slice.outputs = {slice.name};
+    const std::string name = slice.name;
+    add(std::move(slice));
+    return name;
+}
+
+} // namespace tessera::graph

@@ -1,0 +1,39 @@
+// GraphBuilder: the nodes a pass writes in place of one it rewrites, each in the form
+// the graph's opset reads (Pad's and Slice's attributes before opsets 11 and 10,
+// their inputs after) and with its outputs' types and shapes inferred as it is added.
+// A pass collects them into a new node list and swaps it in when done.
+#pragma once
+
+#include "graph.h"
+
+#include <string>
+#include <vector>
+
+namespace tessera::graph {
+
+class GraphBuilder {
+public:
+    explicit GraphBuilder(Graph &g) : g_(g) {}
+
+    // Appends `node` (outputs named) after inferring its outputs.
+    void add(Node node);
+    // Appends a node of the graph as it is (already inferred).
+    void keep(const Node &node) { nodes_.push_back(node); }
+
+    // `value` as shape `to`: a reshaped copy of a constant, else a Reshape node.
+    std::string reshape(const std::string &value, const Shape &to, const std::string &base);
+    // A constant-mode Pad: `pads` holds every axis' befores, then its afters.
+    std::string pad(const std::string &value, const std::vector<int64_t> &pads, float fill, const std::string &base);
+    // A Slice of [start, start + length) along each axis.
+    std::string slice(const std::string &value, const std::vector<int64_t> &start, const Shape &length,
+                      const std::string &base);
+
+    // Replaces the graph's nodes with the ones added and kept.
+    void finish() { g_.nodes = std::move(nodes_); }
+
+private:
+    Graph &g_;
+    std::vector<Node> nodes_;
+};
+
+} // namespace tessera::graph
