@@ -7,7 +7,7 @@ nodes, partitions, compile seconds, max relative error, median ms, or the error 
 stopped it.
 
     /usr/bin/python3 scripts/zoo.py [--out DIR] [--only NAME[,NAME]] [--skip NAME[,NAME]]
-                                    [--threads T] [--tolerance E] [--table F]
+                                    [--threads T] [--tolerance E] [--table F] [--timeout S]
 
 Writes DIR/NAME.onnx (and its input/output .npy), DIR/NAME/ (the library) and the
 table (markdown; default DIR/zoo.md), and prints one line per model as it goes. Needs
@@ -78,9 +78,12 @@ def export(name, out_dir):
     shape = input_shape(name)
     x = torch.from_numpy(np.random.default_rng(0).standard_normal(shape, dtype=np.float32))
     base = os.path.join(out_dir, name)
-    with torch.no_grad():
+    # In eval mode torch 1.13's attention layers take a fused fast path that cannot be
+    # exported; it is skipped while grad is enabled (as scripts/export-models.py does).
+    with torch.enable_grad():
         torch.onnx.export(model, (x,), base + ".onnx", input_names=["input"], output_names=["output"],
                           opset_version=13, do_constant_folding=True)
+    with torch.no_grad():
         np.save(base + ".input.npy", x.numpy())
         np.save(base + ".output.npy", model(x).numpy())
     return len(onnx.load(base + ".onnx", load_external_data=False).graph.node)
@@ -91,7 +94,7 @@ def last_line(text):
     return lines[-1][:200] if lines else "(no output)"
 
 
-def check(name, out_dir, threads, tolerance):
+def check(name, out_dir, threads, tolerance, timeout):
     row = {"model": name}
     try:
         row["nodes"] = export(name, out_dir)
@@ -100,7 +103,12 @@ def check(name, out_dir, threads, tolerance):
         return row
     base = os.path.join(out_dir, name)
     start = time.time()
-    c = subprocess.run([TESSERA, "compile", base + ".onnx", "-o", base], capture_output=True, text=True)
+    try:
+        c = subprocess.run([TESSERA, "compile", base + ".onnx", "-o", base], capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        row["error"] = f"compile: no result in {timeout} s"
+        return row
     row["compile_s"] = time.time() - start
     if c.returncode != 0:
         row["error"] = "compile: " + last_line(c.stderr or c.stdout)
@@ -111,9 +119,13 @@ def check(name, out_dir, threads, tolerance):
     except (OSError, KeyError, ValueError):
         pass
     result = base + ".run.json"
-    r = subprocess.run([TESSERA, "run", base, "--input", base + ".input.npy", "--expect", base + ".output.npy",
-                        "--threads", str(threads), "--tolerance", str(tolerance), "--reps", "5", "--json", result],
-                       capture_output=True, text=True)
+    try:
+        r = subprocess.run([TESSERA, "run", base, "--input", base + ".input.npy", "--expect", base + ".output.npy",
+                            "--threads", str(threads), "--tolerance", str(tolerance), "--reps", "5", "--json", result],
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        row["error"] = f"run: no result in {timeout} s"
+        return row
     try:
         with open(result) as f:
             j = json.load(f)
@@ -150,6 +162,7 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--tolerance", type=float, default=1e-3)
     ap.add_argument("--table", default="")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds for each compile and each run")
     args = ap.parse_args()
     if not os.access(TESSERA, os.X_OK):
         sys.exit(f"zoo: {TESSERA} not found: run make build first")
@@ -166,7 +179,7 @@ def main():
     rows = []
     for i, name in enumerate(names, 1):
         start = time.time()
-        row = check(name, args.out, args.threads, args.tolerance)
+        row = check(name, args.out, args.threads, args.tolerance, args.timeout)
         rows.append(row)
         status = "ok" if row.get("ok") and "error" not in row else row.get("error", "mismatch")
         print(f"[{i}/{len(names)}] {name}: {status} ({time.time() - start:.0f} s)", flush=True)

@@ -1,6 +1,6 @@
 // Transpose and Pad (the op library's), and the index plumbing ops: Reshape, Flatten,
-// Squeeze, Unsqueeze, Identity, Expand, Tile, Concat, Split, Slice and Gather with
-// constant indices, as Funcs that read their input at computed coordinates; and
+// Squeeze, Unsqueeze, Identity, Expand, Tile, Concat, Split, Slice, Gather with
+// constant indices and Resize, as Funcs that read their input at computed coordinates; and
 // assign_layouts' conversions between NCHW and channel-blocked NCHW[b]c.
 #include "assign_layouts.h"
 #include "halide_axes.h"
@@ -8,6 +8,8 @@
 #include "lower_rule.h"
 #include "op_library.h"
 #include "resolved_params.h"
+
+#include <algorithm>
 
 namespace tessera::graph {
 
@@ -102,6 +104,54 @@ std::vector<Func> tile(LowerContext &ctx) {
     return {out};
 }
 
+// Per resized axis two constant tables of input positions and one of weights, read at
+// the output's coordinate; the output mixes the 2^k corners (k resized axes).
+std::vector<Func> resize(LowerContext &ctx) {
+    const std::optional<std::vector<ResizeTaps>> taps = resize_taps(ctx.ic);
+    if (!taps) ctx.fail("Resize's scales or sizes must be constant to be compiled");
+    const Shape &y = ctx.out_shape();
+    std::vector<Var> v = ops::logical_vars(y.size(), "r");
+    std::vector<size_t> resized;  // the resized axes; the nearest ones read one position
+    std::vector<bool> two_taps;
+    std::vector<Halide::Buffer<int>> lo, hi;
+    std::vector<Halide::Buffer<float>> weight;
+    for (size_t a = 0; a < y.size(); a++) {
+        const ResizeTaps &t = (*taps)[a];
+        if (!t.resized) continue;
+        resized.push_back(a);
+        two_taps.push_back(std::any_of(t.weight.begin(), t.weight.end(), [](double w) { return w != 0; }));
+        lo.emplace_back(int(y[a]));
+        hi.emplace_back(int(y[a]));
+        weight.emplace_back(int(y[a]));
+        for (int64_t i = 0; i < y[a]; i++) {
+            lo.back()(int(i)) = int(t.lo[size_t(i)]);
+            hi.back()(int(i)) = int(t.hi[size_t(i)]);
+            weight.back()(int(i)) = float(t.weight[size_t(i)]);
+        }
+    }
+    Expr value = 0.0f;
+    for (uint64_t corner = 0; corner < (uint64_t(1) << resized.size()); corner++) {
+        std::vector<Expr> coords = ops::as_exprs(v);
+        Expr w = 1.0f;
+        bool skip = false;
+        for (size_t k = 0; k < resized.size(); k++) {
+            const bool upper = (corner >> k) & 1;
+            skip |= upper && !two_taps[k];
+            const Expr at = v[resized[k]];
+            // Clamped to the input's extent (the tables are already) so that bounds
+            // inference sees the region read.
+            const int extent = int(ctx.in_shape(0)[resized[k]]);
+            coords[resized[k]] = Halide::clamp(upper ? hi[k](at) : lo[k](at), 0, extent - 1);
+            if (two_taps[k]) w = w * (upper ? weight[k](at) : 1.0f - weight[k](at));
+        }
+        if (skip) continue;
+        value = value + w * ops::at(ctx.input(0), coords);
+    }
+    Func out(ctx.name("resize"));
+    ops::ref(out, ops::as_exprs(v)) = value;
+    return {out};
+}
+
 std::vector<Func> gather(LowerContext &ctx) {
     const Shape &x = ctx.in_shape(0);
     const TensorData *indices = ctx.ic.value(1);
@@ -157,6 +207,8 @@ void register_data_movement_lowering(LowerTable &table) {
     table["Slice"] = slice;
     table["Gather"] = gather;
     table["Tile"] = tile;
+    table["Resize"] = resize;
+    table["Upsample"] = resize;
 }
 
 }  // namespace tessera::graph

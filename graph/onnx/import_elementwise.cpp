@@ -184,6 +184,19 @@ void register_elementwise_rules(RuleTable &table) {
     };
     table["Pow"] = pow;
 
+    // Mod (opset 10): integers with fmod 0 (the divisor's sign) or 1, floats with fmod 1.
+    // Shape arithmetic folds it; compiled kernels do not compute it.
+    OpRule mod = binary(false);
+    mod.attributes = {"fmod"};
+    mod.check = [](const InferContext &ctx) {
+        ctx.require_dtype(0, {DType::f32, DType::i64, DType::i32});
+        same_dtype(ctx, 0, 1);
+        if (ctx.has(0) && ctx.dtype(0) == DType::f32 && ctx.node.get_int("fmod", 0) != 1)
+            ctx.fail("fmod must be 1 for floating-point inputs");
+    };
+    mod.min_opset = 10;
+    table["Mod"] = mod;
+
     OpRule clip;
     clip.attributes = {"min", "max"}; // before opset 11; from 11 on optional inputs
     clip.max_inputs = 3;

@@ -67,6 +67,8 @@ const RuleTable &op_rules() {
         register_normalization_rules(t);
         register_shape_op_rules(t);
         register_data_movement_rules(t);
+        register_resize_rules(t);
+        register_einsum_rules(t);
         return t;
     }();
     return table;

@@ -79,5 +79,7 @@ void register_elementwise_rules(RuleTable &table);
 void register_normalization_rules(RuleTable &table);
 void register_shape_op_rules(RuleTable &table);
 void register_data_movement_rules(RuleTable &table);
+void register_resize_rules(RuleTable &table);
+void register_einsum_rules(RuleTable &table);
 
 } // namespace tessera::graph

@@ -6,6 +6,8 @@
 
 #include "op_rule.h"
 
+#include <map>
+
 namespace tessera::graph {
 
 // Softmax as [outer, n, inner] with the normalised axis n: before opset 13 the input is
@@ -57,6 +59,27 @@ struct ClipBounds {
     std::optional<double> lo, hi;
 };
 std::optional<ClipBounds> clip_bounds(const InferContext &ctx);
+
+// Resize / Upsample along one axis: for each output position the two input positions
+// it reads (equal for nearest) and the weight of the second (0 for nearest); edges
+// clamped. `resized` is false where the axis keeps its extent and positions.
+struct ResizeTaps {
+    bool resized = false;
+    std::vector<int64_t> lo, hi;
+    std::vector<double> weight;
+};
+// One per axis; nullopt while scales or sizes are inputs not constant (yet).
+std::optional<std::vector<ResizeTaps>> resize_taps(const InferContext &ctx);
+
+// Einsum's terms: one string of indices per operand and the output's (explicit, or
+// the indices that appear once, sorted).
+struct EinsumSpec {
+    std::vector<std::string> inputs;
+    std::string output;
+};
+EinsumSpec parse_einsum(const InferContext &ctx);
+// Each index's extent (equal wherever it appears).
+std::map<char, int64_t> einsum_extents(const InferContext &ctx, const EinsumSpec &spec);
 
 // Transpose's permutation (default: reversed axes).
 std::vector<int64_t> transpose_perm(const InferContext &ctx);

@@ -15,6 +15,7 @@ void GraphBuilder::add(Node node) {
 
 std::string GraphBuilder::reshape(const std::string &value, const Shape &to, const std::string &base) {
     const TensorInfo &info = g_.value(value);
+    if (info.shape_known && info.shape == to) return value;
     const std::string name = g_.unique_name(base);
     if (info.is_constant()) {
         TensorData data = *info.data;
@@ -30,6 +31,22 @@ std::string GraphBuilder::reshape(const std::string &value, const Shape &to, con
     reshape.inputs = {value, shape};
     reshape.outputs = {name};
     add(std::move(reshape));
+    return name;
+}
+
+std::string GraphBuilder::transpose(const std::string &value, const std::vector<int64_t> &perm,
+                                    const std::string &base) {
+    bool identity = true;
+    for (size_t a = 0; a < perm.size(); a++) identity &= perm[a] == int64_t(a);
+    if (identity) return value;
+    Node t;
+    t.op_type = "Transpose";
+    t.name = g_.unique_name(base);
+    t.inputs = {value};
+    t.outputs = {t.name};
+    t.attrs["perm"] = Attribute::make_ints(perm);
+    const std::string name = t.name;
+    add(std::move(t));
     return name;
 }
 

@@ -20,8 +20,11 @@ public:
     // Appends a node of the graph as it is (already inferred).
     void keep(const Node &node) { nodes_.push_back(node); }
 
-    // `value` as shape `to`: a reshaped copy of a constant, else a Reshape node.
+    // `value` as shape `to`: a reshaped copy of a constant, else a Reshape node (none
+    // where the shape is already `to`).
     std::string reshape(const std::string &value, const Shape &to, const std::string &base);
+    // A Transpose by `perm` (none for the identity).
+    std::string transpose(const std::string &value, const std::vector<int64_t> &perm, const std::string &base);
     // A constant-mode Pad: `pads` holds every axis' befores, then its afters.
     std::string pad(const std::string &value, const std::vector<int64_t> &pads, float fill, const std::string &base);
     // A Slice of [start, start + length) along each axis.

@@ -1,6 +1,7 @@
 #include "prepare_graph.h"
 
 #include "conv_transpose_as_conv.h"
+#include "einsum_as_matmul.h"
 #include "fold_batch_norm.h"
 #include "fold_constants.h"
 #include "uniform_windows.h"
@@ -12,7 +13,8 @@ namespace tessera::graph {
 std::string PrepareReport::summary() const {
     return "folded " + std::to_string(folded) + " constant node(s), " + std::to_string(batch_norms) +
            " BatchNormalization(s) into convolutions, " + std::to_string(conv_transposes) +
-           " ConvTranspose(s) into convolutions, " + std::to_string(windows.lifted_1d) +
+           " ConvTranspose(s) into convolutions, " + std::to_string(einsums) +
+           " Einsum(s) into matrix products, " + std::to_string(windows.lifted_1d) +
            " 1-D window(s) lifted to 2-D, " + std::to_string(windows.padded) + " window(s) padded by a Pad, " + std::to_string(rewrites.gelu) + " Erf-form GELU(s) into Gelu, " +
            std::to_string(rewrites.split) + " Split(s) into Slices, " + std::to_string(rewrites.layer_norm) +
            " decomposed LayerNorm(s) into LayerNormalization; removed " + std::to_string(removed) +
@@ -24,6 +26,7 @@ PrepareReport prepare_graph(Graph &g) {
     r.folded = fold_constants(g);
     r.batch_norms = fold_batch_norm(g);
     r.conv_transposes = conv_transpose_as_conv(g);
+    r.einsums = einsum_as_matmul(g);
     r.windows = uniform_windows(g);
     r.rewrites = rewrite_patterns(g);
     r.removed = remove_dead(g);

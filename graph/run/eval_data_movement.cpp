@@ -70,6 +70,41 @@ void tile(KernelContext &kc) {
     });
 }
 
+// Each output element: the multilinear mix of the input at its taps' positions (one
+// position per axis for nearest).
+void resize(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    TensorData &y = kc.out[0];
+    const std::vector<ResizeTaps> taps = *resize_taps(kc.ic);
+    const std::vector<int64_t> xs = strides_of(x.shape);
+    size_t o = 0;
+    for_each_index(y.shape, [&](const std::vector<int64_t> &idx) {
+        // Sum over the 2^k corners of the resized axes' (lo, hi) choices.
+        double acc = 0;
+        const size_t rank = idx.size();
+        for (uint64_t corner = 0; corner < (uint64_t(1) << rank); corner++) {
+            double weight = 1;
+            int64_t off = 0;
+            bool skip = false;
+            for (size_t a = 0; a < rank && !skip; a++) {
+                const bool hi = (corner >> a) & 1;
+                const ResizeTaps &t = taps[a];
+                if (!t.resized) {
+                    skip = hi;
+                    off += idx[a] * xs[a];
+                    continue;
+                }
+                const double w = t.weight[size_t(idx[a])];
+                weight *= hi ? w : 1 - w;
+                off += (hi ? t.hi : t.lo)[size_t(idx[a])] * xs[a];
+            }
+            if (skip || weight == 0) continue;
+            acc += weight * x.f[size_t(off)];
+        }
+        y.f[o++] = float(acc);
+    });
+}
+
 void gather(KernelContext &kc) {
     const TensorData &x = kc.input(0), &indices = kc.input(1);
     TensorData &y = kc.out[0];
@@ -113,6 +148,8 @@ void register_data_movement_kernels(KernelTable &table) {
     table["Slice"] = slice;
     table["Gather"] = gather;
     table["Tile"] = tile;
+    table["Resize"] = resize;
+    table["Upsample"] = resize;
 }
 
 } // namespace tessera::graph

@@ -42,7 +42,7 @@ Kernel unary_any(double (*f_fn)(double), int64_t (*i_fn)(int64_t)) {
     };
 }
 
-enum class BinOp { Add, Sub, Mul, Div, Pow, Equal, Prelu };
+enum class BinOp { Add, Sub, Mul, Div, Pow, Equal, Prelu, Mod };
 
 void binary(KernelContext &kc, BinOp op) {
     const TensorData &a = kc.input(0), &b = kc.input(1);
@@ -58,6 +58,7 @@ void binary(KernelContext &kc, BinOp op) {
                        : op == BinOp::Mul ? x * z
                        : op == BinOp::Div   ? x / z
                        : op == BinOp::Prelu ? (x < 0 ? x * z : x)
+                       : op == BinOp::Mod   ? std::fmod(x, z)  // floats: fmod = 1, the dividend's sign
                                             : std::pow(x, z);
             y.f[k] = float(r);
         } else if (op == BinOp::Pow) {
@@ -68,8 +69,12 @@ void binary(KernelContext &kc, BinOp op) {
             if (y.dtype == DType::i32) y.i[k] = int64_t(int32_t(y.i[k]));
         } else {
             int64_t x = a.i[ao[k]], z = b.i[bo[k]];
-            if (op == BinOp::Div && z == 0) kc.ic.fail("integer division by zero");
+            if ((op == BinOp::Div || op == BinOp::Mod) && z == 0) kc.ic.fail("integer division by zero");
             int64_t r = op == BinOp::Add ? x + z : op == BinOp::Sub ? x - z : op == BinOp::Mul ? x * z : x / z;
+            if (op == BinOp::Mod) {  // fmod = 0: the divisor's sign (Python's %); 1: the dividend's (C's)
+                r = x % z;
+                if (kc.node().get_int("fmod", 0) == 0 && r != 0 && ((r < 0) != (z < 0))) r += z;
+            }
             y.i[k] = y.dtype == DType::i32 ? int64_t(int32_t(r)) : r;
         }
     }
@@ -213,6 +218,7 @@ void register_elementwise_kernels(KernelTable &table) {
     table["Mul"] = [](KernelContext &kc) { binary(kc, BinOp::Mul); };
     table["Div"] = [](KernelContext &kc) { binary(kc, BinOp::Div); };
     table["Pow"] = [](KernelContext &kc) { binary(kc, BinOp::Pow); };
+    table["Mod"] = [](KernelContext &kc) { binary(kc, BinOp::Mod); };
     table["Equal"] = [](KernelContext &kc) { binary(kc, BinOp::Equal); };
     table["Clip"] = clip;
     table["Where"] = where;

@@ -1,4 +1,4 @@
-// Reference Gemm and MatMul (numpy matmul with broadcast batch axes).
+// Reference Gemm, MatMul (numpy matmul with broadcast batch axes) and Einsum.
 #include "kernel.h"
 
 namespace tessera::graph {
@@ -52,11 +52,36 @@ void matmul(KernelContext &kc) {
     }
 }
 
+// Every assignment of the indices: the output element at its output indices gains
+// the product of the operands' elements at theirs.
+void einsum(KernelContext &kc) {
+    const EinsumSpec spec = parse_einsum(kc.ic);
+    const std::map<char, int64_t> extent = einsum_extents(kc.ic, spec);
+    std::string all;
+    Shape extents;
+    for (const auto &[c, e] : extent) all += c, extents.push_back(e);
+    auto offset_of = [&](const std::string &term, const Shape &shape, const std::vector<int64_t> &idx) {
+        int64_t off = 0;
+        for (size_t a = 0; a < term.size(); a++) off = off * shape[a] + idx[all.find(term[a])];
+        return off;
+    };
+    TensorData &y = kc.out[0];
+    std::vector<double> acc(y.size(), 0.0);
+    for_each_index(extents, [&](const std::vector<int64_t> &idx) {
+        double v = 1;
+        for (size_t k = 0; k < spec.inputs.size(); k++)
+            v *= kc.in[k]->f[size_t(offset_of(spec.inputs[k], kc.in[k]->shape, idx))];
+        acc[size_t(offset_of(spec.output, y.shape, idx))] += v;
+    });
+    for (size_t k = 0; k < acc.size(); k++) y.f[k] = float(acc[k]);
+}
+
 } // namespace
 
 void register_linear_kernels(KernelTable &table) {
     table["Gemm"] = gemm;
     table["MatMul"] = matmul;
+    table["Einsum"] = einsum;
 }
 
 } // namespace tessera::graph

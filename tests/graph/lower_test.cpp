@@ -14,6 +14,7 @@
 #include "pack_weights.h"
 #include "plan_chains.h"
 #include "plan_fusion.h"
+#include "prepare_graph.h"
 #include "tessera_scheduler.h"
 #include "remove_dead.h"
 #include "uniform_windows.h"
@@ -842,6 +843,39 @@ TEST(GraphLowering, ConvTransposeRunsAsAConvolution) {
         uniform_windows(g);
         for (const Node &n : g.nodes) EXPECT_NE(n.op_type, "ConvTranspose");
         expect_matches_reference(g, plan_fusion(g, {4.0, true}), 71, &written);
+    }
+}
+
+// Resize (linear and nearest, scales and sizes, three coordinate transformations) and
+// Einsum (batched products and a permutation, through graph/passes/einsum_as_matmul and
+// the library's batch_matmul) against the evaluator, whose Resize and Einsum ONNX's
+// node tests check.
+TEST(GraphLowering, ResizeAndEinsumMatchTheEvaluator) {
+    ModelBuilder resize(13);
+    resize.input("x", {1, 3, 5, 7}).output("up").output("near").output("corners");
+    resize.initializer("scales", TensorData::floats({4}, {1, 1, 2, 1.5f}));
+    resize.initializer("sizes", TensorData::ints({4}, {1, 3, 3, 11}));
+    resize.initializer("no_scales", TensorData::floats({0}, {}));
+    testing::set_string(resize.node("Resize", {"x", "", "scales"}, {"up"}, "linear"), "mode", "linear");
+    auto &near = resize.node("Resize", {"x", "", "no_scales", "sizes"}, {"near"}, "nearest");
+    testing::set_string(near, "coordinate_transformation_mode", "asymmetric");
+    testing::set_string(near, "nearest_mode", "floor");
+    auto &corners = resize.node("Resize", {"x", "", "no_scales", "sizes"}, {"corners"}, "corners");
+    testing::set_string(corners, "mode", "linear");
+    testing::set_string(corners, "coordinate_transformation_mode", "align_corners");
+
+    ModelBuilder einsum(13);
+    einsum.input("a", {2, 3, 4}).input("b", {2, 4, 5}).input("q", {2, 3, 4, 6}).input("k", {2, 3, 5, 6});
+    einsum.output("ab").output("qk").output("t");
+    testing::set_string(einsum.node("Einsum", {"a", "b"}, {"ab"}, "batched"), "equation", "bij,bjk->bik");
+    testing::set_string(einsum.node("Einsum", {"q", "k"}, {"qk"}, "scores"), "equation", "bhid,bhjd->bhij");
+    testing::set_string(einsum.node("Einsum", {"q"}, {"t"}, "permute"), "equation", "bhid->bdhi");
+
+    for (const ModelBuilder *b : {&resize, &einsum}) {
+        Graph g = import_onnx_bytes(b->bytes(), "test model");
+        prepare_graph(g);
+        for (const Node &n : g.nodes) EXPECT_NE(n.op_type, "Einsum");
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 81);
     }
 }
 

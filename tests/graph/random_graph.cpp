@@ -28,6 +28,7 @@ public:
 
     void add(const std::string &line, const Value &v) {
         values_.push_back(v);
+        g_.values.push_back(v.name);
         g_.nodes.push_back(line + " -> " + shape_string(v.shape));
     }
 
@@ -48,6 +49,10 @@ public:
     bool concat();
     bool squeeze_excite();
     bool softmax();
+    bool conv_transpose();
+    bool reduce_gate();
+    bool transpose_pair();
+    bool matmul();
 
     std::mt19937_64 rng_;
     RandomGraph &g_;
@@ -69,11 +74,13 @@ bool Generator::conv() {
     const int64_t c = x.shape[1], h = x.shape[2], w = x.shape[3];
     const int64_t k = std::vector<int64_t>{1, 3, 3, 5}[size_t(pick(0, 3))];
     const int64_t s = coin(0.3) ? 2 : 1, d = k > 1 && coin(0.2) ? 2 : 1, p = coin(0.7) ? d * (k / 2) : 0;
+    // Sometimes one more pad at the end (SAME_UPPER's odd pad; a Pad before the window).
+    const int64_t extra = p > 0 && coin(0.2) ? 1 : 0;
     const bool depthwise = coin(0.25), grouped = !depthwise && c % 2 == 0 && coin(0.2);
     const int64_t group = depthwise ? c : grouped ? 2 : 1;
     const int64_t oc = depthwise ? c : group * pick(1, 12);
-    const int64_t oh = window_out(h, k, s, p, d, false), ow = window_out(w, k, s, p, d, false);
-    if (oh < 1 || ow < 1) return false;
+    const int64_t oh = (h + 2 * p + extra - (d * (k - 1) + 1)) / s + 1, ow = (w + 2 * p + extra - (d * (k - 1) + 1)) / s + 1;
+    if (h + 2 * p + extra < d * (k - 1) + 1 || w + 2 * p + extra < d * (k - 1) + 1) return false;
     const std::string wname = initializer({oc, c / group, k, k}, 1.0f / float(std::sqrt(double(c / group * k * k))));
     std::vector<std::string> inputs = {x.name, wname};
     const bool bias = coin();
@@ -82,10 +89,11 @@ bool Generator::conv() {
     auto &n = g_.model.node("Conv", inputs, {y});
     set_ints(n, "kernel_shape", {k, k});
     set_ints(n, "strides", {s, s});
-    set_ints(n, "pads", {p, p, p, p});
+    set_ints(n, "pads", {p, p, p + extra, p + extra});
     set_ints(n, "dilations", {d, d});
     set_int(n, "group", group);
     add("Conv " + y + " = " + x.name + " k" + std::to_string(k) + " s" + std::to_string(s) + " p" + std::to_string(p) +
+            (extra ? "+1" : "") +
             " d" + std::to_string(d) + " g" + std::to_string(group) + (bias ? " bias" : ""),
         {y, {1, oc, oh, ow}});
     return true;
@@ -93,8 +101,8 @@ bool Generator::conv() {
 
 bool Generator::activation() {
     const Value x = recent();
-    static const std::vector<std::string> ops = {"Relu",  "Sigmoid",   "Tanh", "LeakyRelu", "HardSwish",
-                                                 "Elu",   "Softplus",  "HardSigmoid", "Clip"};
+    static const std::vector<std::string> ops = {"Relu", "Sigmoid",  "Tanh",        "LeakyRelu", "HardSwish", "Elu",
+                                                 "Softplus", "HardSigmoid", "Clip", "Abs", "Softsign", "Mish"};
     const std::string op = ops[size_t(pick(0, int(ops.size()) - 1))];
     const std::string y = fresh("act");
     std::vector<std::string> inputs = {x.name};
@@ -187,16 +195,73 @@ bool Generator::softmax() {
     return true;
 }
 
+bool Generator::conv_transpose() {
+    const Value x = recent();
+    const int64_t c = x.shape[1], k = pick(2, 3), s = pick(1, 2), p = pick(0, k - 1), op = s > 1 && coin() ? 1 : 0;
+    const int64_t group = c % 2 == 0 && coin(0.3) ? 2 : 1, oc = group * pick(1, 6);
+    const int64_t oh = (x.shape[2] - 1) * s + k - 2 * p + op, ow = (x.shape[3] - 1) * s + k - 2 * p + op;
+    if (oh < 1 || ow < 1 || oh > 64 || ow > 64) return false;
+    const std::string wname = initializer({c, oc / group, k, k}, 1.0f / float(std::sqrt(double(c / group * k * k))));
+    const std::string y = fresh("deconv");
+    auto &n = g_.model.node("ConvTranspose", {x.name, wname}, {y});
+    set_ints(n, "strides", {s, s});
+    set_ints(n, "pads", {p, p, p, p});
+    if (op) set_ints(n, "output_padding", {op, op});
+    set_int(n, "group", group);
+    add("ConvTranspose " + y + " = " + x.name + " k" + std::to_string(k) + " s" + std::to_string(s) + " p" +
+            std::to_string(p) + " op" + std::to_string(op) + " g" + std::to_string(group),
+        {y, {1, oc, oh, ow}});
+    return true;
+}
+
+// x times a per-channel statistic of itself (ReduceMax, ReduceMean, ReduceL2 over H and W).
+bool Generator::reduce_gate() {
+    const Value x = recent();
+    static const std::vector<std::string> ops = {"ReduceMax", "ReduceMean", "ReduceL2", "ReduceLogSumExp"};
+    const std::string op = ops[size_t(pick(0, int(ops.size()) - 1))];
+    const std::string stat = fresh("stat"), y = fresh("gated");
+    set_ints(g_.model.node(op, {x.name}, {stat}), "axes", {2, 3});
+    g_.model.node("Mul", {x.name, stat}, {y});
+    g_.nodes.push_back(op + " " + stat + " = " + x.name + " axes 2,3");
+    add("Mul " + y + " = " + x.name + ", " + stat, {y, x.shape});
+    return true;
+}
+
+// To NHWC, an activation there, and back.
+bool Generator::transpose_pair() {
+    const Value x = recent();
+    const std::string nhwc = fresh("nhwc"), act = fresh("act"), y = fresh("nchw");
+    set_ints(g_.model.node("Transpose", {x.name}, {nhwc}), "perm", {0, 2, 3, 1});
+    g_.model.node("Relu", {nhwc}, {act});
+    set_ints(g_.model.node("Transpose", {act}, {y}), "perm", {0, 3, 1, 2});
+    g_.nodes.push_back("Transpose " + nhwc + " = " + x.name + " perm 0,2,3,1");
+    g_.nodes.push_back("Relu " + act + " = " + nhwc);
+    add("Transpose " + y + " = " + act + " perm 0,3,1,2", {y, x.shape});
+    return true;
+}
+
+// A matrix product along the last axis: [1, C, H, W] x [W, W'].
+bool Generator::matmul() {
+    const Value x = recent();
+    const int64_t w = x.shape[3], w2 = pick(3, 17);
+    const std::string weights = initializer({w, w2}, 1.0f / float(std::sqrt(double(w))));
+    const std::string y = fresh("mm");
+    g_.model.node("MatMul", {x.name, weights}, {y});
+    add("MatMul " + y + " = " + x.name + " x " + std::to_string(w) + "x" + std::to_string(w2),
+        {y, {1, x.shape[1], x.shape[2], w2}});
+    return true;
+}
+
 }  // namespace
 
 RandomGraph random_graph(uint64_t seed, int nodes) {
-    RandomGraph g{ModelBuilder(13), {}};
+    RandomGraph g{ModelBuilder(13), {}, {}};
     Generator gen(seed, g);
     const Shape input = {1, gen.pick(1, 12), gen.pick(5, 19), gen.pick(5, 19)};
     g.model.input("x", input);
     gen.values_.push_back({"x", input});
     for (int attempts = 0; int(g.nodes.size()) < nodes && attempts < 4 * nodes; attempts++) {
-        switch (gen.pick(0, 9)) {
+        switch (gen.pick(0, 13)) {
         case 0:
         case 1:
         case 2: gen.conv(); break;
@@ -209,6 +274,10 @@ RandomGraph random_graph(uint64_t seed, int nodes) {
         case 9:
             if (gen.coin(0.3)) gen.softmax();
             break;
+        case 10: gen.conv_transpose(); break;
+        case 11: gen.reduce_gate(); break;
+        case 12: gen.transpose_pair(); break;
+        case 13: gen.matmul(); break;
         }
     }
     // The last value is an output; an earlier one too, sometimes (several outputs).

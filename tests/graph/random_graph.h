@@ -1,8 +1,10 @@
 // Random valid ONNX graphs from a seed, for differential testing (after NNSmith,
-// ASPLOS'23): image values grown by random convolutions (grouped, strided, padded,
-// dilated, with and without bias), activations, broadcasting elementwise ops,
-// pools (ceil_mode too), Concats of branches, squeeze-excite products and a
-// softmax, with fan-out (a value read by several nodes) and odd sizes.
+// ASPLOS'23): image values grown by random convolutions (grouped, strided, padded
+// evenly or not, dilated, with and without bias) and transposed convolutions,
+// activations, broadcasting elementwise ops, pools (ceil_mode too), Concats of
+// branches, squeeze-excite products and gates by other reductions, a softmax,
+// transposes to NHWC and back, and matrix products along the last axis, with fan-out
+// (a value read by several nodes) and odd sizes.
 #pragma once
 
 #include "model_builder.h"
@@ -15,7 +17,8 @@ namespace tessera::graph::testing {
 
 struct RandomGraph {
     ModelBuilder model;
-    std::vector<std::string> nodes;  // "Conv c3 = c1 k3 s2 p1 g1 -> 1x8x5x6", one per node, for messages
+    std::vector<std::string> nodes;   // "Conv c3 = c1 k3 s2 p1 g1 -> 1x8x5x6", one per node, for messages
+    std::vector<std::string> values;  // every value a generator step made, in order (the shrinker's outputs)
 };
 
 // A graph of about `nodes` nodes (fewer where shapes run out) from `seed`.

@@ -1,8 +1,12 @@
 // Random-graph differential testing: each graph of random_graph.h runs through the
-// reference evaluator and the JIT compiler, fused and one kernel per node, and the
+// reference evaluator and the JIT compiler, fused and one kernel per node, and fused in
+// a layout (every convolution predicted fastest channel-blocked, or NHWC), and the
 // outputs are compared element by element (relative error; NaN never passes). A
 // failure names the seed and the graph's nodes, so it reproduces with
-// TESSERA_FUZZ_SEED=<seed> TESSERA_FUZZ_GRAPHS=1. `make fuzz-graphs N=...` runs more.
+// TESSERA_FUZZ_SEED=<seed> TESSERA_FUZZ_GRAPHS=1, and writes the smallest failing graph
+// (the shortest prefix of the generator's steps that still fails, dead nodes removed)
+// as an ONNX model. `make fuzz-graphs N=...` runs more.
+#include "assign_layouts.h"
 #include "evaluate.h"
 #include "graph_error.h"
 #include "import_onnx.h"
@@ -46,6 +50,49 @@ std::string difference(const Graph &g, const FusionPlan &plan, const TensorMap &
     return "";
 }
 
+// The graph with only `output` as its output (what does not lead to it falls away).
+std::string difference_up_to(const testing::RandomGraph &rg, const std::string &output, uint64_t seed, bool fuse,
+                             testing::ModelBuilder *model) {
+    *model = rg.model;
+    model->model.mutable_graph()->clear_output();
+    model->output(output);
+    Graph g = import_onnx_bytes(model->bytes(), "random graph " + std::to_string(seed) + " up to " + output);
+    prepare_graph(g);
+    TensorMap inputs;
+    for (const std::string &name : g.inputs) inputs[name] = testing::random_floats(g.value(name).shape, seed, -2, 2);
+    return difference(g, plan_fusion(g, {4.0, fuse}), inputs, evaluate(g, inputs));
+}
+
+// The smallest failing prefix of a failing graph, written as a model: its path and size.
+std::string shrink(const testing::RandomGraph &rg, uint64_t seed, bool fuse) {
+    for (const std::string &value : rg.values) {
+        testing::ModelBuilder model;
+        std::string diff;
+        try {
+            diff = difference_up_to(rg, value, seed, fuse, &model);
+        } catch (const std::exception &e) {
+            diff = e.what();
+        }
+        if (diff.empty()) continue;
+        const std::string path = model.save("random_graph_" + std::to_string(seed) + "_smallest.onnx");
+        return "smallest failing graph: up to " + value + " (" + diff + "), written to " + path;
+    }
+    return "no smaller graph fails";
+}
+
+// Layouts as if every convolution ran fastest in `preferred` (blocks of 8 channels).
+LayoutOptions preferring(Layout preferred) {
+    LayoutOptions o;
+    o.block = 8;
+    o.nhwc = preferred == Layout::nhwc;
+    o.blocked = preferred == Layout::blocked;
+    o.max_conversion_share = 100;  // the predictions alone decide
+    o.predict_ms = [preferred](const Graph &graph, int node) {
+        return node_layout(graph.nodes[size_t(node)]) == preferred ? 1.0 : 2.0;
+    };
+    return o;
+}
+
 TEST(RandomGraphs, CompiledMatchesTheEvaluator) {
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
     const uint64_t first = env_number("TESSERA_FUZZ_SEED", 1), count = env_number("TESSERA_FUZZ_GRAPHS", 40);
@@ -70,8 +117,21 @@ TEST(RandomGraphs, CompiledMatchesTheEvaluator) {
             }
             const std::string diff = difference(g, plan, inputs, want);
             EXPECT_EQ(diff, "") << "seed " << seed << (fuse ? ", fused" : ", one kernel per node") << ":\n"
-                                << nodes << describe_plan(g, plan);
+                                << nodes << describe_plan(g, plan) << (diff.empty() ? "" : shrink(rg, seed, fuse));
             compiled++;
+        }
+        // The same graph in a layout (NCHW[8]c on odd seeds, NHWC on even ones), fused.
+        const Layout layout = seed % 2 ? Layout::blocked : Layout::nhwc;
+        Graph laid_out = g;
+        const LayoutReport report = assign_layouts(laid_out, preferring(layout));
+        if (report.blocked_nodes + report.nhwc_nodes == 0) continue;
+        try {
+            const std::string diff = difference(laid_out, plan_fusion(laid_out, {4.0, true}), inputs, want);
+            EXPECT_EQ(diff, "") << "seed " << seed << ", " << (layout == Layout::blocked ? "blocked" : "NHWC")
+                                << " layout:\n" << nodes << report.describe();
+            compiled++;
+        } catch (const GraphError &) {
+            refused++;
         }
     }
     const double seconds =

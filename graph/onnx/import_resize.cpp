@@ -1,0 +1,150 @@
+// Resize (opset 10 on; opsets 11-19 with roi, scales or sizes as inputs) and Upsample
+// (opsets 7-9): nearest and (multi)linear sampling, every coordinate transformation
+// but tf_crop_and_resize. resize_taps resolves each output position of each axis into
+// the two input positions it reads and the weight of the second, once, for the shape
+// rule, the evaluator and the lowering.
+#include "resolved_params.h"
+
+#include <cmath>
+
+namespace tessera::graph {
+
+namespace {
+
+// The scales (or the sizes) from the attribute (Upsample 7) or the inputs; nullopt
+// while an input is not a constant.
+std::optional<std::vector<double>> resize_scales(const InferContext &ctx, Shape *sizes) {
+    const int64_t r = ctx.rank(0);
+    const bool upsample = ctx.node.op_type == "Upsample";
+    std::vector<double> scales;
+    if (upsample && ctx.opset < 9) {
+        for (float s : ctx.node.get_floats("scales", {})) scales.push_back(s);
+    } else {
+        // Upsample 9 and Resize 10: X, scales; Resize 11 on: X, roi, scales, sizes.
+        const size_t scales_at = upsample || ctx.opset < 11 ? 1 : 2, sizes_at = 3;
+        if (ctx.has(sizes_at)) {
+            auto v = ctx.int_values(sizes_at);
+            if (!v) return std::nullopt;
+            if (int64_t(v->size()) != r) ctx.fail("sizes has " + std::to_string(v->size()) + " values for rank " + std::to_string(r));
+            *sizes = *v;
+            for (int64_t a = 0; a < r; a++) scales.push_back(double((*v)[a]) / double(ctx.shape(0)[a]));
+            return scales;
+        }
+        if (!ctx.has(scales_at)) ctx.fail("neither scales nor sizes is given");
+        const TensorData *s = ctx.value(scales_at);
+        if (!s) return std::nullopt;
+        for (size_t k = 0; k < s->size(); k++) scales.push_back(s->get(k));
+    }
+    if (int64_t(scales.size()) != r) ctx.fail("scales has " + std::to_string(scales.size()) + " values for rank " + std::to_string(r));
+    sizes->clear();
+    for (int64_t a = 0; a < r; a++) {
+        if (!(scales[a] > 0)) ctx.fail("scale " + std::to_string(scales[a]) + " is not positive");
+        sizes->push_back(int64_t(std::floor(double(ctx.shape(0)[a]) * scales[a])));
+    }
+    return scales;
+}
+
+void check_resize(const InferContext &ctx) {
+    const bool legacy = ctx.node.op_type == "Upsample" || ctx.opset < 11;  // asymmetric, floor
+    ctx.require_one_of("mode", ctx.node.get_string("mode", "nearest"), {"nearest", "linear", "bilinear"});
+    if (!legacy) {
+        ctx.require_one_of("coordinate_transformation_mode",
+                           ctx.node.get_string("coordinate_transformation_mode", "half_pixel"),
+                           {"half_pixel", "pytorch_half_pixel", "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+                            "half_pixel_symmetric"});
+        ctx.require_one_of("nearest_mode", ctx.node.get_string("nearest_mode", "round_prefer_floor"),
+                           {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"});
+    }
+    if (ctx.node.get_int("antialias", 0) != 0) ctx.fail("antialias is not supported");
+    if (ctx.node.has_attr("axes")) ctx.fail("the axes attribute is not supported (scales or sizes for every axis)");
+    if (ctx.node.get_string("keep_aspect_ratio_policy", "stretch") != "stretch")
+        ctx.fail("keep_aspect_ratio_policy other than stretch is not supported");
+    ctx.require_dtype(0, {DType::f32});
+}
+
+bool infer_resize(InferContext &ctx) {
+    Shape sizes;
+    if (!resize_scales(ctx, &sizes)) return false;
+    for (int64_t s : sizes)
+        if (s < 1) ctx.fail("the output " + shape_string(sizes) + " is empty");
+    ctx.set_output(0, DType::f32, sizes);
+    return true;
+}
+
+} // namespace
+
+std::optional<std::vector<ResizeTaps>> resize_taps(const InferContext &ctx) {
+    Shape sizes;
+    const auto scales = resize_scales(ctx, &sizes);
+    if (!scales) return std::nullopt;
+    const bool legacy = ctx.node.op_type == "Upsample" || ctx.opset < 11;
+    const std::string mode = ctx.node.get_string("mode", "nearest");
+    const bool linear = mode == "linear" || mode == "bilinear";
+    const std::string transform =
+        legacy ? "asymmetric" : ctx.node.get_string("coordinate_transformation_mode", "half_pixel");
+    const std::string nearest = legacy ? "floor" : ctx.node.get_string("nearest_mode", "round_prefer_floor");
+    std::vector<ResizeTaps> taps(sizes.size());
+    for (size_t a = 0; a < sizes.size(); a++) {
+        const int64_t in = ctx.shape(0)[a], out = sizes[a];
+        const double scale = (*scales)[a];
+        ResizeTaps &t = taps[a];
+        for (int64_t i = 0; i < out; i++) {
+            double x = 0;  // the output position's coordinate in the input
+            if (transform == "align_corners") {
+                // The resized length as scale x length, unrounded (as ONNX's reference has it).
+                const double length = double(in) * scale;
+                x = length <= 1 ? 0 : double(i) * double(in - 1) / (length - 1);
+            } else if (transform == "asymmetric") {
+                x = double(i) / scale;
+            } else if (transform == "tf_half_pixel_for_nn") {
+                x = (double(i) + 0.5) / scale;
+            } else if (transform == "pytorch_half_pixel") {
+                x = out > 1 ? (double(i) + 0.5) / scale - 0.5 : 0;
+            } else if (transform == "half_pixel_symmetric") {
+                const double adjusted = double(out) / scale, offset = double(in) / 2 * (1 - adjusted / double(in));
+                x = offset + (double(i) + 0.5) / scale - 0.5;
+            } else {  // half_pixel
+                x = (double(i) + 0.5) / scale - 0.5;
+            }
+            auto clamp = [&](int64_t k) { return std::min<int64_t>(std::max<int64_t>(k, 0), in - 1); };
+            if (linear) {
+                const double lo = std::floor(x);
+                t.lo.push_back(clamp(int64_t(lo)));
+                t.hi.push_back(clamp(int64_t(lo) + 1));
+                t.weight.push_back(x - lo);  // edge positions read the edge on both sides
+            } else {
+                double k = 0;
+                if (nearest == "floor") k = std::floor(x);
+                else if (nearest == "ceil") k = std::ceil(x);
+                else if (nearest == "round_prefer_ceil") k = std::floor(x + 0.5);
+                else k = x == std::floor(x) + 0.5 ? std::floor(x) : std::round(x);  // round_prefer_floor
+                t.lo.push_back(clamp(int64_t(k)));
+                t.hi.push_back(t.lo.back());
+                t.weight.push_back(0);
+            }
+            t.resized |= t.lo.back() != i || t.hi.back() != i || t.weight.back() != 0;
+        }
+        t.resized |= out != in;
+    }
+    return taps;
+}
+
+void register_resize_rules(RuleTable &table) {
+    OpRule resize;
+    resize.min_opset = 10;
+    resize.attributes = {"mode",           "coordinate_transformation_mode", "nearest_mode", "cubic_coeff_a",
+                         "exclude_outside", "extrapolation_value",           "antialias",    "axes",
+                         "keep_aspect_ratio_policy"};
+    resize.max_inputs = 4;
+    resize.check = check_resize;
+    resize.infer = infer_resize;
+    table["Resize"] = resize;
+
+    OpRule upsample = resize;
+    upsample.min_opset = 7;
+    upsample.attributes = {"mode", "scales"};
+    upsample.max_inputs = 2;
+    table["Upsample"] = upsample;
+}
+
+} // namespace tessera::graph
