@@ -182,6 +182,42 @@ TEST(TesseraDecisions, EpilogueTilesShiftInwardsAlongAwkwardDims) {
 // its channels with another's): the output is not its epilogue, since the stage
 // would be computed over the output's points and read its operands past their
 // end. The pipeline's results are checked too.
+// A product computed at root inside the pipeline (its reader, a window-to-image
+// reshape, is unanalysable) whose row tiles do not divide its 3136 rows: its storage
+// is padded to whole tiles, where Halide would size it by the rows the reader needs
+// and the last tile's rfactor merge wrote past them (MaxViT's heap corruption).
+TEST(TesseraDecisions, AProductComputedAtRootIsStoredInWholeTiles) {
+    // 3137 rows (a prime: no row tile divides them), read in a shuffled order.
+    constexpr int rows = 3137;
+    Halide::ImageParam a(Halide::Float(32), 2, "a"), w(Halide::Float(32), 2, "w");
+    a.set_estimates({{0, 256}, {0, rows}});  // a(k, m)
+    w.set_estimates({{0, 64}, {0, 256}});    // w(n, k)
+    Halide::Var n("n"), m("m"), x("x"), kk("kk");
+    Halide::RDom k(0, 256, "k");
+    // The rows through a clamp, as a graph partition reads a reshaped input: evaluable
+    // at any row, so row tiles may overrun.
+    Halide::Func rows_in("rows_in"), product("rows_product"), shuffled("shuffled");
+    rows_in(kk, m) = a(kk, Halide::clamp(m, 0, rows - 1));
+    product(n, m) += rows_in(k, m) * w(n, k);
+    shuffled(n, x) = product(n, (x * 37) % rows);
+    shuffled.set_estimates({{0, 64}, {0, rows}});
+    const test::PinnedMachine &avx512 = test::pinned_machines().back();
+    const ScheduleOutcome o = schedule_pipeline(Halide::Pipeline(shuffled), Halide::Target(avx512.target),
+                                                test::pinned_options(avx512, test::test_profile("avx512_zen5.json")));
+    int padded_rows = 0;
+    for (const schedule::Step &step : o.schedule.steps()) {
+        if (const auto *b = std::get_if<schedule::BoundStorage>(&step)) {
+            if (base_name(b->func) == "rows_product" && b->var == "m") padded_rows = b->extent;
+        }
+    }
+    const StageDecision &d = compute_decision(o);
+    EXPECT_EQ(base_name(d.func), "rows_product");
+    const int64_t rows_tile = tile(d, *d.chosen_program(), rtile::kL2Tile).at("m");
+    ASSERT_GT(rows_tile, 1);
+    ASSERT_LT(rows_tile, rows) << o.explanation;
+    EXPECT_GE(padded_rows, (rows + rows_tile - 1) / rows_tile * rows_tile) << o.explanation;
+}
+
 TEST(TesseraDecisions, AnOutputLargerThanItsProducerIsNoEpilogue) {
     Halide::ImageParam a(Halide::Float(32), 2, "a"), w(Halide::Float(32), 2, "w");
     a.set_estimates({{0, 32}, {0, 17}});  // a(k, x)

@@ -488,6 +488,19 @@ Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std:
         // Parallel over the L2 tiles (fused); the chunk loop stays inside a task.
         if (!loops.tasks.empty()) parallel_tiles(s, loops.tasks, f + "_tasks");
     }
+    // Tiles that overrun a dim of a stage computed at root inside the pipeline: its
+    // storage padded to whole tiles. Halide 14 sizes the allocation by the region its
+    // consumers need, and the rfactor merge of the last tile wrote past it (a MatMul
+    // into MaxViT's window-to-image reshapes). An output's tails stay guarded by Halide.
+    if (!fused && !script.is_output(f)) {
+        for (size_t j : t.spatial_dims()) {
+            const int64_t e = t.dims[j].extent;
+            const int64_t outer = l2.shape[j] < e ? l2.shape[j] : l1.shape[j] < e ? l1.shape[j] : reg.shape[j];
+            if (!p.anywhere(j) || e % outer == 0) continue;
+            const int64_t padded = (e + outer - 1) / outer * outer + l1.shape[j] + reg.shape[j];
+            script.bound_storage(f, t.dims[j].name, int(padded));
+        }
+    }
     // The register tile: computed inside the innermost loop around it, its
     // accumulators vectorised along the vector dim and unrolled along the other.
     const std::string attach = !loops.regs.empty() ? loops.regs.front() : !loops.l1s.empty() ? loops.l1s.front() : ko;

@@ -17,7 +17,7 @@ std::vector<Function> sandbox_copy(const std::vector<Function> &order) {
 }
 
 ScheduleBuilder::ScheduleBuilder(const std::vector<Function> &order, const std::vector<std::string> &outputs)
-    : sandbox_(sandbox_copy(order)) {
+    : outputs_(outputs.begin(), outputs.end()), sandbox_(sandbox_copy(order)) {
     for (const std::string &o : outputs)
         func_schedule(o).compute = {Placement::Kind::Root, "", ""};
 }

@@ -68,6 +68,8 @@ public:
 
     // The sandbox's handle on a Function: for queries (args, schedules so far).
     Halide::Func func(const std::string &name);
+    // Whether f is one of the pipeline's outputs (its storage is the caller's buffer).
+    bool is_output(const std::string &f) const { return outputs_.count(f) != 0; }
     void compute_root(const std::string &f);
     void compute_at(const std::string &f, const std::string &consumer, const std::string &var);
     // f's storage hoisted to consumer's loop `var` (Halide's store_at), a pure var.
@@ -113,6 +115,7 @@ public:
 
 private:
     friend class StageBuilder;
+    std::set<std::string> outputs_;
     void record(Step step, const std::vector<std::string> &names);
     FuncSchedule &func_schedule(const std::string &name) { return schedule_.touch(name); }
     StageSchedule &stage_schedule(const std::string &f, int update);

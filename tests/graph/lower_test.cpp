@@ -879,6 +879,25 @@ TEST(GraphLowering, ResizeAndEinsumMatchTheEvaluator) {
     }
 }
 
+// A matrix product read through window-to-image reshapes (MaxViT's departition): the
+// product is computed at root, its row tiles overrun the 3136 rows, and its storage is
+// padded to whole tiles (the rfactor merge of the last tile wrote past an allocation
+// of exactly the rows needed and corrupted the heap).
+TEST(GraphLowering, AMatrixProductWhoseTilesOverrunItsRowsStaysInItsStorage) {
+    ModelBuilder b(13);
+    b.input("x", {1, 64, 49, 256}).output("y");
+    b.initializer("w", weights({256, 64}, 91));
+    b.initializer("windows", TensorData::ints({6}, {1, 7, 7, 8, 8, 64}));
+    b.initializer("image", TensorData::ints({4}, {1, 64, 56, 56}));
+    b.node("MatMul", {"x", "w"}, {"m"});
+    testing::set_ints(b.node("Transpose", {"m"}, {"t"}), "perm", {0, 2, 1, 3});
+    b.node("Reshape", {"t", "windows"}, {"r"});
+    testing::set_ints(b.node("Transpose", {"r"}, {"t2"}), "perm", {0, 5, 1, 3, 2, 4});
+    b.node("Reshape", {"t2", "image"}, {"y"});
+    const Graph g = prepared(b);
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 92);
+}
+
 TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {
     ModelBuilder b(13);
     b.input("x", {1, 2, 8, 8}).output("y");
