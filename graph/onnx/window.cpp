@@ -23,23 +23,29 @@ int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
 }
 
-}  // namespace
-
-Window resolve_window(const InferContext &ctx, const Shape &spatial, const std::vector<int64_t> &kernel,
-                      bool ceil_mode) {
-    size_t n = spatial.size();
-    Window w;
+// The attributes both windows share: kernel, strides, dilations; pads and output
+// sizes zeroed for the caller to resolve.
+void shared_geometry(const InferContext &ctx, size_t n, const std::vector<int64_t> &kernel, Window &w) {
     w.kernel = kernel;
     if (kernel.size() != n)
         ctx.fail("kernel has " + std::to_string(kernel.size()) + " axes but the input has " + std::to_string(n) +
                  " spatial axes");
     w.strides = per_axis(ctx, "strides", n, 1);
     w.dilations = per_axis(ctx, "dilations", n, 1);
-    std::vector<int64_t> pads = per_axis(ctx, "pads", 2 * n, 0);
-    std::string auto_pad = ctx.node.get_string("auto_pad", "NOTSET");
     w.pad_begin.assign(n, 0);
     w.pad_end.assign(n, 0);
     w.out.assign(n, 0);
+}
+
+}  // namespace
+
+Window resolve_window(const InferContext &ctx, const Shape &spatial, const std::vector<int64_t> &kernel,
+                      bool ceil_mode) {
+    size_t n = spatial.size();
+    Window w;
+    shared_geometry(ctx, n, kernel, w);
+    std::vector<int64_t> pads = per_axis(ctx, "pads", 2 * n, 0);
+    std::string auto_pad = ctx.node.get_string("auto_pad", "NOTSET");
     for (size_t i = 0; i < n; i++) {
         int64_t extent = (kernel[i] - 1) * w.dilations[i] + 1;
         int64_t s = w.strides[i];
@@ -73,12 +79,7 @@ TransposedWindow resolve_transposed_window(const InferContext &ctx, const Shape 
                                            const std::vector<int64_t> &kernel) {
     const size_t n = spatial.size();
     TransposedWindow w;
-    w.kernel = kernel;
-    if (kernel.size() != n)
-        ctx.fail("kernel has " + std::to_string(kernel.size()) + " axes but the input has " + std::to_string(n) +
-                 " spatial axes");
-    w.strides = per_axis(ctx, "strides", n, 1);
-    w.dilations = per_axis(ctx, "dilations", n, 1);
+    shared_geometry(ctx, n, kernel, w);
     w.output_padding = per_axis(ctx, "output_padding", n, 0);
     const std::vector<int64_t> pads = per_axis(ctx, "pads", 2 * n, 0);
     const std::string auto_pad = ctx.node.get_string("auto_pad", "NOTSET");

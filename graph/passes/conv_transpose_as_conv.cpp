@@ -102,18 +102,12 @@ void rewrite(Graph &g, GraphBuilder &b, const Node &n) {
 } // namespace
 
 int conv_transpose_as_conv(Graph &g) {
-    int count = 0;
     GraphBuilder b(g);
-    for (const Node &n : g.nodes) {
-        if (rewritable(g, n)) {
-            rewrite(g, b, n);
-            count++;
-        } else {
-            b.keep(n);
-        }
-    }
-    b.finish();
-    return count;
+    return b.rewrite_nodes([&](const Node &n) {
+        if (!rewritable(g, n)) return false;
+        rewrite(g, b, n);
+        return true;
+    });
 }
 
 } // namespace tessera::graph

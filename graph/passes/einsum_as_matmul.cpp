@@ -92,20 +92,14 @@ void rewrite(Graph &g, GraphBuilder &b, const Node &n, const EinsumSpec &spec, c
 } // namespace
 
 int einsum_as_matmul(Graph &g) {
-    int count = 0;
     GraphBuilder b(g);
-    for (const Node &n : g.nodes) {
+    return b.rewrite_nodes([&](const Node &n) {
         EinsumSpec spec;
         std::map<char, int64_t> extent;
-        if (rewritable(g, n, &spec, &extent)) {
-            rewrite(g, b, n, spec, extent);
-            count++;
-        } else {
-            b.keep(n);
-        }
-    }
-    b.finish();
-    return count;
+        if (!rewritable(g, n, &spec, &extent)) return false;
+        rewrite(g, b, n, spec, extent);
+        return true;
+    });
 }
 
 } // namespace tessera::graph

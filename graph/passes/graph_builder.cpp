@@ -4,6 +4,19 @@
 
 namespace tessera::graph {
 
+int GraphBuilder::rewrite_nodes(const std::function<bool(const Node &)> &rewrite) {
+    int count = 0;
+    for (const Node &n : g_.nodes) {
+        if (rewrite(n)) {
+            count++;
+        } else {
+            keep(n);
+        }
+    }
+    finish();
+    return count;
+}
+
 void GraphBuilder::add(Node node) {
     std::vector<TensorInfo> outs = infer_node(node, g_.opset, input_infos(g_, node));
     for (size_t k = 0; k < outs.size(); k++) {

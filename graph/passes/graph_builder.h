@@ -6,6 +6,7 @@
 
 #include "graph.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,11 @@ public:
 
     // Replaces the graph's nodes with the ones added and kept.
     void finish() { g_.nodes = std::move(nodes_); }
+
+    // A pass over every node in order: `rewrite` adds the node's replacement and
+    // returns true, or returns false and the node is kept as it is. Finishes; returns
+    // how many nodes were rewritten.
+    int rewrite_nodes(const std::function<bool(const Node &)> &rewrite);
 
 private:
     Graph &g_;

@@ -102,19 +102,18 @@ bool lift_1d(Graph &g, GraphBuilder &b, const Node &n) {
 UniformWindowCounts uniform_windows(Graph &g) {
     UniformWindowCounts counts;
     GraphBuilder b(g);
-    for (const Node &n : g.nodes) {
+    b.rewrite_nodes([&](const Node &n) {
         if (is_window(g, n, 3)) {
             counts.padded += lift_1d(g, b, n);
             counts.lifted_1d++;
-        } else if (is_window(g, n, 4)) {
-            Node uniform = n;
-            counts.padded += make_uniform(g, b, uniform);
-            b.keep(uniform);
-        } else {
-            b.keep(n);
+            return true;
         }
-    }
-    b.finish();
+        if (!is_window(g, n, 4)) return false;
+        Node uniform = n;  // made uniform in place
+        counts.padded += make_uniform(g, b, uniform);
+        b.keep(uniform);
+        return true;
+    });
     return counts;
 }
 
