@@ -86,7 +86,7 @@ std::string GraphBuilder::pad(const std::string &value, const std::vector<int64_
 }
 
 std::string GraphBuilder::slice(const std::string &value, const std::vector<int64_t> &start, const Shape &length,
-                                const std::string &base) {
+                                const std::string &base, const std::string &output) {
     Node slice;
     slice.op_type = "Slice";
     slice.name = g_.unique_name(base);
@@ -103,8 +103,8 @@ std::string GraphBuilder::slice(const std::string &value, const std::vector<int6
         slice.inputs.push_back(starts_name);
         slice.inputs.push_back(ends_name);
     }
-    slice.outputs = {slice.name};
-    const std::string name = slice.name;
+    slice.outputs = {output.empty() ? slice.name : output};
+    const std::string name = slice.outputs[0];
     add(std::move(slice));
     return name;
 }

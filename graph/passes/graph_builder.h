@@ -28,9 +28,10 @@ public:
     std::string transpose(const std::string &value, const std::vector<int64_t> &perm, const std::string &base);
     // A constant-mode Pad: `pads` holds every axis' befores, then its afters.
     std::string pad(const std::string &value, const std::vector<int64_t> &pads, float fill, const std::string &base);
-    // A Slice of [start, start + length) along each axis.
+    // A Slice of [start, start + length) along each axis, into `output` (default: a
+    // value named after `base`).
     std::string slice(const std::string &value, const std::vector<int64_t> &start, const Shape &length,
-                      const std::string &base);
+                      const std::string &base, const std::string &output = "");
 
     // Replaces the graph's nodes with the ones added and kept.
     void finish() { g_.nodes = std::move(nodes_); }

@@ -1,5 +1,6 @@
 #include "rewrite_patterns.h"
 
+#include "graph_builder.h"
 #include "shape_inference.h"
 
 #include <cmath>
@@ -218,47 +219,25 @@ int rewrite_layer_norms(Graph &g) {
 }
 
 int rewrite_splits(Graph &g) {
-    int count = 0;
-    std::vector<Node> nodes;
-    for (const Node &n : g.nodes) {
+    GraphBuilder b(g);
+    return b.rewrite_nodes([&](const Node &n) {
         // Only with every part's shape known (sizes given by a run-time input are not).
         bool known = true;
         for (const std::string &out : n.outputs) known &= g.value(out).shape_known;
-        if (n.op_type != "Split" || !known) {
-            nodes.push_back(n);
-            continue;
-        }
-        const Shape &in = g.value(n.inputs[0]).shape;
-        const int64_t rank = int64_t(in.size());
+        if (n.op_type != "Split" || !known) return false;
+        const Shape in = g.value(n.inputs[0]).shape;
         int64_t axis = n.get_int("axis", 0);
-        if (axis < 0) axis += rank;
-        int64_t offset = 0;
+        if (axis < 0) axis += int64_t(in.size());
+        std::vector<int64_t> start(in.size(), 0);
         for (size_t k = 0; k < n.outputs.size(); k++) {
-            const int64_t size = g.value(n.outputs[k]).shape[size_t(axis)];
-            Node slice;
-            slice.op_type = "Slice";
-            slice.name = (n.name.empty() ? "split" : n.name) + "_part" + std::to_string(k);
-            if (g.opset < 10) {  // the graph's opset reads Slice's attribute form
-                slice.attrs["starts"] = Attribute::make_ints({offset});
-                slice.attrs["ends"] = Attribute::make_ints({offset + size});
-                slice.attrs["axes"] = Attribute::make_ints({axis});
-                slice.inputs = {n.inputs[0]};
-            } else {
-                const std::string base = g.unique_name(slice.name);
-                const std::string starts = base + "_starts", ends = base + "_ends", axes = base + "_axes";
-                g.set_constant(starts, TensorData::ints({1}, {offset}));
-                g.set_constant(ends, TensorData::ints({1}, {offset + size}));
-                g.set_constant(axes, TensorData::ints({1}, {axis}));
-                slice.inputs = {n.inputs[0], starts, ends, axes};
-            }
-            slice.outputs = {n.outputs[k]};
-            nodes.push_back(slice);
-            offset += size;
+            Shape length = in;
+            length[size_t(axis)] = g.value(n.outputs[k]).shape[size_t(axis)];
+            b.slice(n.inputs[0], start, length, (n.name.empty() ? "split" : n.name) + "_part" + std::to_string(k),
+                    n.outputs[k]);
+            start[size_t(axis)] += length[size_t(axis)];
         }
-        count++;
-    }
-    g.nodes = nodes;
-    return count;
+        return true;
+    });
 }
 
 }  // namespace
