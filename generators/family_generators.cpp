@@ -57,6 +57,7 @@ public:
     KeyParam op{"op", "relu"}, shape{"shape", ""}, shape_a{"shape_a", ""}, shape_b{"shape_b", ""}, axis{"axis", ""};
     KeyParam clip_min{"min", ""}, clip_max{"max", ""};  // clip's bounds
     KeyParam alpha{"alpha", ""}, beta{"beta", ""}, gamma{"gamma", ""};  // the activations' slopes
+    KeyParam lambd{"lambd", ""}, bias{"bias", ""};                     // shrink's band and shift
     static const char *family_name() { return "elementwise"; }
     ops::OpConfig config() const {
         return make_config(op, {{"shape", shape},
@@ -67,7 +68,9 @@ public:
                                 {"max", clip_max},
                                 {"alpha", alpha},
                                 {"beta", beta},
-                                {"gamma", gamma}});
+                                {"gamma", gamma},
+                                {"lambd", lambd},
+                                {"bias", bias}});
     }
 };
 

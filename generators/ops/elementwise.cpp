@@ -40,6 +40,18 @@ const char *unary_name(UnaryKind kind) {
     case UnaryKind::Ceil: return "ceil";
     case UnaryKind::Round: return "round";
     case UnaryKind::Sign: return "sign";
+    case UnaryKind::Tan: return "tan";
+    case UnaryKind::Asin: return "asin";
+    case UnaryKind::Acos: return "acos";
+    case UnaryKind::Atan: return "atan";
+    case UnaryKind::Sinh: return "sinh";
+    case UnaryKind::Cosh: return "cosh";
+    case UnaryKind::Asinh: return "asinh";
+    case UnaryKind::Acosh: return "acosh";
+    case UnaryKind::Atanh: return "atanh";
+    case UnaryKind::ThresholdedRelu: return "thresholded_relu";
+    case UnaryKind::Shrink: return "shrink";
+    case UnaryKind::Celu: return "celu";
     }
     return "unary";
 }
@@ -140,6 +152,21 @@ Expr unary_expr(const UnaryParams &p, const Expr &x) {
     case UnaryKind::Ceil: return Halide::ceil(x);
     case UnaryKind::Round: return Halide::round(x);  // halves to even, as ONNX's Round
     case UnaryKind::Sign: return select(x > 0.0f, 1.0f, select(x < 0.0f, -1.0f, 0.0f));
+    case UnaryKind::Tan: return Halide::tan(x);
+    case UnaryKind::Asin: return Halide::asin(x);
+    case UnaryKind::Acos: return Halide::acos(x);
+    case UnaryKind::Atan: return Halide::atan(x);
+    case UnaryKind::Sinh: return Halide::sinh(x);
+    case UnaryKind::Cosh: return Halide::cosh(x);
+    case UnaryKind::Asinh: return Halide::asinh(x);
+    case UnaryKind::Acosh: return Halide::acosh(x);
+    case UnaryKind::Atanh: return Halide::atanh(x);
+    case UnaryKind::ThresholdedRelu: return select(x > float(p.alpha), x, 0.0f);
+    case UnaryKind::Shrink:
+        return select(x < -float(p.alpha), x + float(p.beta), select(x > float(p.alpha), x - float(p.beta), 0.0f));
+    // max(0, x) + min(0, alpha (exp(x / alpha) - 1)); exp only of the non-positive part.
+    case UnaryKind::Celu:
+        return max(x, 0.0f) + float(p.alpha) * (vector_exp(min(x, 0.0f) / float(p.alpha)) - 1.0f);
     }
     return x;
 }

@@ -143,6 +143,20 @@ std::vector<OpInfo> unary_entries() {
         {"ceil", "elementwise", "ceil(x)", {shape}},
         {"round", "elementwise", "x rounded to the nearest integer, halves to even", {shape}},
         {"sign", "elementwise", "-1, 0 or 1 by the sign of x", {shape}},
+        {"tan", "elementwise", "tan(x)", {shape}},
+        {"asin", "elementwise", "asin(x)", {shape}},
+        {"acos", "elementwise", "acos(x)", {shape}},
+        {"atan", "elementwise", "atan(x)", {shape}},
+        {"sinh", "elementwise", "sinh(x)", {shape}},
+        {"cosh", "elementwise", "cosh(x)", {shape}},
+        {"asinh", "elementwise", "asinh(x)", {shape}},
+        {"acosh", "elementwise", "acosh(x)", {shape}},
+        {"atanh", "elementwise", "atanh(x)", {shape}},
+        {"thresholded_relu", "elementwise", "x > alpha ? x : 0", {shape, {"alpha", "1.0", "threshold"}}},
+        {"shrink", "elementwise", "x < -lambd ? x + bias : x > lambd ? x - bias : 0",
+         {shape, {"lambd", "0.5", "half-width of the band set to 0"}, {"bias", "0.0", "moved towards 0"}}},
+        {"celu", "elementwise", "max(0, x) + min(0, alpha (exp(x / alpha) - 1))",
+         {shape, {"alpha", "1.0", "scale of the negative part, not 0"}}},
     };
 }
 

@@ -294,7 +294,11 @@ UnaryParams parse_unary(const OpConfig &config) {
         {"softplus", UnaryKind::Softplus}, {"abs", UnaryKind::Abs}, {"log", UnaryKind::Log},
         {"softsign", UnaryKind::Softsign}, {"mish", UnaryKind::Mish}, {"sin", UnaryKind::Sin},
         {"cos", UnaryKind::Cos}, {"floor", UnaryKind::Floor}, {"ceil", UnaryKind::Ceil},
-        {"round", UnaryKind::Round}, {"sign", UnaryKind::Sign}};
+        {"round", UnaryKind::Round}, {"sign", UnaryKind::Sign}, {"tan", UnaryKind::Tan},
+        {"asin", UnaryKind::Asin}, {"acos", UnaryKind::Acos}, {"atan", UnaryKind::Atan},
+        {"sinh", UnaryKind::Sinh}, {"cosh", UnaryKind::Cosh}, {"asinh", UnaryKind::Asinh},
+        {"acosh", UnaryKind::Acosh}, {"atanh", UnaryKind::Atanh}, {"thresholded_relu", UnaryKind::ThresholdedRelu},
+        {"shrink", UnaryKind::Shrink}, {"celu", UnaryKind::Celu}};
     auto it = kinds.find(op);
     if (it == kinds.end()) throw OpError(op + " is not a unary elementwise op");
     p.kind = it->second;
@@ -313,13 +317,19 @@ UnaryParams parse_unary(const OpConfig &config) {
         p.beta = config.get_float("beta", 0.5);
     }
     if (p.kind == UnaryKind::LeakyRelu) p.alpha = config.get_float("alpha", 0.01);
-    if (p.kind == UnaryKind::Elu) p.alpha = config.get_float("alpha", 1.0);
+    if (p.kind == UnaryKind::Elu || p.kind == UnaryKind::ThresholdedRelu || p.kind == UnaryKind::Celu)
+        p.alpha = config.get_float("alpha", 1.0);
+    if (p.kind == UnaryKind::Shrink) {
+        p.alpha = config.get_float("lambd", 0.5);
+        p.beta = config.get_float("bias", 0.0);
+    }
+    if (p.kind == UnaryKind::Celu && p.alpha == 0) throw OpError("celu: alpha must not be 0");
     if (p.kind == UnaryKind::Selu) {
         p.alpha = config.get_float("alpha", 1.67326319217681884765625);
         p.gamma = config.get_float("gamma", 1.05070102214813232421875);
     }
     for (double v : {p.alpha, p.beta, p.gamma}) {
-        if (!std::isfinite(v)) throw OpError(op + ": alpha, beta and gamma must be finite");
+        if (!std::isfinite(v)) throw OpError(op + ": its parameters must be finite");
     }
     return p;
 }

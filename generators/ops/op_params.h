@@ -74,12 +74,14 @@ enum class UnaryKind {
     Relu, Gelu, GeluErf, Sigmoid, Tanh, Exp, Sqrt, Erf, Neg, Reciprocal, Clip,
     HardSigmoid, HardSwish, LeakyRelu, Elu, Selu, Softplus,
     Abs, Log, Softsign, Mish, Sin, Cos, Floor, Ceil, Round, Sign,
+    Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, ThresholdedRelu, Shrink, Celu,
 };
 struct UnaryParams {
     UnaryKind kind = UnaryKind::Relu;
     Shape shape;
     double lo = 0, hi = 0;  // clip only
-    // hard_sigmoid (alpha x + beta), leaky_relu and elu (alpha), selu (alpha, gamma);
+    // hard_sigmoid (alpha x + beta), leaky_relu, elu, thresholded_relu and celu (alpha),
+    // selu (alpha, gamma), shrink (alpha: its lambd, beta: its bias);
     // ONNX's defaults.
     double alpha = 0, beta = 0, gamma = 0;
 };

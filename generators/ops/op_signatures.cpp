@@ -103,10 +103,18 @@ OpSignature unary_signature(const OpConfig &config) {
     for (UnaryKind k : {UnaryKind::Floor, UnaryKind::Ceil, UnaryKind::Round, UnaryKind::Mish, UnaryKind::Sin})
         if (p.kind == k) sig.inputs[0].lo = -4.0f, sig.inputs[0].hi = 4.0f;
     if (p.kind == UnaryKind::Reciprocal) sig.inputs[0].lo = 0.5f, sig.inputs[0].hi = 2.0f;
+    // Inside the inverse functions' domains; tan away from its poles.
+    if (p.kind == UnaryKind::Asin || p.kind == UnaryKind::Acos || p.kind == UnaryKind::Atanh)
+        sig.inputs[0].lo = -0.9f, sig.inputs[0].hi = 0.9f;
+    if (p.kind == UnaryKind::Acosh) sig.inputs[0].lo = 1.1f, sig.inputs[0].hi = 4.0f;
+    if (p.kind == UnaryKind::Tan) sig.inputs[0].lo = -1.2f, sig.inputs[0].hi = 1.2f;
+    for (UnaryKind k : {UnaryKind::Atan, UnaryKind::Sinh, UnaryKind::Cosh, UnaryKind::Asinh})
+        if (p.kind == k) sig.inputs[0].lo = -3.0f, sig.inputs[0].hi = 3.0f;
     if (p.kind == UnaryKind::Clip) sig.inputs[0].lo = -2.0f, sig.inputs[0].hi = 2.0f;
     // Past the activations' knees (hard_swish clamps at +-3, hard_sigmoid at +-2.5).
     for (UnaryKind k : {UnaryKind::HardSigmoid, UnaryKind::HardSwish, UnaryKind::LeakyRelu, UnaryKind::Elu,
-                        UnaryKind::Selu, UnaryKind::Softplus}) {
+                        UnaryKind::Selu, UnaryKind::Softplus, UnaryKind::ThresholdedRelu, UnaryKind::Shrink,
+                        UnaryKind::Celu}) {
         if (p.kind == k) sig.inputs[0].lo = -5.0f, sig.inputs[0].hi = 5.0f;
     }
     sig.output = {"output", p.shape};

@@ -53,7 +53,8 @@ bool is_pointwise_unary_op(const std::string &op_type) {
     static const std::set<std::string> ops = {
         "Relu", "Sigmoid", "Tanh",  "Exp",  "Sqrt",  "Erf",   "Neg",   "Gelu",     "Clip",     "Reciprocal",
         "HardSigmoid", "HardSwish", "LeakyRelu", "Elu", "Selu", "Softplus", "Abs", "Log", "Softsign", "Mish",
-        "Sin", "Cos", "Floor", "Ceil", "Round", "Sign"};
+        "Sin", "Cos", "Floor", "Ceil", "Round", "Sign", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh",
+        "Acosh", "Atanh", "ThresholdedRelu", "Shrink", "Celu"};
     return ops.count(op_type) != 0;
 }
 

@@ -91,7 +91,9 @@ void register_elementwise_lowering(LowerTable &table) {
              {"Relu", "relu"}, {"Sigmoid", "sigmoid"}, {"Tanh", "tanh"}, {"Exp", "exp"}, {"Sqrt", "sqrt"},
              {"Erf", "erf"}, {"Neg", "neg"}, {"Reciprocal", "reciprocal"},
              {"Abs", "abs"}, {"Log", "log"}, {"Softsign", "softsign"}, {"Mish", "mish"}, {"Sin", "sin"}, {"Cos", "cos"},
-             {"Floor", "floor"}, {"Ceil", "ceil"}, {"Round", "round"}, {"Sign", "sign"}}) {
+             {"Floor", "floor"}, {"Ceil", "ceil"}, {"Round", "round"}, {"Sign", "sign"}, {"Tan", "tan"},
+             {"Asin", "asin"}, {"Acos", "acos"}, {"Atan", "atan"}, {"Sinh", "sinh"}, {"Cosh", "cosh"},
+             {"Asinh", "asinh"}, {"Acosh", "acosh"}, {"Atanh", "atanh"}}) {
         table[onnx] = unary(library);
     }
     // Gelu (opset 20): exact by default, the tanh form with approximate = "tanh".
@@ -108,7 +110,8 @@ void register_elementwise_lowering(LowerTable &table) {
     for (const auto &[onnx, library, attributes] : std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>{
              {"HardSigmoid", "hard_sigmoid", {"alpha", "beta"}}, {"HardSwish", "hard_swish", {}},
              {"LeakyRelu", "leaky_relu", {"alpha"}}, {"Elu", "elu", {"alpha"}}, {"Selu", "selu", {"alpha", "gamma"}},
-             {"Softplus", "softplus", {}}}) {
+             {"Softplus", "softplus", {}}, {"ThresholdedRelu", "thresholded_relu", {"alpha"}},
+             {"Shrink", "shrink", {"lambd", "bias"}}, {"Celu", "celu", {"alpha"}}}) {
         table[onnx] = activation(library, attributes);
     }
     table["PRelu"] = binary("prelu");

@@ -111,17 +111,23 @@ void check_cast(const InferContext &ctx) {
 
 void register_elementwise_rules(RuleTable &table) {
     for (const char *op : {"Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Reciprocal", "Abs", "Log", "Softsign", "Mish",
-                           "Sin", "Cos", "Floor", "Ceil", "Round", "Sign"})
+                           "Sin", "Cos", "Floor", "Ceil", "Round", "Sign", "Tan", "Asin", "Acos", "Atan", "Sinh",
+                           "Cosh", "Asinh", "Acosh", "Atanh"})
         table[op] = unary({DType::f32});
     table["Relu"] = unary({DType::f32, DType::i64, DType::i32});
     // Activations with ONNX's attributes (defaults as the operators define them).
     for (const auto &[op, attributes] : std::vector<std::pair<const char *, std::vector<std::string>>>{
              {"HardSigmoid", {"alpha", "beta"}}, {"HardSwish", {}}, {"LeakyRelu", {"alpha"}},
-             {"Elu", {"alpha"}}, {"Selu", {"alpha", "gamma"}}, {"Softplus", {}}}) {
+             {"Elu", {"alpha"}}, {"Selu", {"alpha", "gamma"}}, {"Softplus", {}}, {"ThresholdedRelu", {"alpha"}},
+             {"Shrink", {"lambd", "bias"}}, {"Celu", {"alpha"}}}) {
         OpRule r = unary({DType::f32});
         r.attributes = attributes;
         table[op] = r;
     }
+    table["Celu"].check = [check = table["Celu"].check](const InferContext &ctx) {
+        check(ctx);
+        if (ctx.node.get_float("alpha", 1.0f) == 0.0f) ctx.fail("alpha 0 is not allowed (x / alpha)");
+    };
     // PRelu: the slope broadcasts to x (unidirectionally).
     OpRule prelu = binary(false);
     prelu.check = [](const InferContext &ctx) {

@@ -207,6 +207,25 @@ void register_elementwise_kernels(KernelTable &table) {
     table["Ceil"] = unary_float([](double v) { return std::ceil(v); });
     table["Round"] = unary_float([](double v) { return std::nearbyint(v); });  // halves to even
     table["Sign"] = unary_float([](double v) { return double((v > 0) - (v < 0)); });
+    table["Tan"] = unary_float([](double v) { return std::tan(v); });
+    table["Asin"] = unary_float([](double v) { return std::asin(v); });
+    table["Acos"] = unary_float([](double v) { return std::acos(v); });
+    table["Atan"] = unary_float([](double v) { return std::atan(v); });
+    table["Sinh"] = unary_float([](double v) { return std::sinh(v); });
+    table["Cosh"] = unary_float([](double v) { return std::cosh(v); });
+    table["Asinh"] = unary_float([](double v) { return std::asinh(v); });
+    table["Acosh"] = unary_float([](double v) { return std::acosh(v); });
+    table["Atanh"] = unary_float([](double v) { return std::atanh(v); });
+    table["ThresholdedRelu"] = unary_with_attributes(
+        [](const Node &n, double v) { return v > n.get_float("alpha", 1.0f) ? v : 0.0; });
+    table["Shrink"] = unary_with_attributes([](const Node &n, double v) {
+        const double lambd = n.get_float("lambd", 0.5f), bias = n.get_float("bias", 0.0f);
+        return v < -lambd ? v + bias : v > lambd ? v - bias : 0.0;
+    });
+    table["Celu"] = unary_with_attributes([](const Node &n, double v) {
+        const double alpha = n.get_float("alpha", 1.0f);
+        return std::max(0.0, v) + std::min(0.0, alpha * std::expm1(v / alpha));
+    });
     table["Softplus"] = unary_float([](double v) { return v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v)); });
     table["PRelu"] = [](KernelContext &kc) { binary(kc, BinOp::Prelu); };
     table["Neg"] = unary_any(neg, neg_i);

@@ -227,6 +227,18 @@ double unary_value(const UnaryParams &p, double x) {
     case UnaryKind::Ceil: return std::ceil(x);
     case UnaryKind::Round: return std::nearbyint(x);  // the default rounding mode: halves to even
     case UnaryKind::Sign: return x > 0 ? 1 : x < 0 ? -1 : 0;
+    case UnaryKind::Tan: return std::tan(x);
+    case UnaryKind::Asin: return std::asin(x);
+    case UnaryKind::Acos: return std::acos(x);
+    case UnaryKind::Atan: return std::atan(x);
+    case UnaryKind::Sinh: return std::sinh(x);
+    case UnaryKind::Cosh: return std::cosh(x);
+    case UnaryKind::Asinh: return std::asinh(x);
+    case UnaryKind::Acosh: return std::acosh(x);
+    case UnaryKind::Atanh: return std::atanh(x);
+    case UnaryKind::ThresholdedRelu: return x > p.alpha ? x : 0;
+    case UnaryKind::Shrink: return x < -p.alpha ? x + p.beta : x > p.alpha ? x - p.beta : 0;
+    case UnaryKind::Celu: return std::max(0.0, x) + std::min(0.0, p.alpha * std::expm1(x / p.alpha));
     }
     return x;
 }
