@@ -415,6 +415,13 @@ void schedule_reduction_stage(SchedulingContext &c, const FunctionNode &node, ru
     // own (8192x4096 axes=0: 28 -> 5.8 ms side by side). Computed per such
     // row it also had to size its vectors to the row, not to its own dim
     // (reduce_mean 300x5 axes=1 once read input row 303 of 300).
+    // Computed at a loop that needs fewer points of its dim 0 than the whole dim:
+    // sized to those points (see rules::points_read_per_iteration).
+    const auto reader = c.plan.stages.find(at.consumer);
+    if (!node.is_output && !at.var.empty() && at.row_width == 0 && reader != c.plan.stages.end()) {
+        const int64_t points = rules::points_read_per_iteration(c.builder, reader->second[0], name, at.var);
+        if (points > 0 && points < rules::pure_dims(stages[0])[0].second) at.row_width = points;
+    }
     if (at.row_width > 0 && at.row_width <= c.device.vector_lanes) at = rules::Attachment{};
     rules::Attachment row = rules::schedule_reduction(c.builder, stages, c.device, node.is_output, at);
     // Computed inside a consumer that reads it only at its own point: its

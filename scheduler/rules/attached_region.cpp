@@ -1,5 +1,7 @@
 #include "attached_region.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -80,6 +82,29 @@ std::vector<int64_t> per_iteration_extents(const Function &consumer, const std::
         if (inside[i] > 0) result[i] = extents[i];
     }
     return result;
+}
+
+int64_t points_read_per_iteration(schedule::ScheduleBuilder &script, const analysis::TensorExpr &reader,
+                                  const std::string &producer, const std::string &var) {
+    std::vector<int64_t> full;
+    std::vector<int> column;  // each consumer arg's loop dim in `reader`
+    for (const std::string &arg : script.func(reader.func).function().args()) {
+        const int j = reader.find_dim(arg);
+        if (j < 0) return 0;
+        column.push_back(j);
+        full.push_back(reader.dims[size_t(j)].extent);
+    }
+    const std::vector<int64_t> per = per_iteration_extents(script.func(reader.func).function(), var, full);
+    if (per.empty()) return 0;
+    int64_t points = 0;
+    for (const analysis::AccessMap &m : reader.reads) {
+        if (m.tensor != producer) continue;
+        if (!m.affine || m.coef.empty()) return 0;
+        int64_t span = 1;
+        for (size_t i = 0; i < per.size(); i++) span += std::abs(m.coef[0][size_t(column[i])]) * (per[i] - 1);
+        points = std::max(points, span);
+    }
+    return points;
 }
 
 bool bound_attached_region(schedule::ScheduleBuilder &script, const std::string &producer, const std::string &consumer,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "schedule_builder.h"
+#include "tensor_expr.h"
 
 #include <Halide.h>
 
@@ -24,6 +25,15 @@ namespace tessera::rules {
 // wholly outside it (one point).
 std::vector<int64_t> per_iteration_extents(const Halide::Internal::Function &consumer, const std::string &var,
                                            const std::vector<int64_t> &extents);
+
+// The points of `producer`'s dim 0 that `reader` (the consumer's pure stage) reads per
+// iteration of its loop `var`: the span its affine reads cover with the consumer's
+// per_iteration_extents; 0 when not known. A reduction computed there sizes its
+// vector blocks to it: blocks as wide as the producer's whole dim, computed for one
+// point per iteration, read that many rows past it (a ReduceMean over [24, 5]
+// reshaped to [24, 1] read input row 46 of 24).
+int64_t points_read_per_iteration(schedule::ScheduleBuilder &script, const analysis::TensorExpr &reader,
+                                  const std::string &producer, const std::string &var);
 
 // Gives `producer` (computed at the consumer's loop `var`, read there only at the
 // consumer's own point) the constant extents of per_iteration_extents when they
