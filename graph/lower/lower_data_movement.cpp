@@ -36,6 +36,32 @@ std::vector<Func> transpose(LowerContext &ctx) {
 std::vector<Func> pad(LowerContext &ctx) {
     const std::optional<PadSpec> p = pad_spec(ctx.ic);
     if (!p) ctx.fail("Pad's pads and value must be constant to be compiled");
+    if (p->mode != PadMode::Constant) {
+        // Each output element reads the input element pad_source maps it to.
+        const Shape &x = ctx.in_shape(0);
+        std::vector<Var> v = ops::logical_vars(x.size(), "p");
+        std::vector<Expr> coords;
+        for (size_t a = 0; a < v.size(); a++) {
+            const int n = int(x[a]);
+            const Expr i = v[a] - int(p->before[a]);
+            if (p->before[a] == 0 && p->after[a] == 0) {
+                coords.push_back(v[a]);
+            } else if (p->mode == PadMode::Edge) {
+                coords.push_back(Halide::clamp(i, 0, n - 1));
+            } else if (p->mode == PadMode::Reflect) {
+                // |i| mirrored about n - 1 (Halide's abs of an int is unsigned: max(a, -a)),
+                // clamped to the axis, which it never leaves: interval arithmetic on the
+                // nested maxima would bound it wider, past the input's ends.
+                const Expr a = Halide::max(i, -i);
+                coords.push_back(Halide::clamp((n - 1) - Halide::max((n - 1) - a, a - (n - 1)), 0, n - 1));
+            } else {
+                coords.push_back(i % n);  // Halide's % of an int by a positive one is never negative
+            }
+        }
+        Func out(ctx.name("pad"));
+        ops::ref(out, ops::as_exprs(v)) = ops::at(ctx.input(0), coords);
+        return {out};
+    }
     std::vector<int64_t> pads = p->before;
     pads.insert(pads.end(), p->after.begin(), p->after.end());
     const ops::OpConfig config =

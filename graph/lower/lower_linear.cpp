@@ -76,12 +76,13 @@ std::vector<Func> conv(LowerContext &ctx) {
 }
 
 // graph/passes/conv_transpose_as_conv turns every ConvTranspose it can into a Conv;
-// one left here has weights computed at run time or more than two spatial axes.
+// one left here has weights computed at run time before opset 10, or three spatial
+// axes with strides.
 std::vector<Func> conv_transpose(LowerContext &ctx) {
-    ctx.fail("a ConvTranspose compiles as the Conv it equals, which needs constant weights and one or two "
-             "spatial axes; this one has " +
+    ctx.fail("a ConvTranspose compiles as the Conv it equals, which needs constant weights before opset 10 and "
+             "one or two spatial axes (three without strides); this one has " +
              std::string(ctx.ic.value(1) ? std::to_string(ctx.in_shape(0).size() - 2) + " spatial axes"
-                                         : "weights computed at run time"));
+                                         : "weights computed at run time at opset " + std::to_string(ctx.ic.opset)));
 }
 
 std::vector<Func> gemm(LowerContext &ctx) {

@@ -142,7 +142,29 @@ std::optional<PadSpec> pad_spec(const InferContext &ctx) {
         p.before.push_back(pads[size_t(a)]);
         p.after.push_back(pads[size_t(r + a)]);
     }
+    const std::string mode = ctx.node.get_string("mode", "constant");
+    p.mode = mode == "edge" ? PadMode::Edge : mode == "reflect" ? PadMode::Reflect : mode == "wrap" ? PadMode::Wrap
+                                                                                                      : PadMode::Constant;
+    for (int64_t a = 0; a < r && p.mode != PadMode::Constant; a++) {
+        const int64_t n = ctx.shape(0)[size_t(a)], most = std::max(p.before[size_t(a)], p.after[size_t(a)]);
+        if (most == 0) continue;
+        // Reflect mirrors about the edge element (at most n - 1 beyond it); wrap
+        // repeats the axis once (at most n).
+        if (n == 0 || (p.mode == PadMode::Reflect && most > n - 1) || (p.mode == PadMode::Wrap && most > n))
+            ctx.fail("mode '" + mode + "' cannot pad axis " + std::to_string(a) + " of " + std::to_string(n) +
+                     " element(s) by " + std::to_string(most));
+    }
     return p;
+}
+
+int64_t pad_source(int64_t i, int64_t n, PadMode mode) {
+    switch (mode) {
+    case PadMode::Edge: return std::clamp<int64_t>(i, 0, n - 1);
+    case PadMode::Reflect: return i < 0 ? -i : i >= n ? 2 * (n - 1) - i : i;
+    case PadMode::Wrap: return ((i % n) + n) % n;
+    case PadMode::Constant: break;
+    }
+    return i;
 }
 
 namespace {
@@ -212,6 +234,37 @@ bool infer_gather(InferContext &ctx) {
     return true;
 }
 
+// DepthToSpace moves blocks of b x b channels into b x b pixel blocks; SpaceToDepth
+// the reverse. Both on [N, C, H, W].
+bool infer_depth_to_space(InferContext &ctx) {
+    const Shape &x = ctx.shape(0);
+    const int64_t b = ctx.node.get_int("blocksize", 0);
+    if (x.size() != 4) ctx.fail("the input must be 4-D [N, C, H, W]; it is " + shape_string(x));
+    if (x[1] % (b * b) != 0)
+        ctx.fail(std::to_string(x[1]) + " channels do not divide into blocks of " + std::to_string(b) + " x " +
+                 std::to_string(b));
+    ctx.set_output(0, ctx.dtype(0), {x[0], x[1] / (b * b), x[2] * b, x[3] * b});
+    return true;
+}
+
+bool infer_space_to_depth(InferContext &ctx) {
+    const Shape &x = ctx.shape(0);
+    const int64_t b = ctx.node.get_int("blocksize", 0);
+    if (x.size() != 4) ctx.fail("the input must be 4-D [N, C, H, W]; it is " + shape_string(x));
+    if (x[2] % b != 0 || x[3] % b != 0)
+        ctx.fail("the input " + shape_string(x) + " does not divide into " + std::to_string(b) + " x " +
+                 std::to_string(b) + " blocks");
+    ctx.set_output(0, ctx.dtype(0), {x[0], x[1] * b * b, x[2] / b, x[3] / b});
+    return true;
+}
+
+void check_blocksize(const InferContext &ctx) {
+    if (!ctx.node.has_attr("blocksize")) ctx.fail("attribute 'blocksize' is required");
+    if (ctx.node.get_int("blocksize", 0) < 1) ctx.fail("blocksize must be at least 1");
+    const std::string mode = ctx.node.get_string("mode", "DCR");
+    if (mode != "DCR" && mode != "CRD") ctx.fail("mode '" + mode + "' is not supported (supported: DCR, CRD)");
+}
+
 void same_dtypes(const InferContext &ctx) {
     for (size_t k = 1; k < ctx.in.size(); k++)
         if (ctx.dtype(k) != ctx.dtype(0)) ctx.fail("inputs must share one dtype");
@@ -224,6 +277,17 @@ void register_data_movement_rules(RuleTable &table) {
     transpose.attributes = {"perm"};
     transpose.infer = infer_transpose;
     table["Transpose"] = transpose;
+
+    OpRule depth_to_space;
+    depth_to_space.attributes = {"blocksize", "mode"};
+    depth_to_space.check = check_blocksize;
+    depth_to_space.infer = infer_depth_to_space;
+    table["DepthToSpace"] = depth_to_space;
+    OpRule space_to_depth;
+    space_to_depth.attributes = {"blocksize"};
+    space_to_depth.check = check_blocksize;
+    space_to_depth.infer = infer_space_to_depth;
+    table["SpaceToDepth"] = space_to_depth;
 
     OpRule concat;
     concat.attributes = {"axis"};
@@ -256,8 +320,9 @@ void register_data_movement_rules(RuleTable &table) {
     pad.max_inputs = 4;
     pad.check = [](const InferContext &ctx) {
         const std::string mode = ctx.node.get_string("mode", "constant");
-        if (mode != "constant") {
-            ctx.fail("mode '" + mode + "' is not supported (only constant padding: edge and reflect are not compiled)");
+        if (mode != "constant" && mode != "edge" && mode != "reflect" && (mode != "wrap" || ctx.opset < 19)) {
+            ctx.fail("mode '" + mode + "' is not supported (supported: constant, edge, reflect" +
+                     std::string(ctx.opset >= 19 ? ", wrap)" : ")"));
         }
         ctx.require_dtype(1, {DType::i64});
     };

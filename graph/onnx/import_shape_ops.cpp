@@ -219,6 +219,15 @@ void register_shape_op_rules(RuleTable &table) {
     shape.infer = infer_shape;
     table["Shape"] = shape;
 
+    // Size: the element count, an i64 scalar.
+    OpRule size;
+    size.dtype = [](const InferContext &) { return DType::i64; };
+    size.infer = [](InferContext &ctx) {
+        ctx.set_output(0, DType::i64, {});
+        return true;
+    };
+    table["Size"] = size;
+
     OpRule expand;
     expand.min_inputs = expand.max_inputs = 2;
     expand.check = [](const InferContext &ctx) { ctx.require_dtype(1, {DType::i64}); };

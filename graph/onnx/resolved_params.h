@@ -47,10 +47,18 @@ TensorData constant_node_value(const InferContext &ctx);
 // Pad in constant mode: the padding before and after each axis and the fill value
 // (opset 2-10 attributes, 11+ inputs); nullopt while the pads or the value are
 // inputs not constant (yet). Fails on negative pads (cropping) and on an axes input.
+// Pad's mode: constant (the value), edge (the nearest element), reflect (mirrored
+// about the edge element, which is not repeated) or wrap (opset 19: periodic).
+enum class PadMode { Constant, Edge, Reflect, Wrap };
 struct PadSpec {
     std::vector<int64_t> before, after;
     double value = 0;
+    PadMode mode = PadMode::Constant;
 };
+// The input index an output index `i` (counted from the input's first element, so
+// negative in the before-padding) reads along an axis of `n` elements, in a mode
+// other than Constant.
+int64_t pad_source(int64_t i, int64_t n, PadMode mode);
 std::optional<PadSpec> pad_spec(const InferContext &ctx);
 
 // Clip's bounds (attributes min and max before opset 11, optional scalar inputs from

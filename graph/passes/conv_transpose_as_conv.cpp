@@ -4,14 +4,24 @@
 #include "shape_inference.h"
 #include "window.h"
 
+#include <limits>
+
 namespace tessera::graph {
 
 namespace {
 
+// One or two spatial axes, or three without strides (no zeros to insert, which would
+// take an 8-D view); weights computed at run time need Slice's steps (opset 10).
 bool rewritable(const Graph &g, const Node &n) {
     if (n.op_type != "ConvTranspose" || n.outputs.size() != 1) return false;
     const TensorInfo &x = g.value(n.inputs[0]), &w = g.value(n.inputs[1]);
-    return x.shape_known && (x.shape.size() == 3 || x.shape.size() == 4) && w.is_constant() && w.dtype == DType::f32;
+    if (!x.shape_known || !w.shape_known || w.dtype != DType::f32 || (!w.is_constant() && g.opset < 10)) return false;
+    if (x.shape.size() == 5) {
+        for (int64_t s : n.get_ints("strides", {})) {
+            if (s != 1) return false;
+        }
+    }
+    return x.shape.size() >= 3 && x.shape.size() <= 5;
 }
 
 // W [C, M/g, k...] -> W' [M, C/g, k...]: W'[g Mg + m, c, t] = W[g Cg + c, m, k - 1 - t].
@@ -33,11 +43,35 @@ TensorData conv_weights(const TensorData &w, int64_t group) {
     return TensorData::floats(shape, out);
 }
 
+// conv_weights as nodes, for weights computed at run time: [g, C/g, M/g, taps] swapped
+// to [g, M/g, C/g, taps], the taps reversed (a Slice with step -1), reshaped.
+std::string conv_weights_at_run_time(Graph &g, GraphBuilder &b, const std::string &weights, int64_t group,
+                                     const std::string &base) {
+    const Shape w = g.value(weights).shape;
+    const int64_t cg = w[0] / group, mg = w[1];
+    const Shape kernel(w.begin() + 2, w.end());
+    const int64_t taps = num_elements(kernel);
+    const std::string grouped = b.reshape(weights, {group, cg, mg, taps}, base + "_grouped");
+    const std::string swapped = b.transpose(grouped, {0, 2, 1, 3}, base + "_swapped");
+    auto ints = [&](const std::string &name, int64_t v) {
+        const std::string unique = g.unique_name(base + name);
+        g.set_constant(unique, TensorData::ints({1}, {v}));
+        return unique;
+    };
+    const std::string flipped =
+        b.op("Slice", {swapped, ints("_start", -1), ints("_end", std::numeric_limits<int64_t>::min()), ints("_axis", 3),
+                       ints("_step", -1)},
+             base + "_flipped");
+    Shape shape = {mg * group, cg};
+    shape.insert(shape.end(), kernel.begin(), kernel.end());
+    return b.reshape(flipped, shape, base);
+}
+
 void rewrite(Graph &g, GraphBuilder &b, const Node &n) {
     const Shape x = g.value(n.inputs[0]).shape;
-    const TensorData &w = *g.value(n.inputs[1]).data;
+    const Shape w = g.value(n.inputs[1]).shape;
     const size_t spatial = x.size() - 2;
-    const std::vector<int64_t> kernel(w.shape.begin() + 2, w.shape.end());
+    const std::vector<int64_t> kernel(w.begin() + 2, w.end());
     const TransposedWindow win =
         resolve_transposed_window(InferContext(n, g.opset, input_infos(g, n)), Shape(x.begin() + 2, x.end()), kernel);
     const int64_t group = n.get_int("group", 1);
@@ -84,8 +118,13 @@ void rewrite(Graph &g, GraphBuilder &b, const Node &n) {
     Node conv;
     conv.op_type = "Conv";
     conv.name = g.unique_name(base + "_as_conv");
-    const std::string weights = g.unique_name(base + "_conv_weights");
-    g.set_constant(weights, conv_weights(w, group));
+    std::string weights;
+    if (g.value(n.inputs[1]).is_constant()) {
+        weights = g.unique_name(base + "_conv_weights");
+        g.set_constant(weights, conv_weights(*g.value(n.inputs[1]).data, group));
+    } else {
+        weights = conv_weights_at_run_time(g, b, n.inputs[1], group, base + "_conv_weights");
+    }
     conv.inputs = {input, weights};
     if (n.has_input(2)) conv.inputs.push_back(n.inputs[2]);
     conv.outputs = n.outputs;

@@ -18,10 +18,11 @@ int fold_constants(Graph &graph) {
         bool all_constant = true;
         for (const TensorInfo *in : infos)
             all_constant = all_constant && (!in || in->is_constant());
-        // Shape needs only its input's shape: a data-less placeholder stands in for
-        // the input (the Shape kernel reads nothing else).
+        // Shape and Size need only their input's shape: a data-less placeholder stands
+        // in for the input (their kernels read nothing else).
         TensorData placeholder;
-        bool shape_of_known = node.op_type == "Shape" && infos[0]->shape_known && !infos[0]->is_constant();
+        bool shape_of_known = (node.op_type == "Shape" || node.op_type == "Size") && infos[0]->shape_known &&
+                              !infos[0]->is_constant();
         if (!all_constant && !shape_of_known) {
             kept.push_back(std::move(node));
             continue;

@@ -26,41 +26,61 @@ void GraphBuilder::add(Node node) {
     nodes_.push_back(std::move(node));
 }
 
-std::string GraphBuilder::reshape(const std::string &value, const Shape &to, const std::string &base) {
-    const TensorInfo &info = g_.value(value);
-    if (info.shape_known && info.shape == to) return value;
+std::string GraphBuilder::op(const std::string &op_type, const std::vector<std::string> &inputs,
+                             const std::string &base, const std::string &output,
+                             const std::map<std::string, Attribute> &attrs) {
+    Node n;
+    n.op_type = op_type;
+    n.name = g_.unique_name(base);
+    n.inputs = inputs;
+    n.outputs = {output.empty() ? n.name : output};
+    n.attrs = attrs;
+    const std::string name = n.outputs[0];
+    add(std::move(n));
+    return name;
+}
+
+std::string GraphBuilder::scalar(float v, const std::string &base) {
     const std::string name = g_.unique_name(base);
-    if (info.is_constant()) {
+    g_.set_constant(name, TensorData::floats({}, {v}));
+    return name;
+}
+
+std::string GraphBuilder::reduce_mean(const std::string &value, const std::vector<int64_t> &axes,
+                                      const std::string &base, const std::string &output) {
+    std::map<std::string, Attribute> attrs = {{"keepdims", Attribute::make_int(1)}};
+    std::vector<std::string> inputs = {value};
+    if (g_.opset < 18) {
+        attrs["axes"] = Attribute::make_ints(axes);
+    } else {
+        inputs.push_back(g_.unique_name(base + "_axes"));
+        g_.set_constant(inputs.back(), TensorData::ints({int64_t(axes.size())}, axes));
+    }
+    return op("ReduceMean", inputs, base, output, attrs);
+}
+
+std::string GraphBuilder::reshape(const std::string &value, const Shape &to, const std::string &base,
+                                  const std::string &output) {
+    const TensorInfo &info = g_.value(value);
+    if (info.shape_known && info.shape == to && output.empty()) return value;
+    const std::string name = output.empty() ? g_.unique_name(base) : output;
+    if (info.is_constant() && output.empty()) {
         TensorData data = *info.data;
         data.shape = to;
         g_.set_constant(name, std::move(data));
         return name;
     }
-    Node reshape;
-    reshape.op_type = "Reshape";
-    reshape.name = name;
     const std::string shape = g_.unique_name(base + "_shape");
     g_.set_constant(shape, TensorData::ints({int64_t(to.size())}, to));
-    reshape.inputs = {value, shape};
-    reshape.outputs = {name};
-    add(std::move(reshape));
-    return name;
+    return op("Reshape", {value, shape}, base, name);
 }
 
 std::string GraphBuilder::transpose(const std::string &value, const std::vector<int64_t> &perm,
-                                    const std::string &base) {
+                                    const std::string &base, const std::string &output) {
     bool identity = true;
     for (size_t a = 0; a < perm.size(); a++) identity &= perm[a] == int64_t(a);
-    if (identity) return value;
-    Node t;
-    t.op_type = "Transpose";
-    t.name = g_.unique_name(base);
-    t.inputs = {value};
-    t.outputs = {t.name};
-    t.attrs["perm"] = Attribute::make_ints(perm);
-    const std::string name = t.name;
-    add(std::move(t));
-    return name;
+    if (identity && output.empty()) return value;
+    return op("Transpose", {value}, base, output, {{"perm", Attribute::make_ints(perm)}});
 }
 
 std::string GraphBuilder::pad(const std::string &value, const std::vector<int64_t> &pads, float fill,

@@ -7,6 +7,7 @@
 #include "graph.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,11 +22,23 @@ public:
     // Appends a node of the graph as it is (already inferred).
     void keep(const Node &node) { nodes_.push_back(node); }
 
+    // A node of `op_type` reading `inputs`, its one output named `output` (default: a
+    // value named after `base`); returns the output's name.
+    std::string op(const std::string &op_type, const std::vector<std::string> &inputs, const std::string &base,
+                   const std::string &output = "", const std::map<std::string, Attribute> &attrs = {});
+    // A scalar f32 constant.
+    std::string scalar(float v, const std::string &base);
     // `value` as shape `to`: a reshaped copy of a constant, else a Reshape node (none
-    // where the shape is already `to`).
-    std::string reshape(const std::string &value, const Shape &to, const std::string &base);
+    // where the shape is already `to` and no `output` name is asked for).
+    std::string reshape(const std::string &value, const Shape &to, const std::string &base,
+                        const std::string &output = "");
+    // ReduceMean over `axes` keeping them as 1s (axes an attribute before opset 18, an
+    // input from 18 on).
+    std::string reduce_mean(const std::string &value, const std::vector<int64_t> &axes, const std::string &base,
+                            const std::string &output = "");
     // A Transpose by `perm` (none for the identity).
-    std::string transpose(const std::string &value, const std::vector<int64_t> &perm, const std::string &base);
+    std::string transpose(const std::string &value, const std::vector<int64_t> &perm, const std::string &base,
+                          const std::string &output = "");
     // A constant-mode Pad: `pads` holds every axis' befores, then its afters.
     std::string pad(const std::string &value, const std::vector<int64_t> &pads, float fill, const std::string &base);
     // A Slice of [start, start + length) along each axis, into `output` (default: a

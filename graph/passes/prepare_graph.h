@@ -1,6 +1,7 @@
 // prepare_graph: the passes every compiled model goes through, in order:
 // fold_constants (shape arithmetic becomes constants, Reshape targets known),
-// fold_batch_norm, conv_transpose_as_conv, einsum_as_matmul, uniform_windows, rewrite_patterns, remove_dead, and the check that every shape
+// expand_definitions, fold_batch_norm, conv_transpose_as_conv, einsum_as_matmul, windows_3d_as_2d,
+// uniform_windows, rewrite_patterns, remove_dead, and the check that every shape
 // is static. `tessera compile`, `tessera run` and the tests share it.
 #pragma once
 
@@ -13,7 +14,7 @@
 namespace tessera::graph {
 
 struct PrepareReport {
-    int folded = 0, batch_norms = 0, conv_transposes = 0, einsums = 0, removed = 0;
+    int folded = 0, expanded = 0, batch_norms = 0, conv_transposes = 0, einsums = 0, windows_3d = 0, removed = 0;
     UniformWindowCounts windows;
     RewriteCounts rewrites;
     std::string summary() const;  // "folded 12 nodes, 3 BatchNormalizations into convolutions, ..."

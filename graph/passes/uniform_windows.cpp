@@ -25,9 +25,32 @@ std::vector<int64_t> window_kernel(const Graph &g, const Node &n) {
     return std::vector<int64_t>(w.begin() + 2, w.end());
 }
 
+// Per output point of an average over `win` on `spatial`: window size / the window's
+// points inside the input, as [1, 1, H', W'] (what turns an average that counted the
+// padding into one that did not).
+TensorData excluded_padding_scale(const Window &win, const Shape &spatial) {
+    std::vector<std::vector<int64_t>> inside(2);  // per axis and output position
+    for (size_t a = 0; a < 2; a++) {
+        for (int64_t o = 0; o < win.out[a]; o++) {
+            int64_t count = 0;
+            for (int64_t k = 0; k < win.kernel[a]; k++) {
+                const int64_t i = o * win.strides[a] - win.pad_begin[a] + k * win.dilations[a];
+                count += i >= 0 && i < spatial[a];
+            }
+            inside[a].push_back(count);
+        }
+    }
+    std::vector<float> scale;
+    const double size = double(win.kernel[0] * win.kernel[1]);
+    for (int64_t h : inside[0])
+        for (int64_t w : inside[1]) scale.push_back(float(size / double(std::max<int64_t>(1, h * w))));
+    return TensorData::floats({1, 1, win.out[0], win.out[1]}, scale);
+}
+
 // A 2-D window made uniform in place: unit axes take the other's stride and dilation,
-// uneven pads go to a Pad node before it. Returns whether a Pad was added.
-bool make_uniform(Graph &g, GraphBuilder &b, Node &n) {
+// uneven pads go to a Pad node before it. Returns whether a Pad was added; `scale`
+// becomes the constant an average that excluded padding must then be multiplied by.
+bool make_uniform(Graph &g, GraphBuilder &b, Node &n, std::string *scale) {
     const Shape x = g.value(n.inputs[0]).shape;
     const std::vector<int64_t> kernel = window_kernel(g, n);
     const bool ceil_mode = n.get_int("ceil_mode", 0) != 0;
@@ -42,7 +65,7 @@ bool make_uniform(Graph &g, GraphBuilder &b, Node &n) {
     }
     const bool even = std::all_of(pads.begin(), pads.end(), [&](int64_t p) { return p == pads[0]; });
     const bool excludes_padding = n.op_type == "AveragePool" && n.get_int("count_include_pad", 0) == 0;
-    const bool pad_first = !even && !excludes_padding && !ceil_mode;
+    const bool pad_first = !even && !ceil_mode;
     if (!pad_first && strides == win.strides && dilations == win.dilations) return false;  // as uniform as it gets
     bool padded = false;
     if (pad_first) {
@@ -51,6 +74,11 @@ bool make_uniform(Graph &g, GraphBuilder &b, Node &n) {
         n.inputs[0] = b.pad(n.inputs[0], {0, 0, pads[0], pads[1], 0, 0, pads[2], pads[3]}, fill, base + "_pad");
         pads = {0, 0, 0, 0};
         padded = true;
+        if (excludes_padding) {
+            *scale = g.unique_name(base + "_divisor_scale");
+            g.set_constant(*scale, excluded_padding_scale(win, {x[2], x[3]}));
+            n.attrs["count_include_pad"] = Attribute::make_int(1);
+        }
     }
     n.attrs.erase("auto_pad");
     n.attrs["pads"] = Attribute::make_ints(pads);
@@ -64,7 +92,7 @@ bool make_uniform(Graph &g, GraphBuilder &b, Node &n) {
 
 // [N, C, L] -> [N, C, L, 1] with a k x 1 window (its pads and strides made uniform
 // by make_uniform), then back to [N, C, L'].
-bool lift_1d(Graph &g, GraphBuilder &b, const Node &n) {
+bool lift_1d(Graph &g, GraphBuilder &b, const Node &n, bool *rescaled) {
     const Shape x = g.value(n.inputs[0]).shape, y = g.value(n.outputs[0]).shape;
     const std::vector<int64_t> kernel = window_kernel(g, n);
     const Window win = resolve_window(InferContext(n, g.opset, input_infos(g, n)), {x[2]}, kernel,
@@ -83,17 +111,13 @@ bool lift_1d(Graph &g, GraphBuilder &b, const Node &n) {
     lifted.attrs["strides"] = Attribute::make_ints({win.strides[0], 1});
     lifted.attrs["dilations"] = Attribute::make_ints({win.dilations[0], 1});
     if (lifted.has_attr("kernel_shape")) lifted.attrs["kernel_shape"] = Attribute::make_ints({kernel[0], 1});
-    const bool padded = make_uniform(g, b, lifted);
+    std::string scale;
+    const bool padded = make_uniform(g, b, lifted, &scale);
     b.add(lifted);
-
-    Node back;
-    back.op_type = "Reshape";
-    back.name = g.unique_name(base + "_1d_output");
-    const std::string shape = g.unique_name(base + "_1d_shape");
-    g.set_constant(shape, TensorData::ints({3}, y));
-    back.inputs = {lifted.name, shape};
-    back.outputs = n.outputs;
-    b.add(std::move(back));
+    std::string out = lifted.name;
+    if (!scale.empty()) out = b.op("Mul", {out, scale}, base + "_rescaled");
+    b.reshape(out, y, base + "_1d_output", n.outputs[0]);
+    *rescaled = !scale.empty();
     return padded;
 }
 
@@ -104,14 +128,25 @@ UniformWindowCounts uniform_windows(Graph &g) {
     GraphBuilder b(g);
     b.rewrite_nodes([&](const Node &n) {
         if (is_window(g, n, 3)) {
-            counts.padded += lift_1d(g, b, n);
+            bool rescaled = false;
+            counts.padded += lift_1d(g, b, n, &rescaled);
+            counts.rescaled += rescaled;
             counts.lifted_1d++;
             return true;
         }
         if (!is_window(g, n, 4)) return false;
         Node uniform = n;  // made uniform in place
-        counts.padded += make_uniform(g, b, uniform);
-        b.keep(uniform);
+        std::string scale;
+        counts.padded += make_uniform(g, b, uniform, &scale);
+        if (scale.empty()) {
+            b.keep(uniform);
+            return true;
+        }
+        const std::string base = n.name.empty() ? n.outputs[0] : n.name;
+        uniform.outputs = {g.unique_name(base + "_padding_counted")};
+        b.add(uniform);
+        b.op("Mul", {uniform.outputs[0], scale}, base + "_rescaled", n.outputs[0]);
+        counts.rescaled++;
         return true;
     });
     return counts;

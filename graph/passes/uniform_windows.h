@@ -7,9 +7,11 @@
 //   Unsqueeze + 2-D pool form of a 1-D pool) takes the other axis' stride and dilation:
 //   it has one output either way;
 // - pads that differ between axes or sides (SAME_UPPER's odd pad, a lifted axis) move
-//   into a Pad node before the window (zeros; -inf for MaxPool). Not for an AveragePool
-//   that excludes padding from its divisor, nor with ceil_mode, whose results depend on
-//   where the padding is: those keep their pads and the lowering names what it lacks.
+//   into a Pad node before the window (zeros; -inf for MaxPool). An AveragePool that
+//   excludes padding from its divisor then counts it, and a Mul by a constant map of
+//   window size / points inside the input puts each output's own divisor back. Not
+//   with ceil_mode, whose results depend on where the padding is: those keep their
+//   pads and the lowering names what it lacks.
 // Runs after fold_constants (shapes known) and fold_batch_norm (Conv -> BN adjacent).
 #pragma once
 
@@ -20,6 +22,7 @@ namespace tessera::graph {
 struct UniformWindowCounts {
     int lifted_1d = 0;  // 1-D windows rewritten as 2-D
     int padded = 0;     // windows given a Pad node for their uneven pads
+    int rescaled = 0;   // of those, averages excluding padding rescaled by a Mul
 };
 
 UniformWindowCounts uniform_windows(Graph &g);

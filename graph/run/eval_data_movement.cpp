@@ -10,6 +10,35 @@ void transpose(KernelContext &kc) {
     kc.out[0] = transposed(kc.input(0), transpose_perm(kc.ic));
 }
 
+// y[n, c, h b + i, w b + j] = x[n, channel, h, w] with channel (i b + j) C' + c in
+// DCR mode, c b b + i b + j in CRD (C' = C / b^2). SpaceToDepth is DCR's inverse.
+int64_t block_channel(int64_t c, int64_t i, int64_t j, int64_t b, int64_t channels, bool crd) {
+    return crd ? (c * b + i) * b + j : (i * b + j) * channels + c;
+}
+
+void depth_to_space(KernelContext &kc, bool to_space) {
+    const int64_t b = kc.node().get_int("blocksize", 1);
+    const bool crd = to_space && kc.node().get_string("mode", "DCR") == "CRD";
+    const TensorData &x = kc.input(0);
+    TensorData &y = kc.out[0];
+    const Shape &space = to_space ? y.shape : x.shape, &depth = to_space ? x.shape : y.shape;
+    const int64_t channels = space[1], rows = depth[2], cols = depth[3];
+    for (int64_t n = 0; n < space[0]; n++)
+        for (int64_t c = 0; c < channels; c++)
+            for (int64_t h = 0; h < rows; h++)
+                for (int64_t i = 0; i < b; i++)
+                    for (int64_t w = 0; w < cols; w++)
+                        for (int64_t j = 0; j < b; j++) {
+                            const int64_t s = ((n * channels + c) * rows * b + h * b + i) * cols * b + w * b + j;
+                            const int64_t d =
+                                ((n * depth[1] + block_channel(c, i, j, b, channels, crd)) * rows + h) * cols + w;
+                            if (to_space)
+                                copy_element(x, d, y, s);
+                            else
+                                copy_element(x, s, y, d);
+                        }
+}
+
 // Rows of `outer` blocks: the axis and everything inside it are contiguous.
 void concat(KernelContext &kc) {
     TensorData &y = kc.out[0];
@@ -128,6 +157,16 @@ void pad(KernelContext &kc) {
     const TensorData &x = kc.input(0);
     TensorData &y = kc.out[0];
     const PadSpec p = *pad_spec(kc.ic);  // the evaluator's inputs are all constants
+    if (p.mode != PadMode::Constant) {
+        const std::vector<int64_t> xs = strides_of(x.shape);
+        size_t to = 0;
+        for_each_index(y.shape, [&](const std::vector<int64_t> &idx) {
+            int64_t from = 0;
+            for (size_t a = 0; a < idx.size(); a++) from += pad_source(idx[a] - p.before[a], x.shape[a], p.mode) * xs[a];
+            copy_element(x, size_t(from), y, to++);
+        });
+        return;
+    }
     for (size_t k = 0; k < y.size(); k++) y.set(k, p.value);
     const std::vector<int64_t> ys = strides_of(y.shape);
     size_t from = 0;
@@ -143,6 +182,8 @@ void pad(KernelContext &kc) {
 void register_data_movement_kernels(KernelTable &table) {
     table["Pad"] = pad;
     table["Transpose"] = transpose;
+    table["DepthToSpace"] = [](KernelContext &kc) { depth_to_space(kc, true); };
+    table["SpaceToDepth"] = [](KernelContext &kc) { depth_to_space(kc, false); };
     table["Concat"] = concat;
     table["Split"] = split;
     table["Slice"] = slice;

@@ -57,6 +57,7 @@ void register_shape_op_kernels(KernelTable &table) {
     for (const char *op : {"Reshape", "Flatten", "Unsqueeze", "Squeeze"})
         table[op] = copy_data;
     table["Shape"] = shape_of;
+    table["Size"] = [](KernelContext &kc) { kc.out[0].i[0] = num_elements(kc.input(0).shape); };
     table["Expand"] = expand;
     table["ConstantOfShape"] = constant_of_shape;
     table["Range"] = range;

@@ -509,17 +509,17 @@ TEST(GraphLowering, PadComputesInItsInputsLayout) {
         }
         expect_matches_reference(g, plan_fusion(g, {4.0, true}), 37, &original);
     }
-    // Edge padding is refused on import, naming the node.
-    ModelBuilder edge(13);
-    edge.input("x", {1, 2, 3, 3}).output("y");
-    edge.initializer("pads", TensorData::ints({8}, {0, 0, 1, 1, 0, 0, 1, 1}));
-    testing::set_string(edge.node("Pad", {"x", "pads"}, {"y"}, "edgy"), "mode", "edge");
+    // Wrap padding before opset 19 is refused on import, naming the node.
+    ModelBuilder wrap(13);
+    wrap.input("x", {1, 2, 3, 3}).output("y");
+    wrap.initializer("pads", TensorData::ints({8}, {0, 0, 1, 1, 0, 0, 1, 1}));
+    testing::set_string(wrap.node("Pad", {"x", "pads"}, {"y"}, "wrapped"), "mode", "wrap");
     try {
-        prepared(edge);
-        ADD_FAILURE() << "edge padding was accepted";
+        prepared(wrap);
+        ADD_FAILURE() << "wrap padding was accepted at opset 13";
     } catch (const GraphError &e) {
-        EXPECT_NE(std::string(e.what()).find("mode 'edge' is not supported"), std::string::npos) << e.what();
-        EXPECT_NE(std::string(e.what()).find("edgy"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("mode 'wrap' is not supported"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("wrapped"), std::string::npos) << e.what();
     }
 }
 
@@ -846,6 +846,75 @@ TEST(GraphLowering, ConvTransposeRunsAsAConvolution) {
     }
 }
 
+// The same with weights computed at run time (the swap and flip are nodes), and a
+// 3-D one without strides (then a 3-D Conv, through windows_3d_as_2d).
+TEST(GraphLowering, ConvTransposeWithRunTimeWeightsAndThreeAxesRunsAsAConvolution) {
+    ModelBuilder runtime(13);
+    runtime.input("x", {1, 4, 5, 6}).input("w", {4, 3, 3, 2}).output("y");
+    auto &t = runtime.node("ConvTranspose", {"x", "w"}, {"y"}, "up");
+    testing::set_ints(t, "strides", {2, 1});
+    testing::set_ints(t, "pads", {1, 0, 0, 1});
+    testing::set_int(t, "group", 2);
+
+    ModelBuilder volume(13);
+    volume.input("x", {1, 2, 3, 4, 5}).output("y");
+    volume.initializer("w", weights({2, 3, 2, 3, 2}, 64));
+    testing::set_ints(volume.node("ConvTranspose", {"x", "w"}, {"y"}, "up3d"), "pads", {0, 1, 0, 1, 0, 1});
+
+    for (const ModelBuilder *b : {&runtime, &volume}) {
+        const Graph written = prepared(*b);
+        Graph g = written;
+        prepare_graph(g);
+        for (const Node &n : g.nodes) EXPECT_NE(n.op_type, "ConvTranspose");
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 72, &written);
+    }
+}
+
+// 3-D convolutions and pools through windows_3d_as_2d, compiled (the pass itself is
+// checked against the evaluator in the passes' tests).
+TEST(GraphLowering, ThreeDimensionalWindowsCompileAsTwoDimensionalOnes) {
+    ModelBuilder b(13);
+    b.input("x", {1, 4, 6, 7, 5}).output("y");
+    b.initializer("w", weights({6, 2, 3, 3, 2}, 65)).initializer("bias", weights({6}, 66));
+    auto &conv = b.node("Conv", {"x", "w", "bias"}, {"c"}, "conv3d");
+    testing::set_ints(conv, "pads", {1, 1, 0, 1, 1, 1});
+    testing::set_ints(conv, "strides", {2, 1, 1});
+    testing::set_int(conv, "group", 2);
+    b.node("Relu", {"c"}, {"r"});
+    auto &pool = b.node("MaxPool", {"r"}, {"p"}, "pool3d");
+    testing::set_ints(pool, "kernel_shape", {2, 2, 2});
+    testing::set_ints(pool, "strides", {1, 2, 2});
+    auto &avg = b.node("AveragePool", {"p"}, {"y"}, "avg3d");
+    testing::set_ints(avg, "kernel_shape", {2, 3, 1});
+    testing::set_ints(avg, "pads", {0, 1, 0, 0, 1, 0});
+    testing::set_int(avg, "count_include_pad", 1);
+    const Graph written = prepared(b);
+    Graph g = written;
+    prepare_graph(g);
+    for (const Node &n : g.nodes) {
+        if (!n.inputs.empty()) EXPECT_LE(g.value(n.inputs[0]).shape.size(), 5u);
+        if (n.op_type == "Conv" || n.op_type == "MaxPool" || n.op_type == "AveragePool")
+            EXPECT_EQ(g.value(n.inputs[0]).shape.size(), 4u) << n.op_type;
+    }
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 73, &written);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 74, &written);
+}
+
+// Pad's edge, reflect and wrap (opset 19) modes: each output element read from the
+// input element the mode maps it to.
+TEST(GraphLowering, PadModesMatchTheEvaluator) {
+    for (const char *mode : {"edge", "reflect", "wrap"}) {
+        ModelBuilder b(19);
+        b.input("x", {2, 3, 5, 4}).output("y");
+        b.initializer("pads", TensorData::ints({8}, {0, 1, 2, 3, 0, 0, 4, 1}));
+        testing::set_string(b.node("Pad", {"x", "pads"}, {"p"}, "padded"), "mode", mode);
+        b.node("Relu", {"p"}, {"y"});
+        const Graph g = prepared(b);
+        SCOPED_TRACE(mode);
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 75);
+    }
+}
+
 // Resize (linear and nearest, scales and sizes, three coordinate transformations) and
 // Einsum (batched products and a permutation, through graph/passes/einsum_as_matmul and
 // the library's batch_matmul) against the evaluator, whose Resize and Einsum ONNX's
@@ -896,6 +965,20 @@ TEST(GraphLowering, AMatrixProductWhoseTilesOverrunItsRowsStaysInItsStorage) {
     b.node("Reshape", {"t2", "image"}, {"y"});
     const Graph g = prepared(b);
     expect_matches_reference(g, plan_fusion(g, {4.0, true}), 92);
+}
+
+// A row reduction whose reader needs one point of it per iteration of its row loop
+// (ReduceMean with keepdims: the sums [24] read as [24, 1]): the reduction's vector
+// blocks once spanned all 24 rows per point and read input row 46 of 24 (a bounds
+// error here, NaN with checks off).
+TEST(GraphLowering, AReductionReadOnePointPerRowReadsOnlyItsRows) {
+    for (int64_t rows : {24, 40, 7}) {
+        ModelBuilder b(13);
+        b.input("x", {rows, 5}).output("y");
+        testing::set_ints(b.node("ReduceMean", {"x"}, {"y"}), "axes", {1});
+        const Graph g = prepared(b);
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 93);
+    }
 }
 
 TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {

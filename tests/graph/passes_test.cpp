@@ -1,6 +1,7 @@
-// fold_constants, remove_dead and fold_batch_norm on imported models; BN folding is
-// checked numerically with the reference evaluator.
+// fold_constants, remove_dead, fold_batch_norm, uniform_windows and expand_definitions on
+// imported models; rewrites are checked numerically with the reference evaluator.
 #include "evaluate.h"
+#include "expand_definitions.h"
 #include "fold_batch_norm.h"
 #include "fold_constants.h"
 #include "import_onnx.h"
@@ -8,6 +9,7 @@
 #include "pack_weights.h"
 #include "remove_dead.h"
 #include "uniform_windows.h"
+#include "windows_3d_as_2d.h"
 
 #include <gtest/gtest.h>
 
@@ -145,7 +147,8 @@ TEST(GraphPasses, UniformWindowsPreserveResults) {
         {"1-D conv, unpadded", {1, 3, 7}, "Conv", {2}, {0, 0}, {1}, {1}, 0, 1, 0},
         {"1-D max pool, padded", {2, 3, 9}, "MaxPool", {3}, {1, 1}, {2}, {1}, 0, 1, 1},
         {"1-D average pool, padding counted", {2, 3, 9}, "AveragePool", {3}, {1, 1}, {2}, {1}, 1, 1, 1},
-        {"1-D average pool, padding excluded (pads stay)", {2, 3, 9}, "AveragePool", {3}, {1, 1}, {2}, {1}, 0, 1, 0},
+        {"1-D average pool, padding excluded (rescaled)", {2, 3, 9}, "AveragePool", {3}, {1, 1}, {2}, {1}, 0, 1, 1},
+        {"2-D average pool, uneven pads excluded (rescaled)", {1, 2, 7, 8}, "AveragePool", {3, 2}, {0, 1, 2, 0}, {2, 2}, {1, 1}, 0, 0, 1},
         {"2-D conv, SAME_UPPER-like pads", {1, 3, 8, 8}, "Conv", {2, 2}, {0, 0, 1, 1}, {1, 1}, {1, 1}, 0, 0, 1},
         {"2-D max pool over a unit axis, strides differ", {1, 2, 1, 9}, "MaxPool", {1, 3}, {0, 0, 0, 0}, {1, 2}, {1, 1}, 0, 0, 0},
     };
@@ -181,6 +184,134 @@ TEST(GraphPasses, UniformWindowsPreserveResults) {
         const TensorData after = evaluate(g, in).at("y");
         ASSERT_EQ(after.shape, before.shape) << c.what;
         EXPECT_LE(testing::relative_error(after, before), 1e-6) << c.what << "\n" << listing(g);
+    }
+}
+
+TEST(GraphPasses, Windows3dAs2dPreserveResults) {
+    struct Case {
+        const char *what;
+        Shape x;
+        std::string op;
+        std::vector<int64_t> kernel, pads, strides, dilations;
+        int64_t group, count_include_pad, ceil_mode;
+    };
+    const std::vector<Case> cases = {
+        {"conv, padded, strided, dilated", {2, 4, 7, 6, 5}, "Conv", {3, 2, 3}, {1, 0, 1, 2, 1, 1}, {2, 1, 2}, {2, 1, 1}, 1, 0, 0},
+        {"conv, grouped, depth stride 3", {1, 4, 8, 5, 5}, "Conv", {2, 3, 3}, {0, 1, 1, 1, 1, 1}, {3, 1, 1}, {1, 1, 1}, 2, 0, 0},
+        {"conv, one depth tap", {1, 3, 4, 6, 6}, "Conv", {1, 3, 3}, {0, 1, 1, 0, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, 0, 0},
+        {"max pool, padded, strided", {2, 3, 7, 7, 6}, "MaxPool", {3, 3, 2}, {1, 1, 0, 1, 1, 0}, {2, 2, 2}, {1, 1, 1}, 1, 0, 0},
+        {"max pool, ceil mode", {1, 2, 6, 7, 7}, "MaxPool", {2, 3, 3}, {0, 0, 0, 0, 0, 0}, {2, 2, 2}, {1, 1, 1}, 1, 0, 1},
+        {"average pool, padding counted", {2, 3, 5, 6, 6}, "AveragePool", {3, 3, 3}, {1, 1, 1, 1, 1, 1}, {2, 2, 2}, {1, 1, 1}, 1, 1, 0},
+        {"average pool, padding excluded", {2, 3, 5, 6, 6}, "AveragePool", {3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 2, 2}, {1, 1, 1}, 1, 0, 0},
+    };
+    for (const Case &c : cases) {
+        ModelBuilder b(13);
+        b.input("x", c.x).output("y");
+        std::vector<std::string> inputs = {"x"};
+        if (c.op == "Conv") {
+            Shape w = {6, c.x[1] / c.group};
+            w.insert(w.end(), c.kernel.begin(), c.kernel.end());
+            b.initializer("w", testing::random_floats(w, 3)).initializer("bias", testing::random_floats({6}, 4));
+            inputs = {"x", "w", "bias"};
+        }
+        auto &n = b.node(c.op, inputs, {"y"}, "volume");
+        if (c.op != "Conv") testing::set_ints(n, "kernel_shape", c.kernel);
+        if (c.op == "Conv") testing::set_int(n, "group", c.group);
+        testing::set_ints(n, "pads", c.pads);
+        testing::set_ints(n, "strides", c.strides);
+        if (c.op != "AveragePool") testing::set_ints(n, "dilations", c.dilations);
+        if (c.op == "AveragePool") testing::set_int(n, "count_include_pad", c.count_include_pad);
+        if (c.op != "Conv") testing::set_int(n, "ceil_mode", c.ceil_mode);
+        Graph g = import_onnx_bytes(b.bytes(), c.what);
+        const TensorMap in{{"x", testing::random_floats(c.x, 7, -2, 2)}};
+        const TensorData before = evaluate(g, in).at("y");
+        EXPECT_EQ(windows_3d_as_2d(g), 1) << c.what;
+        EXPECT_TRUE(g.is_topologically_sorted()) << c.what;
+        for (const Node &node : g.nodes) {
+            if (node.op_type == c.op) EXPECT_EQ(g.value(node.inputs[0]).shape.size(), 4u) << c.what << "\n" << listing(g);
+        }
+        const TensorData after = evaluate(g, in).at("y");
+        ASSERT_EQ(after.shape, before.shape) << c.what;
+        EXPECT_LE(testing::relative_error(after, before), 1e-5) << c.what << "\n" << listing(g);
+    }
+}
+
+// Each rewritten model computes what it did before (every output), with none of the
+// expanded ops left.
+TEST(GraphPasses, ExpandDefinitionsPreserveResults) {
+    struct Case {
+        const char *what;
+        ModelBuilder model;
+        std::string op;  // the op type that must be gone (empty: kept as one output)
+        int expanded;
+    };
+    std::vector<Case> cases;
+    {
+        ModelBuilder b(17);
+        b.input("x", {2, 3, 4}).input("scale", {3, 4}).input("bias", {4}).output("y").output("mean").output("inv");
+        auto &ln = b.node("LayerNormalization", {"x", "scale", "bias"}, {"y", "mean", "inv"});
+        testing::set_int(ln, "axis", 1);
+        testing::set_float(ln, "epsilon", 1e-3f);
+        cases.push_back({"LayerNormalization with its statistics", b, "LayerNormalization", 1});
+    }
+    {
+        ModelBuilder b(17);
+        b.input("x", {2, 3, 4}).input("scale", {4}).output("y").output("inv");
+        b.node("LayerNormalization", {"x", "scale"}, {"y", "", "inv"});
+        cases.push_back({"LayerNormalization with InvStdDev only, no bias", b, "LayerNormalization", 1});
+    }
+    {
+        ModelBuilder b(17);
+        b.input("x", {2, 3, 4}).input("scale", {4}).output("y");
+        b.node("LayerNormalization", {"x", "scale"}, {"y", "unread_mean", "unread_inv"});
+        cases.push_back({"LayerNormalization whose statistics nobody reads", b, "", 1});
+    }
+    {
+        ModelBuilder b(13);
+        b.input("x", {3, 5}).input("lo", {}).input("hi", {}).output("y");
+        b.node("Clip", {"x", "lo", "hi"}, {"y"});
+        cases.push_back({"Clip with run-time bounds", b, "Clip", 1});
+    }
+    {
+        ModelBuilder b(13);
+        b.input("x", {3, 5}).input("hi", {}).output("y");
+        b.node("Clip", {"x", "", "hi"}, {"y"});
+        cases.push_back({"Clip with a run-time upper bound only", b, "Clip", 1});
+    }
+    for (const char *mode : {"DCR", "CRD"}) {
+        ModelBuilder b(13);
+        b.input("x", {2, 8, 3, 5}).output("y");
+        auto &n = b.node("DepthToSpace", {"x"}, {"y"});
+        testing::set_int(n, "blocksize", 2);
+        testing::set_string(n, "mode", mode);
+        cases.push_back({mode, b, "DepthToSpace", 1});
+    }
+    {
+        ModelBuilder b(13);
+        b.input("x", {2, 3, 6, 9}).output("y");
+        testing::set_int(b.node("SpaceToDepth", {"x"}, {"y"}), "blocksize", 3);
+        cases.push_back({"SpaceToDepth", b, "SpaceToDepth", 1});
+    }
+    for (const Case &c : cases) {
+        Graph g = import_onnx_bytes(c.model.bytes(), c.what);
+        TensorMap in;
+        for (const std::string &name : g.inputs) {
+            in[name] = testing::random_floats(g.value(name).shape, 11, -2, 2);
+        }
+        if (in.count("lo")) in["lo"] = TensorData::floats({}, {-0.5f});
+        if (in.count("hi")) in["hi"] = TensorData::floats({}, {0.75f});
+        const TensorMap before = evaluate(g, in);
+        EXPECT_EQ(expand_definitions(g), c.expanded) << c.what;
+        EXPECT_TRUE(g.is_topologically_sorted()) << c.what;
+        for (const Node &node : g.nodes) {
+            EXPECT_NE(node.op_type, c.op) << c.what << "\n" << listing(g);
+            EXPECT_EQ(node.outputs.size(), 1u) << c.what << "\n" << listing(g);
+        }
+        const TensorMap after = evaluate(g, in);
+        for (const std::string &out : g.outputs) {
+            ASSERT_EQ(after.at(out).shape, before.at(out).shape) << c.what << ": " << out;
+            EXPECT_LE(testing::relative_error(after.at(out), before.at(out)), 1e-6) << c.what << ": " << out;
+        }
     }
 }
 

@@ -361,11 +361,11 @@ TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     // An unsupported op names the node.
     ModelBuilder b(13);
     b.input("x", {4}).output("y");
-    b.node("Shrink", {"x"}, {"y"}, "smooth");
-    CommandResult r = tessera("run " + b.save("shrink.onnx"));
+    b.node("LpNormalization", {"x"}, {"y"}, "normalise");
+    CommandResult r = tessera("run " + b.save("lp_normalization.onnx"));
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("node 'smooth'"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("Shrink"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("node 'normalise'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("LpNormalization"), std::string::npos) << r.output;
     // A symbolic batch without --input-shape, then with it.
     ModelBuilder s(13);
     s.input("x", {-1, 4}, 1, "batch").output("y");
