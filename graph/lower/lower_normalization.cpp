@@ -41,6 +41,21 @@ std::vector<Func> softmax(LowerContext &ctx, const char *op) {
     return {reshape_func(y, view, ctx.out_shape(), ctx.name("out"))};
 }
 
+// Hardmax over the [outer, n, inner] view: the maximum along n, then the first
+// position holding it (the least index where x equals it), then 1 there and 0 elsewhere.
+std::vector<Func> hardmax(LowerContext &ctx) {
+    const SoftmaxGeometry geo = softmax_geometry(ctx.ic);
+    const Shape view = {geo.outer, geo.n, geo.inner};
+    Func x = reshape_func(ctx.input(0), ctx.in_shape(0), view, ctx.name("view"));
+    Halide::Var i("i"), j("j"), o("o");
+    Halide::RDom r(0, int(geo.n), ctx.name("r"));
+    Func largest(ctx.name("largest")), first(ctx.name("first")), y(ctx.name("hardmax"));
+    largest(i, o) = Halide::maximum(x(i, r, o));
+    first(i, o) = Halide::minimum(Halide::select(x(i, r, o) == largest(i, o), r.x, int(geo.n)));
+    y(i, j, o) = Halide::select(j == first(i, o), 1.0f, 0.0f);
+    return {reshape_func(y, view, ctx.out_shape(), ctx.name("out"))};
+}
+
 std::vector<Func> layer_norm(LowerContext &ctx) {
     const Shape &shape = ctx.in_shape(0);
     const int64_t axis = layer_norm_axis(ctx.ic);
@@ -120,6 +135,7 @@ std::vector<Func> reduce(LowerContext &ctx, const std::string &op) {
 void register_normalization_lowering(LowerTable &table) {
     table["Softmax"] = [](LowerContext &ctx) { return softmax(ctx, "softmax"); };
     table["LogSoftmax"] = [](LowerContext &ctx) { return softmax(ctx, "log_softmax"); };
+    table["Hardmax"] = hardmax;
     table["LayerNormalization"] = layer_norm;
     table["BatchNormalization"] = batch_norm;
     table["InstanceNormalization"] = instance_norm;

@@ -149,6 +149,34 @@ void register_normalization_rules(RuleTable &table) {
     };
     table["InstanceNormalization"] = instance;
 
+    // LRN: each element divided by (bias + alpha / size * the sum of squares over the
+    // `size` channels around it)^beta, on [N, C, ...].
+    OpRule lrn;
+    lrn.attributes = {"alpha", "beta", "bias", "size"};
+    lrn.check = [](const InferContext &ctx) {
+        require_f32(ctx);
+        if (ctx.node.get_int("size", 0) < 1) ctx.fail("attribute 'size' is required and must be at least 1");
+    };
+    lrn.infer = [](InferContext &ctx) {
+        if (ctx.rank(0) < 3) ctx.fail("input must have rank 3 or more (N, C, spatial...), got " + shape_string(ctx.shape(0)));
+        ctx.set_output(0, DType::f32, ctx.shape(0));
+        return true;
+    };
+    table["LRN"] = lrn;
+
+    // MeanVarianceNormalization: (x - mean) / (sqrt(variance) + 1e-9) over `axes`
+    // (default 0, 2, 3), the variance as E[x^2] - E[x]^2, as ONNX defines it.
+    OpRule mvn;
+    mvn.min_opset = 9;
+    mvn.attributes = {"axes"};
+    mvn.check = require_f32;
+    mvn.infer = [](InferContext &ctx) {
+        for (int64_t a : ctx.node.get_ints("axes", {0, 2, 3})) ctx.axis(a, ctx.rank(0), "axes");
+        ctx.set_output(0, DType::f32, ctx.shape(0));
+        return true;
+    };
+    table["MeanVarianceNormalization"] = mvn;
+
     OpRule softmax;
     softmax.attributes = {"axis"};
     softmax.check = require_f32;
@@ -159,6 +187,7 @@ void register_normalization_rules(RuleTable &table) {
     };
     table["Softmax"] = softmax;
     table["LogSoftmax"] = softmax;  // the same axis rules (2-D coercion before opset 13)
+    table["Hardmax"] = softmax;     // 1 at each slice's first maximum, 0 elsewhere
 
     // The reductions: axes an attribute before opset 13 (ReduceSum) or 18 (the
     // others), an input from then on.

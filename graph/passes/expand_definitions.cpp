@@ -4,6 +4,7 @@
 #include "resolved_params.h"
 #include "shape_inference.h"
 
+#include <algorithm>
 #include <numeric>
 
 namespace tessera::graph {
@@ -67,6 +68,43 @@ void expand_depth_space(Graph &g, GraphBuilder &b, const Node &n) {
     b.reshape(moved, y, base + "_out", n.outputs[0]);
 }
 
+// x (bias + alpha / size * the channel window's sum of squares)^-beta, the window sum
+// an average (padding counted) over [N, 1, C, rest] with a size x 1 window.
+void expand_lrn(Graph &g, GraphBuilder &b, const Node &n) {
+    const Shape x = g.value(n.inputs[0]).shape;
+    const std::string base = base_of(n);
+    const int64_t size = n.get_int("size", 1), below = (size - 1) / 2, above = size - 1 - below;
+    const std::string square = b.op("Mul", {n.inputs[0], n.inputs[0]}, base + "_square");
+    const std::string planes = b.reshape(square, {x[0], 1, x[1], num_elements(x) / (x[0] * x[1])}, base + "_planes");
+    const std::string window = b.op("AveragePool", {planes}, base + "_window_mean", "",
+                                    {{"kernel_shape", Attribute::make_ints({size, 1})},
+                                     {"pads", Attribute::make_ints({below, 0, above, 0})},
+                                     {"count_include_pad", Attribute::make_int(1)}});
+    const std::string mean = b.reshape(window, x, base + "_mean");
+    const std::string scaled = b.op("Mul", {mean, b.scalar(n.get_float("alpha", 1e-4f), base + "_alpha")}, base + "_scaled");
+    const std::string shifted = b.op("Add", {scaled, b.scalar(n.get_float("bias", 1.0f), base + "_bias")}, base + "_shifted");
+    const std::string divisor =
+        b.op("Pow", {shifted, b.scalar(-n.get_float("beta", 0.75f), base + "_minus_beta")}, base + "_inverse_divisor");
+    b.op("Mul", {n.inputs[0], divisor}, base + "_normalised", n.outputs[0]);
+}
+
+// (x - E[x]) / (sqrt(E[x^2] - E[x]^2) + 1e-9) over the axes (a variance rounded below
+// 0 taken as 0).
+void expand_mean_variance_norm(Graph &g, GraphBuilder &b, const Node &n) {
+    const int64_t rank = int64_t(g.value(n.inputs[0]).shape.size());
+    std::vector<int64_t> axes;
+    for (int64_t a : n.get_ints("axes", {0, 2, 3})) axes.push_back(a < 0 ? a + rank : a);
+    std::sort(axes.begin(), axes.end());
+    const std::string base = base_of(n), &x = n.inputs[0];
+    const std::string mean = b.reduce_mean(x, axes, base + "_mean");
+    const std::string mean_of_squares = b.reduce_mean(b.op("Mul", {x, x}, base + "_square"), axes, base + "_mean_of_squares");
+    const std::string variance =
+        b.op("Sub", {mean_of_squares, b.op("Mul", {mean, mean}, base + "_square_of_mean")}, base + "_variance");
+    const std::string deviation = b.op("Sqrt", {b.op("Relu", {variance}, base + "_not_negative")}, base + "_deviation");
+    const std::string divisor = b.op("Add", {deviation, b.scalar(1e-9f, base + "_epsilon")}, base + "_divisor");
+    b.op("Div", {b.op("Sub", {x, mean}, base + "_centred"), divisor}, base + "_normalised", n.outputs[0]);
+}
+
 bool runtime_clip(const Graph &g, const Node &n) {
     if (n.op_type != "Clip" || g.opset < 11) return false;
     for (size_t k = 1; k < n.inputs.size(); k++)
@@ -95,6 +133,14 @@ int expand_definitions(Graph &g) {
         }
         if (n.op_type == "DepthToSpace" || n.op_type == "SpaceToDepth") {
             expand_depth_space(g, b, n);
+            return true;
+        }
+        if (n.op_type == "LRN") {
+            expand_lrn(g, b, n);
+            return true;
+        }
+        if (n.op_type == "MeanVarianceNormalization") {
+            expand_mean_variance_norm(g, b, n);
             return true;
         }
         return false;

@@ -5,7 +5,9 @@
 //   the scale and bias; one whose statistics nobody reads drops those outputs and
 //   stays the fused op;
 // - a Clip whose bounds are computed at run time becomes Max and Min (broadcast);
-// - DepthToSpace (DCR or CRD) and SpaceToDepth become Reshape, Transpose, Reshape.
+// - DepthToSpace (DCR or CRD) and SpaceToDepth become Reshape, Transpose, Reshape;
+// - LRN becomes the square, a size x 1 average over the channels, and a Pow;
+// - MeanVarianceNormalization becomes its ReduceMeans, Sqrt and Div.
 #pragma once
 
 #include "graph.h"

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace tessera::graph {
 
@@ -37,6 +38,50 @@ void instance_norm(KernelContext &kc) {
         const double inv = 1.0 / std::sqrt(var + eps);
         for (int64_t j = 0; j < size; j++)
             kc.out[0].f[p * size + j] = float((plane[j] - mean) * inv * scale.f[c] + bias.f[c]);
+    }
+}
+
+void lrn(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    const Node &n = kc.node();
+    const double alpha = n.get_float("alpha", 1e-4f), beta = n.get_float("beta", 0.75f), bias = n.get_float("bias", 1.0f);
+    const int64_t size = n.get_int("size", 1), channels = x.shape[1];
+    const int64_t inner = num_elements(Shape(x.shape.begin() + 2, x.shape.end()));
+    const int64_t below = (size - 1) / 2, above = size - 1 - below;  // floor and ceil of (size - 1) / 2
+    for (size_t k = 0; k < x.size(); k++) {
+        const int64_t c = (int64_t(k) / inner) % channels, base = int64_t(k) - c * inner;
+        double squares = 0;
+        for (int64_t j = std::max<int64_t>(0, c - below); j <= std::min(channels - 1, c + above); j++) {
+            const double v = x.f[size_t(base + j * inner)];
+            squares += v * v;
+        }
+        kc.out[0].f[k] = float(x.f[k] / std::pow(bias + alpha / double(size) * squares, beta));
+    }
+}
+
+void mean_variance_norm(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    std::vector<bool> reduced(x.shape.size(), false);
+    for (int64_t a : kc.node().get_ints("axes", {0, 2, 3})) reduced[size_t(kc.ic.axis(a, int64_t(x.shape.size()), "axes"))] = true;
+    // Each element's group: its index with the reduced axes' coordinates zeroed.
+    const std::vector<int64_t> strides = strides_of(x.shape);
+    std::vector<int64_t> group(x.size());
+    std::map<int64_t, std::pair<double, double>> sums;  // group -> (sum, sum of squares)
+    std::map<int64_t, int64_t> counts;
+    size_t k = 0;
+    for_each_index(x.shape, [&](const std::vector<int64_t> &idx) {
+        int64_t g = 0;
+        for (size_t a = 0; a < idx.size(); a++) g += reduced[a] ? 0 : idx[a] * strides[a];
+        group[k] = g;
+        sums[g].first += x.f[k];
+        sums[g].second += double(x.f[k]) * x.f[k];
+        counts[g]++;
+        k++;
+    });
+    for (size_t i = 0; i < x.size(); i++) {
+        const double count = double(counts[group[i]]), mean = sums[group[i]].first / count;
+        const double variance = sums[group[i]].second / count - mean * mean;
+        kc.out[0].f[i] = float((x.f[i] - mean) / (std::sqrt(std::max(0.0, variance)) + 1e-9));
     }
 }
 
@@ -84,6 +129,20 @@ void softmax(KernelContext &kc, bool log) {
         }
 }
 
+// 1 at the first maximum along the softmax axis, 0 elsewhere.
+void hardmax(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    const SoftmaxGeometry g = softmax_geometry(kc.ic);
+    for (int64_t o = 0; o < g.outer; o++)
+        for (int64_t in = 0; in < g.inner; in++) {
+            const int64_t base = o * g.n * g.inner + in;
+            int64_t first = 0;
+            for (int64_t j = 1; j < g.n; j++)
+                if (x.f[base + j * g.inner] > x.f[base + first * g.inner]) first = j;
+            for (int64_t j = 0; j < g.n; j++) kc.out[0].f[base + j * g.inner] = j == first ? 1.0f : 0.0f;
+        }
+}
+
 // ReduceSum, ReduceMean, ReduceMax, ... by op type.
 void reduce(KernelContext &kc) {
     const TensorData &x = kc.input(0);
@@ -125,9 +184,12 @@ void reduce(KernelContext &kc) {
 void register_normalization_kernels(KernelTable &table) {
     table["BatchNormalization"] = batch_norm;
     table["LayerNormalization"] = layer_norm;
+    table["LRN"] = lrn;
+    table["MeanVarianceNormalization"] = mean_variance_norm;
     table["InstanceNormalization"] = instance_norm;
     table["Softmax"] = [](KernelContext &kc) { softmax(kc, false); };
     table["LogSoftmax"] = [](KernelContext &kc) { softmax(kc, true); };
+    table["Hardmax"] = hardmax;
     for (const char *op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
                            "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
         table[op] = reduce;

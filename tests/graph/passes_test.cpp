@@ -292,6 +292,22 @@ TEST(GraphPasses, ExpandDefinitionsPreserveResults) {
         testing::set_int(b.node("SpaceToDepth", {"x"}, {"y"}), "blocksize", 3);
         cases.push_back({"SpaceToDepth", b, "SpaceToDepth", 1});
     }
+    for (int64_t size : {3, 4}) {
+        ModelBuilder b(13);
+        b.input("x", {2, 7, 3, 4}).output("y");
+        auto &n = b.node("LRN", {"x"}, {"y"});
+        testing::set_int(n, "size", size);
+        testing::set_float(n, "alpha", 0.02f);
+        testing::set_float(n, "beta", 0.6f);
+        testing::set_float(n, "bias", 1.5f);
+        cases.push_back({size == 3 ? "LRN, odd window" : "LRN, even window", b, "LRN", 1});
+    }
+    {
+        ModelBuilder b(13);
+        b.input("x", {2, 3, 4, 5}).output("y");
+        testing::set_ints(b.node("MeanVarianceNormalization", {"x"}, {"y"}), "axes", {0, -1});
+        cases.push_back({"MeanVarianceNormalization", b, "MeanVarianceNormalization", 1});
+    }
     for (const Case &c : cases) {
         Graph g = import_onnx_bytes(c.model.bytes(), c.what);
         TensorMap in;
