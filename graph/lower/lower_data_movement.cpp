@@ -130,47 +130,51 @@ std::vector<Func> tile(LowerContext &ctx) {
     return {out};
 }
 
-// Per resized axis two constant tables of input positions and one of weights, read at
-// the output's coordinate; the output mixes the 2^k corners (k resized axes).
+// Per resized axis and tap a constant table of input positions and one of weights,
+// read at the output's coordinate; the output sums every combination of one tap per
+// resized axis (2^k corners for linear, 4^k for cubic).
 std::vector<Func> resize(LowerContext &ctx) {
     const std::optional<std::vector<ResizeTaps>> taps = resize_taps(ctx.ic);
     if (!taps) ctx.fail("Resize's scales or sizes must be constant to be compiled");
     const Shape &y = ctx.out_shape();
     std::vector<Var> v = ops::logical_vars(y.size(), "r");
-    std::vector<size_t> resized;  // the resized axes; the nearest ones read one position
-    std::vector<bool> two_taps;
-    std::vector<Halide::Buffer<int>> lo, hi;
-    std::vector<Halide::Buffer<float>> weight;
+    std::vector<size_t> resized;  // the resized axes
+    std::vector<std::vector<Halide::Buffer<int>>> index;  // per resized axis and tap
+    std::vector<std::vector<Halide::Buffer<float>>> weight;
+    std::vector<bool> weighted;  // false: one tap of weight 1 (nearest)
+    int64_t combinations = 1;
     for (size_t a = 0; a < y.size(); a++) {
         const ResizeTaps &t = (*taps)[a];
         if (!t.resized) continue;
         resized.push_back(a);
-        two_taps.push_back(std::any_of(t.weight.begin(), t.weight.end(), [](double w) { return w != 0; }));
-        lo.emplace_back(int(y[a]));
-        hi.emplace_back(int(y[a]));
-        weight.emplace_back(int(y[a]));
-        for (int64_t i = 0; i < y[a]; i++) {
-            lo.back()(int(i)) = int(t.lo[size_t(i)]);
-            hi.back()(int(i)) = int(t.hi[size_t(i)]);
-            weight.back()(int(i)) = float(t.weight[size_t(i)]);
+        index.emplace_back();
+        weight.emplace_back();
+        for (size_t k = 0; k < t.index.size(); k++) {
+            index.back().emplace_back(int(y[a]));
+            weight.back().emplace_back(int(y[a]));
+            for (int64_t i = 0; i < y[a]; i++) {
+                index.back()[k](int(i)) = int(t.index[k][size_t(i)]);
+                weight.back()[k](int(i)) = float(t.weight[k][size_t(i)]);
+            }
         }
+        weighted.push_back(t.index.size() > 1);
+        combinations *= int64_t(t.index.size());
     }
     Expr value = 0.0f;
-    for (uint64_t corner = 0; corner < (uint64_t(1) << resized.size()); corner++) {
+    for (int64_t c = 0; c < combinations; c++) {
         std::vector<Expr> coords = ops::as_exprs(v);
         Expr w = 1.0f;
-        bool skip = false;
-        for (size_t k = 0; k < resized.size(); k++) {
-            const bool upper = (corner >> k) & 1;
-            skip |= upper && !two_taps[k];
-            const Expr at = v[resized[k]];
+        int64_t rest = c;
+        for (size_t r = 0; r < resized.size(); r++) {
+            const size_t k = size_t(rest % int64_t(index[r].size()));
+            rest /= int64_t(index[r].size());
+            const Expr at = v[resized[r]];
             // Clamped to the input's extent (the tables are already) so that bounds
             // inference sees the region read.
-            const int extent = int(ctx.in_shape(0)[resized[k]]);
-            coords[resized[k]] = Halide::clamp(upper ? hi[k](at) : lo[k](at), 0, extent - 1);
-            if (two_taps[k]) w = w * (upper ? weight[k](at) : 1.0f - weight[k](at));
+            const int extent = int(ctx.in_shape(0)[resized[r]]);
+            coords[resized[r]] = Halide::clamp(index[r][k](at), 0, extent - 1);
+            if (weighted[r]) w = w * weight[r][k](at);
         }
-        if (skip) continue;
         value = value + w * ops::at(ctx.input(0), coords);
     }
     Func out(ctx.name("resize"));

@@ -33,6 +33,18 @@ LowerRule binary(const std::string &op) {
     };
 }
 
+// Mod of floats (fmod 1): a - b trunc(a / b), the dividend's sign, as C's fmod.
+std::vector<Func> mod(LowerContext &ctx) {
+    if (ctx.ic.dtype(0) != DType::f32) ctx.fail("Mod of integers is not compiled (shape arithmetic folds it)");
+    const Shape &y = ctx.out_shape();
+    const std::vector<Halide::Var> v = ops::logical_vars(std::max<size_t>(1, y.size()), "m");
+    const Halide::Expr a = ops::at(broadcast_func(ctx.input(0), ctx.in_shape(0), y, ctx.name("a")), ops::as_exprs(v));
+    const Halide::Expr b = ops::at(broadcast_func(ctx.input(1), ctx.in_shape(1), y, ctx.name("b")), ops::as_exprs(v));
+    Func out(ctx.name("fmod"));
+    ops::ref(out, ops::as_exprs(v)) = a - b * Halide::trunc(a / b);
+    return {out};
+}
+
 // Max, Min, Sum and Mean of one or more inputs: the library's binary op folded
 // over them (broadcasting as it goes); Mean then scales by 1 / n.
 LowerRule variadic(const std::string &op, bool mean) {
@@ -115,6 +127,7 @@ void register_elementwise_lowering(LowerTable &table) {
         table[onnx] = activation(library, attributes);
     }
     table["PRelu"] = binary("prelu");
+    table["Mod"] = mod;
     table["Max"] = variadic("max", false);
     table["Min"] = variadic("min", false);
     table["Sum"] = variadic("add", false);

@@ -76,13 +76,11 @@ std::vector<Func> conv(LowerContext &ctx) {
 }
 
 // graph/passes/conv_transpose_as_conv turns every ConvTranspose it can into a Conv;
-// one left here has weights computed at run time before opset 10, or three spatial
-// axes with strides.
+// one left here has three spatial axes and strides, or more axes.
 std::vector<Func> conv_transpose(LowerContext &ctx) {
-    ctx.fail("a ConvTranspose compiles as the Conv it equals, which needs constant weights before opset 10 and "
-             "one or two spatial axes (three without strides); this one has " +
-             std::string(ctx.ic.value(1) ? std::to_string(ctx.in_shape(0).size() - 2) + " spatial axes"
-                                         : "weights computed at run time at opset " + std::to_string(ctx.ic.opset)));
+    ctx.fail("a ConvTranspose compiles as the Conv it equals, over one or two spatial axes (three without "
+             "strides); this one has " + std::to_string(ctx.in_shape(0).size() - 2) + " spatial axes" +
+             (ctx.in_shape(0).size() == 5 ? " and strides" : ""));
 }
 
 std::vector<Func> gemm(LowerContext &ctx) {

@@ -191,7 +191,7 @@ void register_elementwise_rules(RuleTable &table) {
     table["Pow"] = pow;
 
     // Mod (opset 10): integers with fmod 0 (the divisor's sign) or 1, floats with fmod 1.
-    // Shape arithmetic folds it; compiled kernels do not compute it.
+    // Shape arithmetic folds it; compiled kernels compute the float form.
     OpRule mod = binary(false);
     mod.attributes = {"fmod"};
     mod.check = [](const InferContext &ctx) {

@@ -1,7 +1,7 @@
 // Resize (opset 10 on; opsets 11-19 with roi, scales or sizes as inputs) and Upsample
-// (opsets 7-9): nearest and (multi)linear sampling, every coordinate transformation
-// but tf_crop_and_resize. resize_taps resolves each output position of each axis into
-// the two input positions it reads and the weight of the second, once, for the shape
+// (opsets 7-9): nearest, (multi)linear and (multi)cubic sampling, every coordinate
+// transformation but tf_crop_and_resize. resize_taps resolves each output position of
+// each axis into the input positions it reads and their weights, once, for the shape
 // rule, the evaluator and the lowering.
 #include "resolved_params.h"
 
@@ -46,7 +46,7 @@ std::optional<std::vector<double>> resize_scales(const InferContext &ctx, Shape 
 
 void check_resize(const InferContext &ctx) {
     const bool legacy = ctx.node.op_type == "Upsample" || ctx.opset < 11;  // asymmetric, floor
-    ctx.require_one_of("mode", ctx.node.get_string("mode", "nearest"), {"nearest", "linear", "bilinear"});
+    ctx.require_one_of("mode", ctx.node.get_string("mode", "nearest"), {"nearest", "linear", "bilinear", "cubic"});
     if (!legacy) {
         ctx.require_one_of("coordinate_transformation_mode",
                            ctx.node.get_string("coordinate_transformation_mode", "half_pixel"),
@@ -71,6 +71,14 @@ bool infer_resize(InferContext &ctx) {
     return true;
 }
 
+// Keys' cubic convolution weights (coefficient a) of the four taps around x, at
+// distances 1 + s, s, 1 - s and 2 - s (s = x - floor(x)).
+std::vector<double> cubic_weights(double s, double a) {
+    auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };       // |d| <= 1
+    auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 < |d| < 2
+    return {far(1 + s), near(s), near(1 - s), far(2 - s)};
+}
+
 } // namespace
 
 std::optional<std::vector<ResizeTaps>> resize_taps(const InferContext &ctx) {
@@ -80,6 +88,8 @@ std::optional<std::vector<ResizeTaps>> resize_taps(const InferContext &ctx) {
     const bool legacy = ctx.node.op_type == "Upsample" || ctx.opset < 11;
     const std::string mode = ctx.node.get_string("mode", "nearest");
     const bool linear = mode == "linear" || mode == "bilinear";
+    const double cubic_a = ctx.node.get_float("cubic_coeff_a", -0.75f);
+    const bool exclude_outside = ctx.node.get_int("exclude_outside", 0) != 0;
     const std::string transform =
         legacy ? "asymmetric" : ctx.node.get_string("coordinate_transformation_mode", "half_pixel");
     const std::string nearest = legacy ? "floor" : ctx.node.get_string("nearest_mode", "round_prefer_floor");
@@ -88,6 +98,8 @@ std::optional<std::vector<ResizeTaps>> resize_taps(const InferContext &ctx) {
         const int64_t in = ctx.shape(0)[a], out = sizes[a];
         const double scale = (*scales)[a];
         ResizeTaps &t = taps[a];
+        t.index.assign(mode == "cubic" ? 4 : linear ? 2 : 1, {});
+        t.weight.assign(t.index.size(), {});
         for (int64_t i = 0; i < out; i++) {
             double x = 0;  // the output position's coordinate in the input
             if (transform == "align_corners") {
@@ -107,22 +119,38 @@ std::optional<std::vector<ResizeTaps>> resize_taps(const InferContext &ctx) {
                 x = (double(i) + 0.5) / scale - 0.5;
             }
             auto clamp = [&](int64_t k) { return std::min<int64_t>(std::max<int64_t>(k, 0), in - 1); };
-            if (linear) {
+            if (mode == "cubic") {
+                // Taps past the ends read the edge, or (exclude_outside) weigh 0 with
+                // the others scaled to sum to 1.
                 const double lo = std::floor(x);
-                t.lo.push_back(clamp(int64_t(lo)));
-                t.hi.push_back(clamp(int64_t(lo) + 1));
-                t.weight.push_back(x - lo);  // edge positions read the edge on both sides
+                std::vector<double> w = cubic_weights(x - lo, cubic_a);
+                double kept = 0;
+                for (int k = 0; k < 4; k++) {
+                    const int64_t at = int64_t(lo) - 1 + k;
+                    if (exclude_outside && (at < 0 || at >= in)) w[size_t(k)] = 0;
+                    kept += w[size_t(k)];
+                }
+                for (int k = 0; k < 4; k++) {
+                    t.index[size_t(k)].push_back(clamp(int64_t(lo) - 1 + k));
+                    t.weight[size_t(k)].push_back(exclude_outside && kept != 0 ? w[size_t(k)] / kept : w[size_t(k)]);
+                }
+            } else if (linear) {
+                const double lo = std::floor(x);
+                t.index[0].push_back(clamp(int64_t(lo)));
+                t.index[1].push_back(clamp(int64_t(lo) + 1));
+                t.weight[0].push_back(1 - (x - lo));  // edge positions read the edge on both sides
+                t.weight[1].push_back(x - lo);
             } else {
                 double k = 0;
                 if (nearest == "floor") k = std::floor(x);
                 else if (nearest == "ceil") k = std::ceil(x);
                 else if (nearest == "round_prefer_ceil") k = std::floor(x + 0.5);
                 else k = x == std::floor(x) + 0.5 ? std::floor(x) : std::round(x);  // round_prefer_floor
-                t.lo.push_back(clamp(int64_t(k)));
-                t.hi.push_back(t.lo.back());
-                t.weight.push_back(0);
+                t.index[0].push_back(clamp(int64_t(k)));
+                t.weight[0].push_back(1);
             }
-            t.resized |= t.lo.back() != i || t.hi.back() != i || t.weight.back() != 0;
+            for (size_t k = 0; k < t.index.size(); k++)
+                t.resized |= t.weight[k].back() != (t.index[k].back() == i ? 1 : 0) && t.weight[k].back() != 0;
         }
         t.resized |= out != in;
     }

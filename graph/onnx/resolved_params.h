@@ -68,13 +68,14 @@ struct ClipBounds {
 };
 std::optional<ClipBounds> clip_bounds(const InferContext &ctx);
 
-// Resize / Upsample along one axis: for each output position the two input positions
-// it reads (equal for nearest) and the weight of the second (0 for nearest); edges
-// clamped. `resized` is false where the axis keeps its extent and positions.
+// Resize / Upsample along one axis: the taps each output position reads, one for
+// nearest, two for linear, four for cubic: tap k reads input position index[k][i]
+// (clamped to the axis: the edge repeats) with weight weight[k][i]. `resized` is false
+// where the axis keeps its extent and positions.
 struct ResizeTaps {
     bool resized = false;
-    std::vector<int64_t> lo, hi;
-    std::vector<double> weight;
+    std::vector<std::vector<int64_t>> index;
+    std::vector<std::vector<double>> weight;
 };
 // One per axis; nullopt while scales or sizes are inputs not constant (yet).
 std::optional<std::vector<ResizeTaps>> resize_taps(const InferContext &ctx);

@@ -4,18 +4,17 @@
 #include "shape_inference.h"
 #include "window.h"
 
-#include <limits>
 
 namespace tessera::graph {
 
 namespace {
 
 // One or two spatial axes, or three without strides (no zeros to insert, which would
-// take an 8-D view); weights computed at run time need Slice's steps (opset 10).
+// take an 8-D view).
 bool rewritable(const Graph &g, const Node &n) {
     if (n.op_type != "ConvTranspose" || n.outputs.size() != 1) return false;
     const TensorInfo &x = g.value(n.inputs[0]), &w = g.value(n.inputs[1]);
-    if (!x.shape_known || !w.shape_known || w.dtype != DType::f32 || (!w.is_constant() && g.opset < 10)) return false;
+    if (!x.shape_known || !w.shape_known || w.dtype != DType::f32) return false;
     if (x.shape.size() == 5) {
         for (int64_t s : n.get_ints("strides", {})) {
             if (s != 1) return false;
@@ -44,7 +43,7 @@ TensorData conv_weights(const TensorData &w, int64_t group) {
 }
 
 // conv_weights as nodes, for weights computed at run time: [g, C/g, M/g, taps] swapped
-// to [g, M/g, C/g, taps], the taps reversed (a Slice with step -1), reshaped.
+// to [g, M/g, C/g, taps], the taps reversed (a Gather of constant indices), reshaped.
 std::string conv_weights_at_run_time(Graph &g, GraphBuilder &b, const std::string &weights, int64_t group,
                                      const std::string &base) {
     const Shape w = g.value(weights).shape;
@@ -53,15 +52,11 @@ std::string conv_weights_at_run_time(Graph &g, GraphBuilder &b, const std::strin
     const int64_t taps = num_elements(kernel);
     const std::string grouped = b.reshape(weights, {group, cg, mg, taps}, base + "_grouped");
     const std::string swapped = b.transpose(grouped, {0, 2, 1, 3}, base + "_swapped");
-    auto ints = [&](const std::string &name, int64_t v) {
-        const std::string unique = g.unique_name(base + name);
-        g.set_constant(unique, TensorData::ints({1}, {v}));
-        return unique;
-    };
-    const std::string flipped =
-        b.op("Slice", {swapped, ints("_start", -1), ints("_end", std::numeric_limits<int64_t>::min()), ints("_axis", 3),
-                       ints("_step", -1)},
-             base + "_flipped");
+    std::vector<int64_t> reversed;
+    for (int64_t t = taps - 1; t >= 0; t--) reversed.push_back(t);
+    const std::string indices = g.unique_name(base + "_reversed");
+    g.set_constant(indices, TensorData::ints({taps}, reversed));
+    const std::string flipped = b.op("Gather", {swapped, indices}, base + "_flipped", "", {{"axis", Attribute::make_int(3)}});
     Shape shape = {mg * group, cg};
     shape.insert(shape.end(), kernel.begin(), kernel.end());
     return b.reshape(flipped, shape, base);

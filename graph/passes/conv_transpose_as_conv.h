@@ -5,7 +5,7 @@
 // (plus output_padding at the end; cropped where that is negative), convolved at
 // stride 1 with the weights transposed per group ([C, M/g, k] -> [M, C/g, k]) and
 // flipped along each spatial axis (weights computed at run time: Reshape, Transpose, a
-// Slice with step -1 and Reshape nodes, from opset 10). The zeros cost stride^2 the useful work; what it
+// Gather of the taps in reverse and Reshape nodes). The zeros cost stride^2 the useful work; what it
 // buys is correctness and the tuned convolution. Runs after fold_constants, before
 // uniform_windows (which lifts the 1-D ones and moves uneven pads into a Pad).
 #pragma once

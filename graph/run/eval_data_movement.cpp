@@ -107,28 +107,26 @@ void resize(KernelContext &kc) {
     const std::vector<ResizeTaps> taps = *resize_taps(kc.ic);
     const std::vector<int64_t> xs = strides_of(x.shape);
     size_t o = 0;
+    // Every combination of one tap per resized axis (counted in mixed radix).
+    int64_t combinations = 1;
+    for (const ResizeTaps &t : taps) combinations *= t.resized ? int64_t(t.index.size()) : 1;
     for_each_index(y.shape, [&](const std::vector<int64_t> &idx) {
-        // Sum over the 2^k corners of the resized axes' (lo, hi) choices.
         double acc = 0;
-        const size_t rank = idx.size();
-        for (uint64_t corner = 0; corner < (uint64_t(1) << rank); corner++) {
+        for (int64_t c = 0; c < combinations; c++) {
             double weight = 1;
-            int64_t off = 0;
-            bool skip = false;
-            for (size_t a = 0; a < rank && !skip; a++) {
-                const bool hi = (corner >> a) & 1;
+            int64_t off = 0, rest = c;
+            for (size_t a = 0; a < idx.size(); a++) {
                 const ResizeTaps &t = taps[a];
                 if (!t.resized) {
-                    skip = hi;
                     off += idx[a] * xs[a];
                     continue;
                 }
-                const double w = t.weight[size_t(idx[a])];
-                weight *= hi ? w : 1 - w;
-                off += (hi ? t.hi : t.lo)[size_t(idx[a])] * xs[a];
+                const size_t k = size_t(rest % int64_t(t.index.size()));
+                rest /= int64_t(t.index.size());
+                weight *= t.weight[k][size_t(idx[a])];
+                off += t.index[k][size_t(idx[a])] * xs[a];
             }
-            if (skip || weight == 0) continue;
-            acc += weight * x.f[size_t(off)];
+            if (weight != 0) acc += weight * x.f[size_t(off)];
         }
         y.f[o++] = float(acc);
     });

@@ -915,13 +915,13 @@ TEST(GraphLowering, PadModesMatchTheEvaluator) {
     }
 }
 
-// Resize (linear and nearest, scales and sizes, three coordinate transformations) and
+// Resize (linear, nearest and cubic, scales and sizes, three coordinate transformations) and
 // Einsum (batched products and a permutation, through graph/passes/einsum_as_matmul and
 // the library's batch_matmul) against the evaluator, whose Resize and Einsum ONNX's
 // node tests check.
 TEST(GraphLowering, ResizeAndEinsumMatchTheEvaluator) {
     ModelBuilder resize(13);
-    resize.input("x", {1, 3, 5, 7}).output("up").output("near").output("corners");
+    resize.input("x", {1, 3, 5, 7}).output("up").output("near").output("corners").output("cubic").output("outside");
     resize.initializer("scales", TensorData::floats({4}, {1, 1, 2, 1.5f}));
     resize.initializer("sizes", TensorData::ints({4}, {1, 3, 3, 11}));
     resize.initializer("no_scales", TensorData::floats({0}, {}));
@@ -932,6 +932,11 @@ TEST(GraphLowering, ResizeAndEinsumMatchTheEvaluator) {
     auto &corners = resize.node("Resize", {"x", "", "no_scales", "sizes"}, {"corners"}, "corners");
     testing::set_string(corners, "mode", "linear");
     testing::set_string(corners, "coordinate_transformation_mode", "align_corners");
+    testing::set_string(resize.node("Resize", {"x", "", "scales"}, {"cubic"}, "cubic"), "mode", "cubic");
+    auto &outside = resize.node("Resize", {"x", "", "no_scales", "sizes"}, {"outside"}, "cubic_excluding_outside");
+    testing::set_string(outside, "mode", "cubic");
+    testing::set_int(outside, "exclude_outside", 1);
+    testing::set_float(outside, "cubic_coeff_a", -0.5f);
 
     ModelBuilder einsum(13);
     einsum.input("a", {2, 3, 4}).input("b", {2, 4, 5}).input("q", {2, 3, 4, 6}).input("k", {2, 3, 5, 6});
