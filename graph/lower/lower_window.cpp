@@ -1,11 +1,15 @@
 // MaxPool, AveragePool and GlobalAveragePool through the op library's pooling (in
-// NCHW or, on nodes assign_layouts gave NHWC or NCHW[b]c, its nhwc and nchwc forms);
+// NCHW or, on nodes assign_layouts gave NHWC or NCHW[b]c, its nhwc and nchwc forms;
+// a dilated MaxPool in NCHW as a maximum over its taps);
 // GlobalMaxPool (NCHW) through its reduce_max.
+#include "halide_axes.h"
 #include "image_layout.h"
 #include "index_maps.h"
 #include "lower_rule.h"
 #include "op_library.h"
 #include "window.h"
+
+#include <cmath>
 
 namespace tessera::graph {
 
@@ -13,12 +17,29 @@ using Halide::Func;
 
 namespace {
 
+// A max pool whose taps are dilated (the op library's pooling has none), NCHW: the
+// maximum over the window's taps, the padding -inf.
+Func dilated_max_pool(LowerContext &ctx, const LayoutImage &im, const Window &win) {
+    Func padded = Halide::BoundaryConditions::constant_exterior(ctx.input(0), -INFINITY,
+                                                                ops::halide_region({im.n, im.c, im.h, im.w}));
+    Halide::Var x("x"), y("y"), c("c"), n("n");
+    Halide::RDom r(0, int(win.kernel[1]), 0, int(win.kernel[0]), ctx.name("taps"));
+    Func out(ctx.name("dilated_max_pool"));
+    out(x, y, c, n) = Halide::maximum(padded(x * int(win.strides[1]) - int(win.pad_begin[1]) + r.x * int(win.dilations[1]),
+                                             y * int(win.strides[0]) - int(win.pad_begin[0]) + r.y * int(win.dilations[0]),
+                                             c, n));
+    return out;
+}
+
 std::vector<Func> pool(LowerContext &ctx, bool max) {
     const LayoutImage im = layout_image(ctx, "2-D pooling windows");
     const std::vector<int64_t> kernel = ctx.node().get_ints("kernel_shape", {});
     const Window win = resolve_window(ctx.ic, {im.h, im.w}, kernel, ctx.node().get_int("ceil_mode", 0) != 0);
-    if (!uniform_window(win) || win.dilations[0] != 1) {
-        ctx.fail("the op library's pooling takes one pad and stride for both axes and sides, no dilation");
+    const bool dilated = win.dilations[0] != 1 || win.dilations[1] != 1;
+    if (max && dilated && im.layout == Layout::nchw) return {dilated_max_pool(ctx, im, win)};
+    if (!uniform_window(win) || dilated) {
+        ctx.fail("the op library's pooling takes one pad and stride for both axes and sides, no dilation (a "
+                 "dilated MaxPool in NCHW is compiled)");
     }
     ops::OpConfig config = ops::OpConfig::of(max ? "max_pool2d" : "avg_pool2d")
                                .with("n", im.n)
