@@ -209,6 +209,76 @@ std::vector<Func> gather(LowerContext &ctx) {
     return {out};
 }
 
+// GridSample: each output point reads X at data-dependent positions (the grid's), so
+// X is read through clamped indices and a select for the taps outside it; the same
+// arithmetic as the evaluator's (PyTorch's grid sampler).
+Expr unnormalise(const Expr &g, int size, bool align_corners) {
+    return align_corners ? (g + 1.0f) * (0.5f * float(size - 1)) : ((g + 1.0f) * float(size) - 1.0f) * 0.5f;
+}
+
+Expr reflect(const Expr &v, float twice_low, float twice_high) {
+    if (twice_low == twice_high) return Expr(0.0f);
+    const float low = twice_low / 2, span = (twice_high - twice_low) / 2;
+    const Expr d = Halide::abs(v - low), turns = Halide::floor(d / span);
+    const Expr extra = d - turns * span;
+    return Halide::select(Halide::cast<int>(turns) % 2 == 0, extra + low, span - extra + low);
+}
+
+Expr bounded(Expr v, int size, const GridSampleSpec &s) {
+    if (s.padding == GridSampleSpec::Padding::Reflection)
+        v = s.align_corners ? reflect(v, 0, 2.0f * float(size - 1)) : reflect(v, -1, 2.0f * float(size) - 1);
+    if (s.padding != GridSampleSpec::Padding::Zeros) v = Halide::clamp(v, 0.0f, float(size - 1));
+    return v;
+}
+
+// Keys' weights (a = -0.75) of the four taps around a point at fraction t.
+std::vector<Expr> cubic_taps(const Expr &t) {
+    const float a = -0.75f;
+    auto near = [a](const Expr &d) { return ((a + 2) * d - (a + 3)) * d * d + 1.0f; };
+    auto far = [a](const Expr &d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };
+    return {far(1.0f + t), near(t), near(1.0f - t), far(2.0f - t)};
+}
+
+std::vector<Func> grid_sample(LowerContext &ctx) {
+    const GridSampleSpec s = grid_sample_spec(ctx.ic);
+    const Shape &x = ctx.in_shape(0);
+    const int h = int(x[2]), w = int(x[3]);
+    std::vector<Var> v = ops::logical_vars(4, "s");  // n, c, y, x
+    const Expr n = v[0], c = v[1];
+    const Func input = ctx.input(0), grid = ctx.input(1);
+    auto at = [&](const Expr &i, const Expr &j) {
+        const Expr inside = i >= 0 && i < h && j >= 0 && j < w;
+        return Halide::select(inside, ops::at(input, {n, c, Halide::clamp(i, 0, h - 1), Halide::clamp(j, 0, w - 1)}), 0.0f);
+    };
+    Expr gx = unnormalise(ops::at(grid, {n, v[2], v[3], 0}), w, s.align_corners);
+    Expr gy = unnormalise(ops::at(grid, {n, v[2], v[3], 1}), h, s.align_corners);
+    Expr value;
+    if (s.mode == GridSampleSpec::Mode::Cubic) {
+        const Expr x0 = Halide::floor(gx), y0 = Halide::floor(gy);
+        const std::vector<Expr> wx = cubic_taps(gx - x0), wy = cubic_taps(gy - y0);
+        value = 0.0f;
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++) {
+                const Expr i = Halide::cast<int>(bounded(y0 + float(a - 1), h, s));
+                const Expr j = Halide::cast<int>(bounded(x0 + float(b - 1), w, s));
+                value = value + wy[size_t(a)] * wx[size_t(b)] * at(i, j);
+            }
+    } else {
+        gx = bounded(gx, w, s), gy = bounded(gy, h, s);
+        if (s.mode == GridSampleSpec::Mode::Nearest) {
+            value = at(Halide::cast<int>(Halide::round(gy)), Halide::cast<int>(Halide::round(gx)));  // ties to even
+        } else {
+            const Expr x0 = Halide::floor(gx), y0 = Halide::floor(gy), fx = gx - x0, fy = gy - y0;
+            const Expr i = Halide::cast<int>(y0), j = Halide::cast<int>(x0);
+            value = (1.0f - fy) * ((1.0f - fx) * at(i, j) + fx * at(i, j + 1)) +
+                    fy * ((1.0f - fx) * at(i + 1, j) + fx * at(i + 1, j + 1));
+        }
+    }
+    Func out(ctx.name("grid_sample"));
+    ops::ref(out, ops::as_exprs(v)) = value;
+    return {out};
+}
+
 // assign_layouts' conversions: NCHW -> NCHW[b]c (pack_panels, affine) and back
 // (unpack_panels: a division and a modulo per element).
 LowerRule layout_conversion(bool to_blocked) {
@@ -239,6 +309,7 @@ void register_data_movement_lowering(LowerTable &table) {
     table["Tile"] = tile;
     table["Resize"] = resize;
     table["Upsample"] = resize;
+    table["GridSample"] = grid_sample;
 }
 
 }  // namespace tessera::graph

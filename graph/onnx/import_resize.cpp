@@ -1,5 +1,5 @@
-// Resize (opset 10 on; opsets 11-19 with roi, scales or sizes as inputs) and Upsample
-// (opsets 7-9): nearest, (multi)linear and (multi)cubic sampling, every coordinate
+// GridSample's attributes; Resize (opset 10 on; opsets 11-19 with roi, scales or sizes
+// as inputs) and Upsample (opsets 7-9): nearest, (multi)linear and (multi)cubic sampling, every coordinate
 // transformation but tf_crop_and_resize. resize_taps resolves each output position of
 // each axis into the input positions it reads and their weights, once, for the shape
 // rule, the evaluator and the lowering.
@@ -71,15 +71,13 @@ bool infer_resize(InferContext &ctx) {
     return true;
 }
 
-// Keys' cubic convolution weights (coefficient a) of the four taps around x, at
-// distances 1 + s, s, 1 - s and 2 - s (s = x - floor(x)).
+} // namespace
+
 std::vector<double> cubic_weights(double s, double a) {
     auto near = [a](double d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };       // |d| <= 1
     auto far = [a](double d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 < |d| < 2
     return {far(1 + s), near(s), near(1 - s), far(2 - s)};
 }
-
-} // namespace
 
 std::optional<std::vector<ResizeTaps>> resize_taps(const InferContext &ctx) {
     Shape sizes;
@@ -157,6 +155,22 @@ std::optional<std::vector<ResizeTaps>> resize_taps(const InferContext &ctx) {
     return taps;
 }
 
+GridSampleSpec grid_sample_spec(const InferContext &ctx) {
+    GridSampleSpec s;
+    const std::string mode = ctx.node.get_string("mode", ctx.opset >= 20 ? "linear" : "bilinear");
+    const std::string padding = ctx.node.get_string("padding_mode", "zeros");
+    ctx.require_one_of("mode", mode, {"bilinear", "linear", "nearest", "bicubic", "cubic"});
+    ctx.require_one_of("padding_mode", padding, {"zeros", "border", "reflection"});
+    s.mode = mode == "nearest" ? GridSampleSpec::Mode::Nearest
+             : mode == "bicubic" || mode == "cubic" ? GridSampleSpec::Mode::Cubic
+                                                   : GridSampleSpec::Mode::Linear;
+    s.padding = padding == "border" ? GridSampleSpec::Padding::Border
+                : padding == "reflection" ? GridSampleSpec::Padding::Reflection
+                                          : GridSampleSpec::Padding::Zeros;
+    s.align_corners = ctx.node.get_int("align_corners", 0) != 0;
+    return s;
+}
+
 void register_resize_rules(RuleTable &table) {
     OpRule resize;
     resize.min_opset = 10;
@@ -173,6 +187,26 @@ void register_resize_rules(RuleTable &table) {
     upsample.attributes = {"mode", "scales"};
     upsample.max_inputs = 2;
     table["Upsample"] = upsample;
+
+    // GridSample: X [N, C, H, W] sampled at grid [N, H', W', 2] (x then y, in [-1, 1]).
+    OpRule grid_sample;
+    grid_sample.min_opset = 16;
+    grid_sample.attributes = {"mode", "padding_mode", "align_corners"};
+    grid_sample.min_inputs = grid_sample.max_inputs = 2;
+    grid_sample.check = [](const InferContext &ctx) {
+        grid_sample_spec(ctx);
+        ctx.require_dtype(0, {DType::f32});
+        ctx.require_dtype(1, {DType::f32});
+    };
+    grid_sample.infer = [](InferContext &ctx) {
+        const Shape &x = ctx.shape(0), &grid = ctx.shape(1);
+        if (x.size() != 4) ctx.fail("only 4-D inputs [N, C, H, W] are supported; X is " + shape_string(x));
+        if (grid.size() != 4 || grid[0] != x[0] || grid[3] != 2)
+            ctx.fail("grid " + shape_string(grid) + " is not [N, H', W', 2] for X " + shape_string(x));
+        ctx.set_output(0, DType::f32, {x[0], x[1], grid[1], grid[2]});
+        return true;
+    };
+    table["GridSample"] = grid_sample;
 }
 
 } // namespace tessera::graph

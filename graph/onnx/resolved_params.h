@@ -80,6 +80,19 @@ struct ResizeTaps {
 // One per axis; nullopt while scales or sizes are inputs not constant (yet).
 std::optional<std::vector<ResizeTaps>> resize_taps(const InferContext &ctx);
 
+// Keys' cubic convolution weights (coefficient a) of the four taps around a point at
+// fraction s past the second: distances 1 + s, s, 1 - s and 2 - s.
+std::vector<double> cubic_weights(double s, double a);
+
+// GridSample (opsets 16 and 20, 4-D input): how each output point samples X at the
+// normalised (x, y) its grid holds.
+struct GridSampleSpec {
+    enum class Mode { Linear, Nearest, Cubic } mode = Mode::Linear;
+    enum class Padding { Zeros, Border, Reflection } padding = Padding::Zeros;
+    bool align_corners = false;
+};
+GridSampleSpec grid_sample_spec(const InferContext &ctx);
+
 // Einsum's terms: one string of indices per operand and the output's (explicit, or
 // the indices that appear once, sorted).
 struct EinsumSpec {

@@ -2,6 +2,9 @@
 // copied from the input element the op maps it to (Pad: the fill elsewhere).
 #include "kernel.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace tessera::graph {
 
 namespace {
@@ -177,6 +180,67 @@ void pad(KernelContext &kc) {
 
 } // namespace
 
+// GridSample as PyTorch's grid sampler computes it (ONNX's follows it): the grid's
+// [-1, 1] coordinates scaled to pixels, then bounded by the padding mode (linear and
+// nearest: the coordinate; cubic: each tap's index); taps outside X read 0.
+double unnormalise(double g, int64_t size, bool align_corners) {
+    return align_corners ? (g + 1) / 2 * double(size - 1) : ((g + 1) * double(size) - 1) / 2;
+}
+
+// v folded back into [low, high] = [twice_low / 2, twice_high / 2] by reflections.
+double reflect(double v, double twice_low, double twice_high) {
+    if (twice_low == twice_high) return 0;
+    const double low = twice_low / 2, span = (twice_high - twice_low) / 2;
+    v = std::abs(v - low);
+    const double extra = std::fmod(v, span);
+    return int64_t(std::floor(v / span)) % 2 == 0 ? extra + low : span - extra + low;
+}
+
+double bounded(double v, int64_t size, const GridSampleSpec &s) {
+    if (s.padding == GridSampleSpec::Padding::Reflection)
+        v = s.align_corners ? reflect(v, 0, 2.0 * double(size - 1)) : reflect(v, -1, 2.0 * double(size) - 1);
+    if (s.padding != GridSampleSpec::Padding::Zeros) v = std::clamp(v, 0.0, double(size - 1));
+    return v;
+}
+
+void grid_sample(KernelContext &kc) {
+    const TensorData &x = kc.input(0), &grid = kc.input(1);
+    TensorData &y = kc.out[0];
+    const GridSampleSpec s = grid_sample_spec(kc.ic);
+    const int64_t channels = x.shape[1], h = x.shape[2], w = x.shape[3], oh = y.shape[2], ow = y.shape[3];
+    for (int64_t n = 0; n < x.shape[0]; n++)
+        for (int64_t c = 0; c < channels; c++) {
+            const float *plane = x.f.data() + (n * channels + c) * h * w;
+            auto at = [&](int64_t i, int64_t j) { return i >= 0 && i < h && j >= 0 && j < w ? double(plane[i * w + j]) : 0.0; };
+            for (int64_t p = 0; p < oh; p++)
+                for (int64_t q = 0; q < ow; q++) {
+                    const float *g = grid.f.data() + ((n * oh + p) * ow + q) * 2;
+                    double gx = unnormalise(g[0], w, s.align_corners), gy = unnormalise(g[1], h, s.align_corners);
+                    double v = 0;
+                    if (s.mode == GridSampleSpec::Mode::Cubic) {
+                        const double x0 = std::floor(gx), y0 = std::floor(gy);
+                        const std::vector<double> wx = cubic_weights(gx - x0, -0.75), wy = cubic_weights(gy - y0, -0.75);
+                        for (int a = 0; a < 4; a++)
+                            for (int b = 0; b < 4; b++) {
+                                const double i = bounded(y0 - 1 + a, h, s), j = bounded(x0 - 1 + b, w, s);
+                                v += wy[size_t(a)] * wx[size_t(b)] * at(int64_t(i), int64_t(j));
+                            }
+                    } else {
+                        gx = bounded(gx, w, s), gy = bounded(gy, h, s);
+                        if (s.mode == GridSampleSpec::Mode::Nearest) {
+                            v = at(int64_t(std::nearbyint(gy)), int64_t(std::nearbyint(gx)));
+                        } else {
+                            const double x0 = std::floor(gx), y0 = std::floor(gy), fx = gx - x0, fy = gy - y0;
+                            const int64_t i = int64_t(y0), j = int64_t(x0);
+                            v = (1 - fy) * ((1 - fx) * at(i, j) + fx * at(i, j + 1)) +
+                                fy * ((1 - fx) * at(i + 1, j) + fx * at(i + 1, j + 1));
+                        }
+                    }
+                    y.f[size_t(((n * channels + c) * oh + p) * ow + q)] = float(v);
+                }
+        }
+}
+
 void register_data_movement_kernels(KernelTable &table) {
     table["Pad"] = pad;
     table["Transpose"] = transpose;
@@ -188,6 +252,7 @@ void register_data_movement_kernels(KernelTable &table) {
     table["Gather"] = gather;
     table["Tile"] = tile;
     table["Resize"] = resize;
+    table["GridSample"] = grid_sample;
     table["Upsample"] = resize;
 }
 

@@ -900,6 +900,29 @@ TEST(GraphLowering, ThreeDimensionalWindowsCompileAsTwoDimensionalOnes) {
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 74, &written);
 }
 
+// GridSample in every mode, padding and corner alignment, the grid reaching past
+// [-1, 1] (ONNX's node tests check the evaluator on a few of these).
+TEST(GraphLowering, GridSampleMatchesTheEvaluator) {
+    for (const char *mode : {"bilinear", "nearest", "bicubic"})
+        for (const char *padding : {"zeros", "border", "reflection"})
+            for (int64_t align : {0, 1}) {
+                ModelBuilder b(16);
+                b.input("x", {2, 3, 5, 6}).input("grid", {2, 4, 7, 2}).output("y");
+                auto &n = b.node("GridSample", {"x", "grid"}, {"y"}, "sampled");
+                testing::set_string(n, "mode", mode);
+                testing::set_string(n, "padding_mode", padding);
+                testing::set_int(n, "align_corners", align);
+                const Graph g = prepared(b);
+                SCOPED_TRACE(std::string(mode) + " " + padding + " align_corners=" + std::to_string(align));
+                const TensorMap in{{"x", testing::random_floats({2, 3, 5, 6}, 81, -2, 2)},
+                                   {"grid", testing::random_floats({2, 4, 7, 2}, 82, -1.3f, 1.3f)}};
+                Halide::load_plugin(TESSERA_PLUGIN_PATH);
+                JitModel model(g, plan_fusion(g, {4.0, true}), schedule_with_tessera, Halide::get_host_target());
+                const TensorData got = model.run(in).at("y"), want = evaluate(g, in).at("y");
+                EXPECT_LE(testing::relative_error(got, want), kTolerance);
+            }
+}
+
 // Pad's edge, reflect and wrap (opset 19) modes: each output element read from the
 // input element the mode maps it to.
 TEST(GraphLowering, PadModesMatchTheEvaluator) {
