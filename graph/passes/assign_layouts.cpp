@@ -63,12 +63,13 @@ bool pooling(const Node &n) {
 }
 
 // A node's image inputs: the inputs its non-NCHW form reads in its layout (a binary
-// op's non-scalar operands, every Concat input).
+// op's non-scalar operands, every Concat input). Omitted optional inputs (Resize's
+// empty roi) are none.
 std::vector<size_t> image_inputs(const Graph &g, const Node &n) {
     if (n.op_type == "Conv" || n.op_type == "Pad" || pooling(n) || unary_agnostic(n)) return {0};
     std::vector<size_t> images;
     for (size_t k = 0; k < n.inputs.size(); k++) {
-        if (n.op_type == "Concat" || !scalar(g.value(n.inputs[k]))) images.push_back(k);
+        if (n.has_input(k) && (n.op_type == "Concat" || !scalar(g.value(n.inputs[k])))) images.push_back(k);
     }
     return images;
 }

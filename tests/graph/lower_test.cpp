@@ -900,6 +900,27 @@ TEST(GraphLowering, ThreeDimensionalWindowsCompileAsTwoDimensionalOnes) {
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 74, &written);
 }
 
+// A node with an omitted optional input (Resize's roi, "") after a convolution given a
+// layout: the layouts read only the inputs it has (the empty name once threw "graph has
+// no value named ''"; found by the random graphs).
+TEST(GraphLowering, LayoutsSkipOmittedOptionalInputs) {
+    ModelBuilder b(13);
+    b.input("x", {1, 8, 6, 5}).output("y");
+    b.initializer("w", weights({8, 8, 3, 3}, 67));
+    b.initializer("no_scales", TensorData::floats({0}, {}));
+    b.initializer("sizes", TensorData::ints({4}, {1, 8, 12, 9}));
+    testing::set_ints(b.node("Conv", {"x", "w"}, {"c"}, "conv_r"), "pads", {1, 1, 1, 1});
+    b.node("Relu", {"c"}, {"r"});
+    testing::set_string(b.node("Resize", {"r", "", "no_scales", "sizes"}, {"y"}, "up"), "mode", "linear");
+    const Graph original = prepared(b);
+    for (Layout l : {Layout::nhwc, Layout::blocked}) {
+        Graph g = original;
+        const LayoutReport r = assign_layouts(g, preferring({{"conv_r", l}}, true, true));
+        EXPECT_GE(r.nhwc_nodes + r.blocked_nodes, 1) << r.describe();
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 76, &original);
+    }
+}
+
 // GridSample in every mode, padding and corner alignment, the grid reaching past
 // [-1, 1] (ONNX's node tests check the evaluator on a few of these).
 TEST(GraphLowering, GridSampleMatchesTheEvaluator) {

@@ -53,6 +53,10 @@ public:
     bool reduce_gate();
     bool transpose_pair();
     bool matmul();
+    bool pad();
+    bool lrn();
+    bool space_to_depth();
+    bool resize();
 
     std::mt19937_64 rng_;
     RandomGraph &g_;
@@ -102,7 +106,8 @@ bool Generator::conv() {
 bool Generator::activation() {
     const Value x = recent();
     static const std::vector<std::string> ops = {"Relu", "Sigmoid",  "Tanh",        "LeakyRelu", "HardSwish", "Elu",
-                                                 "Softplus", "HardSigmoid", "Clip", "Abs", "Softsign", "Mish"};
+                                                 "Softplus", "HardSigmoid", "Clip", "Abs", "Softsign", "Mish",
+                                                 "Celu", "ThresholdedRelu", "Shrink", "Atan"};
     const std::string op = ops[size_t(pick(0, int(ops.size()) - 1))];
     const std::string y = fresh("act");
     std::vector<std::string> inputs = {x.name};
@@ -252,6 +257,74 @@ bool Generator::matmul() {
     return true;
 }
 
+// Pad in a random mode, the rows and columns by different amounts (reflect at most
+// the extent - 1).
+bool Generator::pad() {
+    const Value x = recent();
+    static const std::vector<std::string> modes = {"constant", "edge", "reflect"};
+    const std::string mode = modes[size_t(pick(0, 2))];
+    const int64_t most = mode == "reflect" ? std::min<int64_t>(3, std::min(x.shape[2], x.shape[3]) - 1) : 3;
+    if (most < 1) return false;
+    const int64_t t = pick(0, int(most)), l = pick(0, int(most)), b = pick(0, int(most)), r = pick(1, int(most));
+    const std::string pads = fresh("pads"), y = fresh("pad");
+    g_.model.initializer(pads, TensorData::ints({8}, {0, 0, t, l, 0, 0, b, r}));
+    set_string(g_.model.node("Pad", {x.name, pads}, {y}), "mode", mode);
+    add("Pad " + y + " = " + x.name + " " + mode + " " + std::to_string(t) + "," + std::to_string(l) + "," +
+            std::to_string(b) + "," + std::to_string(r),
+        {y, {1, x.shape[1], x.shape[2] + t + b, x.shape[3] + l + r}});
+    return true;
+}
+
+bool Generator::lrn() {
+    const Value x = recent();
+    const int64_t size = pick(2, 5);
+    const std::string y = fresh("lrn");
+    auto &n = g_.model.node("LRN", {x.name}, {y});
+    set_int(n, "size", size);
+    set_float(n, "alpha", 0.01f);
+    set_float(n, "bias", 1.0f + 0.5f * float(pick(0, 2)));
+    add("LRN " + y + " = " + x.name + " size " + std::to_string(size), {y, x.shape});
+    return true;
+}
+
+// SpaceToDepth by 2, then (half the time) DepthToSpace back in a random mode.
+bool Generator::space_to_depth() {
+    const Value x = recent();
+    if (x.shape[2] % 2 != 0 || x.shape[3] % 2 != 0) return false;
+    const std::string y = fresh("s2d");
+    set_int(g_.model.node("SpaceToDepth", {x.name}, {y}), "blocksize", 2);
+    const Value packed{y, {1, x.shape[1] * 4, x.shape[2] / 2, x.shape[3] / 2}};
+    if (!coin()) {
+        add("SpaceToDepth " + y + " = " + x.name + " by 2", packed);
+        return true;
+    }
+    g_.nodes.push_back("SpaceToDepth " + y + " = " + x.name + " by 2");
+    const std::string z = fresh("d2s"), mode = coin() ? "DCR" : "CRD";
+    auto &n = g_.model.node("DepthToSpace", {y}, {z});
+    set_int(n, "blocksize", 2);
+    set_string(n, "mode", mode);
+    add("DepthToSpace " + z + " = " + y + " by 2 " + mode, {z, x.shape});
+    return true;
+}
+
+// Resize by 2 or to odd sizes, nearest, linear or cubic.
+bool Generator::resize() {
+    const Value x = recent();
+    static const std::vector<std::string> modes = {"nearest", "linear", "cubic"};
+    const std::string mode = modes[size_t(pick(0, 2))];
+    const int64_t oh = coin() ? 2 * x.shape[2] : pick(3, 21), ow = coin() ? 2 * x.shape[3] : pick(3, 21);
+    if (oh > 48 || ow > 48) return false;
+    const std::string none = fresh("no_scales"), sizes = fresh("sizes"), y = fresh("resize");
+    g_.model.initializer(none, TensorData::floats({0}, {}));
+    g_.model.initializer(sizes, TensorData::ints({4}, {1, x.shape[1], oh, ow}));
+    auto &n = g_.model.node("Resize", {x.name, "", none, sizes}, {y});
+    set_string(n, "mode", mode);
+    if (coin()) set_string(n, "coordinate_transformation_mode", "align_corners");
+    add("Resize " + y + " = " + x.name + " " + mode + " to " + std::to_string(oh) + "x" + std::to_string(ow),
+        {y, {1, x.shape[1], oh, ow}});
+    return true;
+}
+
 }  // namespace
 
 RandomGraph random_graph(uint64_t seed, int nodes) {
@@ -261,7 +334,7 @@ RandomGraph random_graph(uint64_t seed, int nodes) {
     g.model.input("x", input);
     gen.values_.push_back({"x", input});
     for (int attempts = 0; int(g.nodes.size()) < nodes && attempts < 4 * nodes; attempts++) {
-        switch (gen.pick(0, 13)) {
+        switch (gen.pick(0, 17)) {
         case 0:
         case 1:
         case 2: gen.conv(); break;
@@ -278,6 +351,10 @@ RandomGraph random_graph(uint64_t seed, int nodes) {
         case 11: gen.reduce_gate(); break;
         case 12: gen.transpose_pair(); break;
         case 13: gen.matmul(); break;
+        case 14: gen.pad(); break;
+        case 15: gen.lrn(); break;
+        case 16: gen.space_to_depth(); break;
+        case 17: gen.resize(); break;
         }
     }
     // The last value is an output; an earlier one too, sometimes (several outputs).

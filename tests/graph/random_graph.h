@@ -3,7 +3,9 @@
 // evenly or not, dilated, with and without bias) and transposed convolutions,
 // activations, broadcasting elementwise ops, pools (ceil_mode too), Concats of
 // branches, squeeze-excite products and gates by other reductions, a softmax,
-// transposes to NHWC and back, and matrix products along the last axis, with fan-out
+// transposes to NHWC and back, matrix products along the last axis, Pads (constant,
+// edge, reflect), LRN, SpaceToDepth and DepthToSpace, and Resizes (nearest, linear,
+// cubic), with fan-out
 // (a value read by several nodes) and odd sizes.
 #pragma once
 
