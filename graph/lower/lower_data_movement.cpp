@@ -209,6 +209,41 @@ std::vector<Func> gather(LowerContext &ctx) {
     return {out};
 }
 
+// ScatterND with constant indices and no reduction: a table, made at compile time, of
+// the update (or -1: data) each element of the output takes, the last write winning.
+std::vector<Func> scatter_nd(LowerContext &ctx) {
+    const TensorData *indices = ctx.ic.value(1);
+    if (!indices) ctx.fail("ScatterND's indices must be constant to be compiled");
+    if (ctx.node().get_string("reduction", "none") != "none")
+        ctx.fail("ScatterND with a reduction is not compiled (the reference evaluator can run it)");
+    const Shape &data = ctx.in_shape(0), &updates = ctx.in_shape(2);
+    const int64_t depth = indices->shape.back(), tuples = num_elements(indices->shape) / std::max<int64_t>(1, depth);
+    const int64_t slice = num_elements(Shape(data.begin() + depth, data.end()));
+    const std::vector<int64_t> strides = strides_of(data);
+    Halide::Buffer<int> source(int(num_elements(data)));
+    source.fill(-1);
+    for (int64_t t = 0; t < tuples; t++) {
+        int64_t base = 0;
+        for (int64_t a = 0; a < depth; a++) {
+            int64_t i = indices->i[size_t(t * depth + a)];
+            if (i < 0) i += data[size_t(a)];
+            if (i < 0 || i >= data[size_t(a)]) ctx.fail("index " + std::to_string(i) + " is out of range for axis " + std::to_string(a));
+            base += i * strides[size_t(a)];
+        }
+        for (int64_t k = 0; k < slice; k++) source(int(base + k)) = int(t * slice + k);
+    }
+    const int64_t count = num_elements(updates);
+    const Func flat_updates = reshape_func(ctx.input(2), updates, {count}, ctx.name("updates"));
+    std::vector<Var> v = ops::logical_vars(data.size(), "n");
+    Expr flat = 0;
+    for (size_t a = 0; a < data.size(); a++) flat = flat + v[a] * int(strides[a]);
+    const Expr from = source(Halide::clamp(flat, 0, int(num_elements(data)) - 1));
+    Func out(ctx.name("scatter"));
+    ops::ref(out, ops::as_exprs(v)) = Halide::select(
+        from >= 0, flat_updates(Halide::clamp(from, 0, int(count) - 1)), ops::at(ctx.input(0), ops::as_exprs(v)));
+    return {out};
+}
+
 // GridSample: each output point reads X at data-dependent positions (the grid's), so
 // X is read through clamped indices and a select for the taps outside it; the same
 // arithmetic as the evaluator's (PyTorch's grid sampler).
@@ -306,6 +341,7 @@ void register_data_movement_lowering(LowerTable &table) {
     table["Split"] = split;
     table["Slice"] = slice;
     table["Gather"] = gather;
+    table["ScatterND"] = scatter_nd;
     table["Tile"] = tile;
     table["Resize"] = resize;
     table["Upsample"] = resize;

@@ -354,6 +354,34 @@ void register_data_movement_rules(RuleTable &table) {
     gather.check = [](const InferContext &ctx) { ctx.require_dtype(1, {DType::i64, DType::i32}); };
     gather.infer = infer_gather;
     table["Gather"] = gather;
+
+    // ScatterND (opset 11; reduction from 16): data with the slices the last axis of
+    // indices addresses replaced by (or combined with) updates. Models build masks with
+    // it from constants, which fold_constants evaluates.
+    OpRule scatter;
+    scatter.min_opset = 11;
+    scatter.attributes = {"reduction"};
+    scatter.min_inputs = scatter.max_inputs = 3;
+    scatter.check = [](const InferContext &ctx) {
+        ctx.require_dtype(1, {DType::i64});
+        if (ctx.has(0) && ctx.has(2) && ctx.dtype(2) != ctx.dtype(0)) ctx.fail("updates must have data's dtype");
+        const std::string reduction = ctx.node.get_string("reduction", "none");
+        ctx.require_one_of("reduction", reduction, {"none", "add", "mul", "max", "min"});
+        if (reduction != "none" && ctx.opset < 16) ctx.fail("reduction is an attribute from opset 16 on");
+    };
+    scatter.infer = [](InferContext &ctx) {
+        const Shape &data = ctx.shape(0), &indices = ctx.shape(1), &updates = ctx.shape(2);
+        if (indices.empty() || indices.back() > int64_t(data.size()))
+            ctx.fail("indices " + shape_string(indices) + " do not address data " + shape_string(data));
+        Shape expected(indices.begin(), indices.end() - 1);
+        expected.insert(expected.end(), data.begin() + indices.back(), data.end());
+        if (updates != expected)
+            ctx.fail("updates " + shape_string(updates) + " are not " + shape_string(expected) + " for indices " +
+                     shape_string(indices) + " into " + shape_string(data));
+        ctx.set_output(0, ctx.dtype(0), data);
+        return true;
+    };
+    table["ScatterND"] = scatter;
 }
 
 } // namespace tessera::graph

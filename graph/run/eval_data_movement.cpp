@@ -154,6 +154,35 @@ void gather(KernelContext &kc) {
         }
 }
 
+// Each index tuple (the last axis of indices) addresses a slice of data; its update
+// replaces it or is combined with it, in order.
+void scatter_nd(KernelContext &kc) {
+    const TensorData &data = kc.input(0), &indices = kc.input(1), &updates = kc.input(2);
+    TensorData &y = kc.out[0];
+    y = data;
+    const std::string reduction = kc.node().get_string("reduction", "none");
+    const int64_t depth = indices.shape.back(), tuples = num_elements(indices.shape) / std::max<int64_t>(1, depth);
+    const int64_t slice = num_elements(Shape(data.shape.begin() + depth, data.shape.end()));
+    const std::vector<int64_t> strides = strides_of(data.shape);
+    for (int64_t t = 0; t < tuples; t++) {
+        int64_t base = 0;
+        for (int64_t a = 0; a < depth; a++) {
+            int64_t i = indices.i[size_t(t * depth + a)];
+            if (i < 0) i += data.shape[size_t(a)];
+            if (i < 0 || i >= data.shape[size_t(a)])
+                kc.ic.fail("index " + std::to_string(indices.i[size_t(t * depth + a)]) + " is out of range for axis " +
+                           std::to_string(a) + " of extent " + std::to_string(data.shape[size_t(a)]));
+            base += i * strides[size_t(a)];
+        }
+        for (int64_t k = 0; k < slice; k++) {
+            const size_t at = size_t(base + k);
+            const double u = updates.get(size_t(t * slice + k)), old = y.get(at);
+            y.set(at, reduction == "add" ? old + u : reduction == "mul" ? old * u : reduction == "max" ? std::max(old, u)
+                      : reduction == "min" ? std::min(old, u) : u);
+        }
+    }
+}
+
 void pad(KernelContext &kc) {
     const TensorData &x = kc.input(0);
     TensorData &y = kc.out[0];
@@ -250,6 +279,7 @@ void register_data_movement_kernels(KernelTable &table) {
     table["Split"] = split;
     table["Slice"] = slice;
     table["Gather"] = gather;
+    table["ScatterND"] = scatter_nd;
     table["Tile"] = tile;
     table["Resize"] = resize;
     table["GridSample"] = grid_sample;

@@ -921,6 +921,23 @@ TEST(GraphLowering, LayoutsSkipOmittedOptionalInputs) {
     }
 }
 
+// ScatterND with constant indices: rows and single elements of run-time data replaced
+// by run-time updates, a repeated index's last write winning.
+TEST(GraphLowering, ScatterNdWithConstantIndicesMatchesTheEvaluator) {
+    ModelBuilder rows(13);
+    rows.input("x", {5, 3, 4}).input("u", {3, 3, 4}).output("y");
+    rows.initializer("at", TensorData::ints({3, 1}, {4, 0, 4}));
+    rows.node("ScatterND", {"x", "at", "u"}, {"y"}, "rows");
+    ModelBuilder points(13);
+    points.input("x", {5, 3, 4}).input("u", {2}).output("y");
+    points.initializer("at", TensorData::ints({2, 3}, {1, 2, 3, -1, 0, 0}));
+    points.node("ScatterND", {"x", "at", "u"}, {"y"}, "points");
+    for (const ModelBuilder *b : {&rows, &points}) {
+        const Graph g = prepared(*b);
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 77);
+    }
+}
+
 // GridSample in every mode, padding and corner alignment, the grid reaching past
 // [-1, 1] (ONNX's node tests check the evaluator on a few of these).
 TEST(GraphLowering, GridSampleMatchesTheEvaluator) {
