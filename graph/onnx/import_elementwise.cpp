@@ -182,6 +182,17 @@ void register_elementwise_rules(RuleTable &table) {
         table[op] = binary(false);
     table["Equal"] = binary(true);
     table["Equal"].check = [](const InferContext &ctx) { same_dtype(ctx, 0, 1); };
+    // Comparisons and logic (masks); the evaluator computes them, fold_constants folds
+    // those of constants (attention masks built at export), compiled kernels do not.
+    for (const char *op : {"Greater", "Less", "GreaterOrEqual", "LessOrEqual"}) table[op] = table["Equal"];
+    OpRule logic = binary(true);
+    logic.check = [](const InferContext &ctx) {
+        ctx.require_dtype(0, {DType::boolean});
+        ctx.require_dtype(1, {DType::boolean});
+    };
+    for (const char *op : {"And", "Or", "Xor"}) table[op] = logic;
+    OpRule negation = unary({DType::boolean});
+    table["Not"] = negation;
 
     OpRule pow = binary(false);
     pow.check = [](const InferContext &ctx) {

@@ -44,6 +44,30 @@ Kernel unary_any(double (*f_fn)(double), int64_t (*i_fn)(int64_t)) {
 
 enum class BinOp { Add, Sub, Mul, Div, Pow, Equal, Prelu, Mod };
 
+// A comparison or a logical op, broadcast; booleans are 0 and 1.
+void compare(KernelContext &kc, const std::string &op) {
+    const TensorData &a = kc.input(0), &b = kc.input(1);
+    TensorData &y = kc.out[0];
+    const std::vector<int64_t> ao = broadcast_offsets(a.shape, y.shape), bo = broadcast_offsets(b.shape, y.shape);
+    const bool integers = !a.is_float() && !b.is_float();  // compared exactly, not as doubles
+    for (size_t k = 0; k < ao.size(); k++) {
+        const double x = a.get(size_t(ao[k])), z = b.get(size_t(bo[k]));
+        if (integers && op != "And" && op != "Or" && op != "Xor") {
+            const int64_t p = a.i[size_t(ao[k])], q = b.i[size_t(bo[k])];
+            y.i[k] = op == "Greater" ? p > q : op == "Less" ? p < q : op == "GreaterOrEqual" ? p >= q : p <= q;
+            continue;
+        }
+        const bool r = op == "Greater"          ? x > z
+                       : op == "Less"           ? x < z
+                       : op == "GreaterOrEqual" ? x >= z
+                       : op == "LessOrEqual"    ? x <= z
+                       : op == "And"            ? (x != 0) && (z != 0)
+                       : op == "Or"             ? (x != 0) || (z != 0)
+                                                : (x != 0) != (z != 0);  // Xor
+        y.i[k] = r;
+    }
+}
+
 void binary(KernelContext &kc, BinOp op) {
     const TensorData &a = kc.input(0), &b = kc.input(1);
     TensorData &y = kc.out[0];
@@ -239,6 +263,13 @@ void register_elementwise_kernels(KernelTable &table) {
     table["Pow"] = [](KernelContext &kc) { binary(kc, BinOp::Pow); };
     table["Mod"] = [](KernelContext &kc) { binary(kc, BinOp::Mod); };
     table["Equal"] = [](KernelContext &kc) { binary(kc, BinOp::Equal); };
+    for (const char *op : {"Greater", "Less", "GreaterOrEqual", "LessOrEqual", "And", "Or", "Xor"}) {
+        const std::string name = op;
+        table[op] = [name](KernelContext &kc) { compare(kc, name); };
+    }
+    table["Not"] = [](KernelContext &kc) {
+        for (size_t k = 0; k < kc.out[0].size(); k++) kc.out[0].i[k] = kc.input(0).i[k] == 0;
+    };
     table["Clip"] = clip;
     table["Where"] = where;
     table["Cast"] = cast;
