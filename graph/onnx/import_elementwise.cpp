@@ -147,23 +147,26 @@ void register_elementwise_rules(RuleTable &table) {
     table["Gelu"] = gelu;
     table["Neg"] = unary({DType::f32, DType::i64, DType::i32});
     table["Identity"] = unary({DType::f32, DType::i64, DType::i32, DType::boolean});
-    // Dropout at inference: the identity, its ratio ignored. Training mode (random
-    // output) and the mask output are not compiled.
+    // Dropout at inference: the identity, its ratio ignored, its mask all true
+    // (expand_definitions makes it a constant). Training mode (random output) is not
+    // compiled.
     OpRule dropout = unary({DType::f32});
     dropout.max_inputs = 3;  // data, ratio and training_mode (inputs from opset 12)
     dropout.max_outputs = 2;
     dropout.attributes = {"ratio", "seed", "is_test"};
     dropout.check = [](const InferContext &ctx) {
         ctx.require_dtype(0, {DType::f32});
-        if (ctx.node.outputs.size() > 1 && !ctx.node.outputs[1].empty()) {
-            ctx.fail("its mask output is not supported (inference only)");
-        }
         if (ctx.has(2)) {
             const TensorData *training = ctx.value(2);
             if (!training || training->size() != 1 || training->get(0) != 0) {
                 ctx.fail("training_mode must be a constant false: a training-mode Dropout is not supported");
             }
         }
+    };
+    dropout.infer = [](InferContext &ctx) {
+        ctx.set_output(0, ctx.dtype(0), ctx.shape(0));
+        if (ctx.out.size() > 1) ctx.set_output(1, DType::boolean, ctx.shape(0));
+        return true;
     };
     table["Dropout"] = dropout;
     // Max, Min, Sum and Mean of one or more inputs, numpy broadcasting (opset 8 on;

@@ -127,6 +127,18 @@ int expand_definitions(Graph &g) {
             }
             return true;
         }
+        if (n.op_type == "Dropout" && n.outputs.size() > 1) {
+            // At inference its mask is all true: a constant, and the identity stays.
+            if (is_read(g, n.outputs[1])) {
+                TensorData mask(DType::boolean, g.value(n.inputs[0]).shape);
+                for (size_t k = 0; k < mask.size(); k++) mask.i[k] = 1;
+                g.set_constant(n.outputs[1], std::move(mask));
+            }
+            Node identity = n;
+            identity.outputs.resize(1);
+            b.keep(identity);
+            return true;
+        }
         if (runtime_clip(g, n)) {
             expand_clip(b, n);
             return true;

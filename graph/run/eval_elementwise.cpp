@@ -254,7 +254,11 @@ void register_elementwise_kernels(KernelTable &table) {
     table["PRelu"] = [](KernelContext &kc) { binary(kc, BinOp::Prelu); };
     table["Neg"] = unary_any(neg, neg_i);
     table["Identity"] = [](KernelContext &kc) { kc.out[0] = kc.input(0); };
-    table["Dropout"] = table["Identity"];  // at inference
+    table["Dropout"] = [](KernelContext &kc) {  // at inference: the identity, the mask all true
+        kc.out[0] = kc.input(0);
+        if (kc.out.size() > 1)
+            for (size_t k = 0; k < kc.out[1].size(); k++) kc.out[1].i[k] = 1;
+    };
     for (const char *op : {"Max", "Min", "Sum", "Mean"}) table[op] = variadic(op);
     table["Add"] = [](KernelContext &kc) { binary(kc, BinOp::Add); };
     table["Sub"] = [](KernelContext &kc) { binary(kc, BinOp::Sub); };

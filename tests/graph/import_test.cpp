@@ -296,10 +296,13 @@ TEST(OnnxImport, DropoutIsTheIdentityAtInferenceOnly) {
     training.initializer("ratio", TensorData::floats({}, {0.3f}));
     training.node("Dropout", {"x", "ratio", "on"}, {"y"}, "drop");
     EXPECT_HAS(error_of([&] { import_model(training); }), "a training-mode Dropout is not supported");
+    // The mask output at inference: all true, a boolean of x's shape.
     ModelBuilder mask(13);
-    mask.input("x", {2, 3}).output("y").output("m");
+    mask.input("x", {2, 3}).output("y").output("m", 9);
     mask.node("Dropout", {"x"}, {"y", "m"}, "drop");
-    EXPECT_HAS(error_of([&] { import_model(mask); }), "node 'drop' (#0, Dropout, opset 13): its mask output is not supported");
+    const Graph masked = import_model(mask);
+    EXPECT_EQ(masked.value("m").shape, (Shape{2, 3}));
+    EXPECT_EQ(masked.value("m").dtype, DType::boolean);
 }
 
 TEST(OnnxImport, UnsupportedOpsetsAndDomains) {

@@ -292,6 +292,12 @@ TEST(GraphPasses, ExpandDefinitionsPreserveResults) {
         testing::set_int(b.node("SpaceToDepth", {"x"}, {"y"}), "blocksize", 3);
         cases.push_back({"SpaceToDepth", b, "SpaceToDepth", 1});
     }
+    {
+        ModelBuilder b(13);
+        b.input("x", {2, 3}).output("y").output("mask");
+        b.node("Dropout", {"x"}, {"y", "mask"});
+        cases.push_back({"Dropout with its mask read", b, "", 1});
+    }
     for (int64_t size : {3, 4}) {
         ModelBuilder b(13);
         b.input("x", {2, 7, 3, 4}).output("y");
