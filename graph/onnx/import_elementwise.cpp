@@ -157,9 +157,13 @@ void register_elementwise_rules(RuleTable &table) {
     dropout.check = [](const InferContext &ctx) {
         ctx.require_dtype(0, {DType::f32});
         if (ctx.has(2)) {
-            const TensorData *training = ctx.value(2);
-            if (!training || training->size() != 1 || training->get(0) != 0) {
-                ctx.fail("training_mode must be a constant false: a training-mode Dropout is not supported");
+            // Training mode drops nothing at ratio 0 (torchvision 0.14's Swin exports
+            // its attention dropout so).
+            const TensorData *training = ctx.value(2), *ratio = ctx.has(1) ? ctx.value(1) : nullptr;
+            const bool drops_nothing = ratio && ratio->size() == 1 && ratio->get(0) == 0;
+            if (!training || training->size() != 1 || (training->get(0) != 0 && !drops_nothing)) {
+                ctx.fail("training_mode must be a constant false (or the ratio a constant 0): a training-mode "
+                         "Dropout is not supported");
             }
         }
     };

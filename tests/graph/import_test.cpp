@@ -296,6 +296,11 @@ TEST(OnnxImport, DropoutIsTheIdentityAtInferenceOnly) {
     training.initializer("ratio", TensorData::floats({}, {0.3f}));
     training.node("Dropout", {"x", "ratio", "on"}, {"y"}, "drop");
     EXPECT_HAS(error_of([&] { import_model(training); }), "a training-mode Dropout is not supported");
+    ModelBuilder nothing(13);  // training mode at ratio 0 drops nothing
+    nothing.input("x", {2, 3}).output("y").initializer("on", TensorData::ints({}, {1}, DType::boolean));
+    nothing.initializer("zero", TensorData::floats({}, {0.0f}));
+    nothing.node("Dropout", {"x", "zero", "on"}, {"y"}, "drop");
+    EXPECT_EQ(import_model(nothing).value("y").shape, (Shape{2, 3}));
     // The mask output at inference: all true, a boolean of x's shape.
     ModelBuilder mask(13);
     mask.input("x", {2, 3}).output("y").output("m", 9);
