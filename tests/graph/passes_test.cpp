@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <sstream>
 
 namespace tessera::graph {
@@ -131,108 +132,96 @@ TEST(GraphPasses, FoldBatchNormPreservesResults) {
     }
 }
 
+// One Conv, MaxPool or AveragePool over x: its geometry, and what a pass should report.
+struct WindowCase {
+    const char *what;
+    Shape x;
+    std::string op;
+    std::vector<int64_t> kernel, pads, strides, dilations;
+    int64_t count_include_pad = 0, group = 1, ceil_mode = 0;
+    int lifted = 0, padded = 0;  // uniform_windows' counts
+};
+
+// The case's node as a model (a Conv with 6 output channels, weights and a bias).
+ModelBuilder window_model(const WindowCase &c) {
+    ModelBuilder b(13);
+    b.input("x", c.x).output("y");
+    std::vector<std::string> inputs = {"x"};
+    if (c.op == "Conv") {
+        Shape w = {6, c.x[1] / c.group};
+        w.insert(w.end(), c.kernel.begin(), c.kernel.end());
+        b.initializer("w", testing::random_floats(w, 3)).initializer("bias", testing::random_floats({6}, 4));
+        inputs = {"x", "w", "bias"};
+    }
+    auto &n = b.node(c.op, inputs, {"y"}, "window");
+    if (c.op != "Conv") testing::set_ints(n, "kernel_shape", c.kernel);
+    if (c.op == "Conv") testing::set_int(n, "group", c.group);
+    testing::set_ints(n, "pads", c.pads);
+    testing::set_ints(n, "strides", c.strides);
+    if (c.op != "AveragePool") testing::set_ints(n, "dilations", c.dilations);
+    if (c.op == "AveragePool") testing::set_int(n, "count_include_pad", c.count_include_pad);
+    if (c.op != "Conv" && c.ceil_mode) testing::set_int(n, "ceil_mode", c.ceil_mode);
+    return b;
+}
+
+// Runs `pass` on the case's model and checks the graph computes what it did (the
+// evaluator on both), every window left 2-D (4-D input); returns the rewritten graph.
+Graph expect_window_rewrite_preserves(const WindowCase &c, const std::function<void(Graph &)> &pass, double tolerance) {
+    Graph g = import_onnx_bytes(window_model(c).bytes(), c.what);
+    const TensorMap in{{"x", testing::random_floats(c.x, 7, -2, 2)}};
+    const TensorData before = evaluate(g, in).at("y");
+    pass(g);
+    EXPECT_TRUE(g.is_topologically_sorted()) << c.what;
+    for (const Node &node : g.nodes) {
+        if (node.op_type == c.op) EXPECT_EQ(g.value(node.inputs[0]).shape.size(), 4u) << c.what << "\n" << listing(g);
+    }
+    const TensorData after = evaluate(g, in).at("y");
+    EXPECT_EQ(after.shape, before.shape) << c.what;
+    if (after.shape == before.shape)
+        EXPECT_LE(testing::relative_error(after, before), tolerance) << c.what << "\n" << listing(g);
+    return g;
+}
+
 // 1-D windows become 2-D, uneven pads a Pad node, unit axes take the other's stride;
 // every rewrite computes what the original computed (the evaluator on both graphs).
 TEST(GraphPasses, UniformWindowsPreserveResults) {
-    struct Case {
-        const char *what;
-        Shape x;
-        std::string op;
-        std::vector<int64_t> kernel, pads, strides, dilations;
-        int64_t count_include_pad;
-        int lifted, padded;
+    const std::vector<WindowCase> cases = {
+        {"1-D conv, uneven pads, stride 2, dilation 2", {2, 4, 11}, "Conv", {3}, {2, 1}, {2}, {2}, 0, 1, 0, 1, 1},
+        {"1-D conv, unpadded", {1, 3, 7}, "Conv", {2}, {0, 0}, {1}, {1}, 0, 1, 0, 1, 0},
+        {"1-D max pool, padded", {2, 3, 9}, "MaxPool", {3}, {1, 1}, {2}, {1}, 0, 1, 0, 1, 1},
+        {"1-D average pool, padding counted", {2, 3, 9}, "AveragePool", {3}, {1, 1}, {2}, {1}, 1, 1, 0, 1, 1},
+        {"1-D average pool, padding excluded (rescaled)", {2, 3, 9}, "AveragePool", {3}, {1, 1}, {2}, {1}, 0, 1, 0, 1, 1},
+        {"2-D average pool, uneven pads excluded (rescaled)", {1, 2, 7, 8}, "AveragePool", {3, 2}, {0, 1, 2, 0}, {2, 2}, {1, 1}, 0, 1, 0, 0, 1},
+        {"2-D conv, SAME_UPPER-like pads", {1, 3, 8, 8}, "Conv", {2, 2}, {0, 0, 1, 1}, {1, 1}, {1, 1}, 0, 1, 0, 0, 1},
+        {"2-D max pool over a unit axis, strides differ", {1, 2, 1, 9}, "MaxPool", {1, 3}, {0, 0, 0, 0}, {1, 2}, {1, 1}, 0, 1, 0, 0, 0},
     };
-    const std::vector<Case> cases = {
-        {"1-D conv, uneven pads, stride 2, dilation 2", {2, 4, 11}, "Conv", {3}, {2, 1}, {2}, {2}, 0, 1, 1},
-        {"1-D conv, unpadded", {1, 3, 7}, "Conv", {2}, {0, 0}, {1}, {1}, 0, 1, 0},
-        {"1-D max pool, padded", {2, 3, 9}, "MaxPool", {3}, {1, 1}, {2}, {1}, 0, 1, 1},
-        {"1-D average pool, padding counted", {2, 3, 9}, "AveragePool", {3}, {1, 1}, {2}, {1}, 1, 1, 1},
-        {"1-D average pool, padding excluded (rescaled)", {2, 3, 9}, "AveragePool", {3}, {1, 1}, {2}, {1}, 0, 1, 1},
-        {"2-D average pool, uneven pads excluded (rescaled)", {1, 2, 7, 8}, "AveragePool", {3, 2}, {0, 1, 2, 0}, {2, 2}, {1, 1}, 0, 0, 1},
-        {"2-D conv, SAME_UPPER-like pads", {1, 3, 8, 8}, "Conv", {2, 2}, {0, 0, 1, 1}, {1, 1}, {1, 1}, 0, 0, 1},
-        {"2-D max pool over a unit axis, strides differ", {1, 2, 1, 9}, "MaxPool", {1, 3}, {0, 0, 0, 0}, {1, 2}, {1, 1}, 0, 0, 0},
-    };
-    for (const Case &c : cases) {
-        ModelBuilder b(13);
-        b.input("x", c.x).output("y");
-        std::vector<std::string> inputs = {"x"};
-        if (c.op == "Conv") {
-            Shape w = {5, c.x[1]};
-            w.insert(w.end(), c.kernel.begin(), c.kernel.end());
-            b.initializer("w", testing::random_floats(w, 3)).initializer("bias", testing::random_floats({5}, 4));
-            inputs = {"x", "w", "bias"};
-        }
-        auto &n = b.node(c.op, inputs, {"y"}, "window");
-        if (c.op != "Conv") testing::set_ints(n, "kernel_shape", c.kernel);
-        testing::set_ints(n, "pads", c.pads);
-        testing::set_ints(n, "strides", c.strides);
-        if (c.op != "AveragePool") testing::set_ints(n, "dilations", c.dilations);
-        if (c.op == "AveragePool") testing::set_int(n, "count_include_pad", c.count_include_pad);
-        Graph g = import_onnx_bytes(b.bytes(), c.what);
-        const TensorMap in{{"x", testing::random_floats(c.x, 7, -2, 2)}};
-        const TensorData before = evaluate(g, in).at("y");
-        const UniformWindowCounts counts = uniform_windows(g);
+    for (const WindowCase &c : cases) {
+        UniformWindowCounts counts;
+        const Graph g = expect_window_rewrite_preserves(c, [&](Graph &graph) { counts = uniform_windows(graph); }, 1e-6);
         EXPECT_EQ(counts.lifted_1d, c.lifted) << c.what;
         EXPECT_EQ(counts.padded, c.padded) << c.what;
-        EXPECT_TRUE(g.is_topologically_sorted()) << c.what;
         for (const Node &node : g.nodes) {
             if (node.op_type != c.op) continue;
-            EXPECT_EQ(g.value(node.inputs[0]).shape.size(), 4u) << c.what;
             const std::vector<int64_t> s = node.get_ints("strides", {1, 1});
             EXPECT_EQ(s[0], s[1]) << c.what << "\n" << listing(g);
         }
-        const TensorData after = evaluate(g, in).at("y");
-        ASSERT_EQ(after.shape, before.shape) << c.what;
-        EXPECT_LE(testing::relative_error(after, before), 1e-6) << c.what << "\n" << listing(g);
     }
 }
 
 TEST(GraphPasses, Windows3dAs2dPreserveResults) {
-    struct Case {
-        const char *what;
-        Shape x;
-        std::string op;
-        std::vector<int64_t> kernel, pads, strides, dilations;
-        int64_t group, count_include_pad, ceil_mode;
+    const std::vector<WindowCase> cases = {
+        {"conv, padded, strided, dilated", {2, 4, 7, 6, 5}, "Conv", {3, 2, 3}, {1, 0, 1, 2, 1, 1}, {2, 1, 2}, {2, 1, 1}},
+        {"conv, grouped, depth stride 3", {1, 4, 8, 5, 5}, "Conv", {2, 3, 3}, {0, 1, 1, 1, 1, 1}, {3, 1, 1}, {1, 1, 1}, 0, 2},
+        {"conv, one depth tap", {1, 3, 4, 6, 6}, "Conv", {1, 3, 3}, {0, 1, 1, 0, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+        {"max pool, padded, strided", {2, 3, 7, 7, 6}, "MaxPool", {3, 3, 2}, {1, 1, 0, 1, 1, 0}, {2, 2, 2}, {1, 1, 1}},
+        {"max pool, ceil mode", {1, 2, 6, 7, 7}, "MaxPool", {2, 3, 3}, {0, 0, 0, 0, 0, 0}, {2, 2, 2}, {1, 1, 1}, 0, 1, 1},
+        {"average pool, padding counted", {2, 3, 5, 6, 6}, "AveragePool", {3, 3, 3}, {1, 1, 1, 1, 1, 1}, {2, 2, 2}, {1, 1, 1}, 1},
+        {"average pool, padding excluded", {2, 3, 5, 6, 6}, "AveragePool", {3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 2, 2}, {1, 1, 1}},
     };
-    const std::vector<Case> cases = {
-        {"conv, padded, strided, dilated", {2, 4, 7, 6, 5}, "Conv", {3, 2, 3}, {1, 0, 1, 2, 1, 1}, {2, 1, 2}, {2, 1, 1}, 1, 0, 0},
-        {"conv, grouped, depth stride 3", {1, 4, 8, 5, 5}, "Conv", {2, 3, 3}, {0, 1, 1, 1, 1, 1}, {3, 1, 1}, {1, 1, 1}, 2, 0, 0},
-        {"conv, one depth tap", {1, 3, 4, 6, 6}, "Conv", {1, 3, 3}, {0, 1, 1, 0, 1, 1}, {1, 1, 1}, {1, 1, 1}, 1, 0, 0},
-        {"max pool, padded, strided", {2, 3, 7, 7, 6}, "MaxPool", {3, 3, 2}, {1, 1, 0, 1, 1, 0}, {2, 2, 2}, {1, 1, 1}, 1, 0, 0},
-        {"max pool, ceil mode", {1, 2, 6, 7, 7}, "MaxPool", {2, 3, 3}, {0, 0, 0, 0, 0, 0}, {2, 2, 2}, {1, 1, 1}, 1, 0, 1},
-        {"average pool, padding counted", {2, 3, 5, 6, 6}, "AveragePool", {3, 3, 3}, {1, 1, 1, 1, 1, 1}, {2, 2, 2}, {1, 1, 1}, 1, 1, 0},
-        {"average pool, padding excluded", {2, 3, 5, 6, 6}, "AveragePool", {3, 3, 3}, {1, 1, 1, 1, 1, 1}, {1, 2, 2}, {1, 1, 1}, 1, 0, 0},
-    };
-    for (const Case &c : cases) {
-        ModelBuilder b(13);
-        b.input("x", c.x).output("y");
-        std::vector<std::string> inputs = {"x"};
-        if (c.op == "Conv") {
-            Shape w = {6, c.x[1] / c.group};
-            w.insert(w.end(), c.kernel.begin(), c.kernel.end());
-            b.initializer("w", testing::random_floats(w, 3)).initializer("bias", testing::random_floats({6}, 4));
-            inputs = {"x", "w", "bias"};
-        }
-        auto &n = b.node(c.op, inputs, {"y"}, "volume");
-        if (c.op != "Conv") testing::set_ints(n, "kernel_shape", c.kernel);
-        if (c.op == "Conv") testing::set_int(n, "group", c.group);
-        testing::set_ints(n, "pads", c.pads);
-        testing::set_ints(n, "strides", c.strides);
-        if (c.op != "AveragePool") testing::set_ints(n, "dilations", c.dilations);
-        if (c.op == "AveragePool") testing::set_int(n, "count_include_pad", c.count_include_pad);
-        if (c.op != "Conv") testing::set_int(n, "ceil_mode", c.ceil_mode);
-        Graph g = import_onnx_bytes(b.bytes(), c.what);
-        const TensorMap in{{"x", testing::random_floats(c.x, 7, -2, 2)}};
-        const TensorData before = evaluate(g, in).at("y");
-        EXPECT_EQ(windows_3d_as_2d(g), 1) << c.what;
-        EXPECT_TRUE(g.is_topologically_sorted()) << c.what;
-        for (const Node &node : g.nodes) {
-            if (node.op_type == c.op) EXPECT_EQ(g.value(node.inputs[0]).shape.size(), 4u) << c.what << "\n" << listing(g);
-        }
-        const TensorData after = evaluate(g, in).at("y");
-        ASSERT_EQ(after.shape, before.shape) << c.what;
-        EXPECT_LE(testing::relative_error(after, before), 1e-5) << c.what << "\n" << listing(g);
+    for (const WindowCase &c : cases) {
+        int rewritten = 0;
+        expect_window_rewrite_preserves(c, [&](Graph &graph) { rewritten = windows_3d_as_2d(graph); }, 1e-5);
+        EXPECT_EQ(rewritten, 1) << c.what;
     }
 }
 
