@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 
 namespace tessera::graph {
 
@@ -47,10 +48,19 @@ TensorData excluded_padding_scale(const Window &win, const Shape &spatial) {
     return TensorData::floats({1, 1, win.out[0], win.out[1]}, scale);
 }
 
+// What must follow a window made uniform: every[a]-th output along each axis kept
+// (strides that differ, computed at their gcd), then a Mul by `scale` (an average
+// that excluded padding, computed counting it).
+struct AfterWindow {
+    std::vector<int64_t> every;
+    std::string scale;
+};
+
 // A 2-D window made uniform in place: unit axes take the other's stride and dilation,
-// uneven pads go to a Pad node before it. Returns whether a Pad was added; `scale`
-// becomes the constant an average that excluded padding must then be multiplied by.
-bool make_uniform(Graph &g, GraphBuilder &b, Node &n, std::string *scale) {
+// strides that still differ become their gcd (`after->every` keeps the outputs the
+// original computes), uneven pads go to a Pad node before it. Returns whether a Pad
+// was added.
+bool make_uniform(Graph &g, GraphBuilder &b, Node &n, AfterWindow *after) {
     const Shape x = g.value(n.inputs[0]).shape;
     const std::vector<int64_t> kernel = window_kernel(g, n);
     const bool ceil_mode = n.get_int("ceil_mode", 0) != 0;
@@ -62,6 +72,11 @@ bool make_uniform(Graph &g, GraphBuilder &b, Node &n, std::string *scale) {
             strides[i] = strides[1 - i];
             dilations[i] = dilations[1 - i];
         }
+    }
+    if (strides[0] != strides[1] && !ceil_mode) {
+        const int64_t common = std::gcd(strides[0], strides[1]);
+        after->every = {strides[0] / common, strides[1] / common};
+        strides = {common, common};
     }
     const bool even = std::all_of(pads.begin(), pads.end(), [&](int64_t p) { return p == pads[0]; });
     const bool excludes_padding = n.op_type == "AveragePool" && n.get_int("count_include_pad", 0) == 0;
@@ -75,8 +90,8 @@ bool make_uniform(Graph &g, GraphBuilder &b, Node &n, std::string *scale) {
         pads = {0, 0, 0, 0};
         padded = true;
         if (excludes_padding) {
-            *scale = g.unique_name(base + "_divisor_scale");
-            g.set_constant(*scale, excluded_padding_scale(win, {x[2], x[3]}));
+            after->scale = g.unique_name(base + "_divisor_scale");
+            g.set_constant(after->scale, excluded_padding_scale(win, {x[2], x[3]}));
             n.attrs["count_include_pad"] = Attribute::make_int(1);
         }
     }
@@ -88,6 +103,30 @@ bool make_uniform(Graph &g, GraphBuilder &b, Node &n, std::string *scale) {
     else
         n.attrs.erase("dilations");
     return padded;
+}
+
+// Adds the uniform window `w` and what must follow it, the last step writing `output`.
+void add_window(Graph &g, GraphBuilder &b, Node w, const AfterWindow &after, const std::string &output) {
+    if (after.every.empty() && after.scale.empty()) {
+        w.outputs = {output};
+        b.add(std::move(w));
+        return;
+    }
+    const std::string base = w.name.empty() ? output : w.name;
+    w.outputs = {g.unique_name(base + "_computed")};
+    std::string value = w.outputs[0];
+    b.add(std::move(w));
+    if (!after.every.empty()) {
+        // [N, C, H', W'] padded to whole steps, viewed as [N, C, H'', a, W'', b], the
+        // first of each step kept.
+        const Shape y = g.value(value).shape;
+        const int64_t a = after.every[0], c = after.every[1], rows = (y[2] + a - 1) / a, cols = (y[3] + c - 1) / c;
+        value = b.pad(value, {0, 0, 0, 0, 0, 0, rows * a - y[2], cols * c - y[3]}, 0.0f, base + "_whole_steps");
+        value = b.reshape(value, {y[0], y[1], rows, a, cols, c}, base + "_steps");
+        value = b.slice(value, {0, 0, 0, 0, 0, 0}, {y[0], y[1], rows, 1, cols, 1}, base + "_every");
+        value = b.reshape(value, {y[0], y[1], rows, cols}, base + "_strided", after.scale.empty() ? output : "");
+    }
+    if (!after.scale.empty()) b.op("Mul", {value, after.scale}, base + "_rescaled", output);
 }
 
 // [N, C, L] -> [N, C, L, 1] with a k x 1 window (its pads and strides made uniform
@@ -111,13 +150,12 @@ bool lift_1d(Graph &g, GraphBuilder &b, const Node &n, bool *rescaled) {
     lifted.attrs["strides"] = Attribute::make_ints({win.strides[0], 1});
     lifted.attrs["dilations"] = Attribute::make_ints({win.dilations[0], 1});
     if (lifted.has_attr("kernel_shape")) lifted.attrs["kernel_shape"] = Attribute::make_ints({kernel[0], 1});
-    std::string scale;
-    const bool padded = make_uniform(g, b, lifted, &scale);
-    b.add(lifted);
-    std::string out = lifted.name;
-    if (!scale.empty()) out = b.op("Mul", {out, scale}, base + "_rescaled");
+    AfterWindow after;
+    const bool padded = make_uniform(g, b, lifted, &after);
+    const std::string out = g.unique_name(base + "_2d_output");
+    add_window(g, b, lifted, after, out);
     b.reshape(out, y, base + "_1d_output", n.outputs[0]);
-    *rescaled = !scale.empty();
+    *rescaled = !after.scale.empty();
     return padded;
 }
 
@@ -136,17 +174,11 @@ UniformWindowCounts uniform_windows(Graph &g) {
         }
         if (!is_window(g, n, 4)) return false;
         Node uniform = n;  // made uniform in place
-        std::string scale;
-        counts.padded += make_uniform(g, b, uniform, &scale);
-        if (scale.empty()) {
-            b.keep(uniform);
-            return true;
-        }
-        const std::string base = n.name.empty() ? n.outputs[0] : n.name;
-        uniform.outputs = {g.unique_name(base + "_padding_counted")};
-        b.add(uniform);
-        b.op("Mul", {uniform.outputs[0], scale}, base + "_rescaled", n.outputs[0]);
-        counts.rescaled++;
+        AfterWindow after;
+        counts.padded += make_uniform(g, b, uniform, &after);
+        counts.rescaled += !after.scale.empty();
+        counts.strided += !after.every.empty();
+        add_window(g, b, uniform, after, n.outputs[0]);
         return true;
     });
     return counts;

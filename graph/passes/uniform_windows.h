@@ -6,6 +6,9 @@
 // - an axis of extent 1 with a 1-wide unpadded window (a lifted axis, or PyTorch's
 //   Unsqueeze + 2-D pool form of a 1-D pool) takes the other axis' stride and dilation:
 //   it has one output either way;
+// - other strides that differ between the axes (2 x 1, an audio model's) become their
+//   gcd, and a Pad, Reshape, Slice and Reshape keep every (stride / gcd)-th output:
+//   the window computes the skipped outputs too, which is correct, not fast;
 // - pads that differ between axes or sides (SAME_UPPER's odd pad, a lifted axis) move
 //   into a Pad node before the window (zeros; -inf for MaxPool). An AveragePool that
 //   excludes padding from its divisor then counts it, and a Mul by a constant map of
@@ -23,6 +26,7 @@ struct UniformWindowCounts {
     int lifted_1d = 0;  // 1-D windows rewritten as 2-D
     int padded = 0;     // windows given a Pad node for their uneven pads
     int rescaled = 0;   // of those, averages excluding padding rescaled by a Mul
+    int strided = 0;    // windows computed at their strides' gcd, every few outputs kept
 };
 
 UniformWindowCounts uniform_windows(Graph &g);

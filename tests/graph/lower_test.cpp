@@ -807,11 +807,23 @@ TEST(GraphLowering, UnevenAndOneDimensionalWindowsCompileAfterUniformWindows) {
     testing::set_ints(pool, "pads", {1, 1});
     testing::set_ints(pool, "strides", {2});
 
-    for (const ModelBuilder *b : {&lopsided, &audio}) {
+    // Strides that differ between the axes: computed at their gcd, every few kept.
+    ModelBuilder strided(13);
+    strided.input("x", {1, 3, 11, 10}).output("y");
+    strided.initializer("w", weights({4, 3, 3, 3}, 44));
+    auto &tall = strided.node("Conv", {"x", "w"}, {"c"}, "strided_conv");
+    testing::set_ints(tall, "pads", {1, 1, 1, 1});
+    testing::set_ints(tall, "strides", {2, 1});
+    auto &wide = strided.node("AveragePool", {"c"}, {"y"}, "strided_pool");
+    testing::set_ints(wide, "kernel_shape", {2, 3});
+    testing::set_ints(wide, "pads", {0, 1, 1, 1});
+    testing::set_ints(wide, "strides", {1, 3});
+
+    for (const ModelBuilder *b : {&lopsided, &audio, &strided}) {
         const Graph written = prepared(*b);
         Graph g = written;
         const UniformWindowCounts counts = uniform_windows(g);
-        EXPECT_GE(counts.padded, 1);
+        EXPECT_GE(counts.padded + counts.strided, 1);
         expect_matches_reference(g, plan_fusion(g, {4.0, true}), 51, &written);
     }
 }
@@ -1053,7 +1065,7 @@ TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {
     b.initializer("w", weights({2, 2, 3, 3}, 41));
     auto &conv = b.node("Conv", {"x", "w"}, {"y"}, "lopsided");
     testing::set_ints(conv, "kernel_shape", {3, 3});
-    testing::set_ints(conv, "strides", {2, 1});  // strides that differ between axes
+    testing::set_ints(conv, "dilations", {2, 1});  // dilations that differ between axes
     Graph g = prepared(b);
     uniform_windows(g);
     const FusionPlan plan = plan_fusion(g, {4.0, true});

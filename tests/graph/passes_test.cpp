@@ -194,6 +194,10 @@ TEST(GraphPasses, UniformWindowsPreserveResults) {
         {"2-D average pool, uneven pads excluded (rescaled)", {1, 2, 7, 8}, "AveragePool", {3, 2}, {0, 1, 2, 0}, {2, 2}, {1, 1}, 0, 1, 0, 0, 1},
         {"2-D conv, SAME_UPPER-like pads", {1, 3, 8, 8}, "Conv", {2, 2}, {0, 0, 1, 1}, {1, 1}, {1, 1}, 0, 1, 0, 0, 1},
         {"2-D max pool over a unit axis, strides differ", {1, 2, 1, 9}, "MaxPool", {1, 3}, {0, 0, 0, 0}, {1, 2}, {1, 1}, 0, 1, 0, 0, 0},
+        {"2-D conv, strides 2 x 1", {1, 3, 9, 8}, "Conv", {3, 3}, {1, 1, 1, 1}, {2, 1}, {1, 1}, 0, 1, 0, 0, 0},
+        {"2-D conv, strides 2 x 4 (gcd 2)", {1, 3, 9, 13}, "Conv", {3, 2}, {1, 1, 1, 1}, {2, 4}, {1, 1}, 0, 1, 0, 0, 0},
+        {"2-D max pool, strides 3 x 2, pads uneven", {1, 2, 11, 9}, "MaxPool", {3, 2}, {1, 0, 1, 0}, {3, 2}, {1, 1}, 0, 1, 0, 0, 1},
+        {"2-D average pool, strides 1 x 2, padding excluded", {1, 2, 7, 8}, "AveragePool", {3, 3}, {1, 1, 1, 1}, {1, 2}, {1, 1}, 0, 1, 0, 0, 0},
     };
     for (const WindowCase &c : cases) {
         UniformWindowCounts counts;
