@@ -209,6 +209,26 @@ void register_normalization_rules(RuleTable &table) {
         r.infer = infer_reduce;
         table[op] = r;
     }
+
+    // ArgMax / ArgMin: the index (i64) of the first (or, select_last_index, the last)
+    // extreme along one axis. The evaluator computes them; compiled kernels write fp32
+    // only.
+    OpRule arg;
+    arg.attributes = {"axis", "keepdims", "select_last_index"};
+    arg.check = [](const InferContext &ctx) { ctx.require_dtype(0, {DType::f32, DType::i64, DType::i32}); };
+    arg.dtype = [](const InferContext &) { return DType::i64; };
+    arg.infer = [](InferContext &ctx) {
+        const int64_t axis = ctx.axis(ctx.node.get_int("axis", 0), ctx.rank(0), "axis");
+        Shape out = ctx.shape(0);
+        if (ctx.node.get_int("keepdims", 1) != 0)
+            out[size_t(axis)] = 1;
+        else
+            out.erase(out.begin() + axis);
+        ctx.set_output(0, DType::i64, out);
+        return true;
+    };
+    table["ArgMax"] = arg;
+    table["ArgMin"] = arg;
 }
 
 } // namespace tessera::graph

@@ -129,6 +129,24 @@ void softmax(KernelContext &kc, bool log) {
         }
 }
 
+// The index of the first (select_last_index: the last) maximum or minimum along the axis.
+void arg_extreme(KernelContext &kc, bool max) {
+    const TensorData &x = kc.input(0);
+    const int64_t axis = kc.ic.axis(kc.node().get_int("axis", 0), int64_t(x.shape.size()), "axis");
+    const bool last = kc.node().get_int("select_last_index", 0) != 0;
+    const int64_t n = x.shape[size_t(axis)], inner = num_elements(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+    const int64_t outer = num_elements(Shape(x.shape.begin(), x.shape.begin() + axis));
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t in = 0; in < inner; in++) {
+            int64_t best = 0;
+            for (int64_t j = 1; j < n; j++) {
+                const double v = x.get(size_t((o * n + j) * inner + in)), b = x.get(size_t((o * n + best) * inner + in));
+                if (max ? (v > b || (last && v == b)) : (v < b || (last && v == b))) best = j;
+            }
+            kc.out[0].i[size_t(o * inner + in)] = best;
+        }
+}
+
 // 1 at the first maximum along the softmax axis, 0 elsewhere.
 void hardmax(KernelContext &kc) {
     const TensorData &x = kc.input(0);
@@ -190,6 +208,8 @@ void register_normalization_kernels(KernelTable &table) {
     table["Softmax"] = [](KernelContext &kc) { softmax(kc, false); };
     table["LogSoftmax"] = [](KernelContext &kc) { softmax(kc, true); };
     table["Hardmax"] = hardmax;
+    table["ArgMax"] = [](KernelContext &kc) { arg_extreme(kc, true); };
+    table["ArgMin"] = [](KernelContext &kc) { arg_extreme(kc, false); };
     for (const char *op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
                            "ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare"})
         table[op] = reduce;
