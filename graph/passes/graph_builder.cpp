@@ -40,11 +40,13 @@ std::string GraphBuilder::op(const std::string &op_type, const std::vector<std::
     return name;
 }
 
-std::string GraphBuilder::scalar(float v, const std::string &base) {
+std::string GraphBuilder::constant(TensorData data, const std::string &base) {
     const std::string name = g_.unique_name(base);
-    g_.set_constant(name, TensorData::floats({}, {v}));
+    g_.set_constant(name, std::move(data));
     return name;
 }
+
+std::string GraphBuilder::scalar(float v, const std::string &base) { return constant(TensorData::floats({}, {v}), base); }
 
 std::string GraphBuilder::reduce_mean(const std::string &value, const std::vector<int64_t> &axes,
                                       const std::string &base, const std::string &output) {
@@ -53,8 +55,7 @@ std::string GraphBuilder::reduce_mean(const std::string &value, const std::vecto
     if (g_.opset < 18) {
         attrs["axes"] = Attribute::make_ints(axes);
     } else {
-        inputs.push_back(g_.unique_name(base + "_axes"));
-        g_.set_constant(inputs.back(), TensorData::ints({int64_t(axes.size())}, axes));
+        inputs.push_back(constant(TensorData::ints({int64_t(axes.size())}, axes), base + "_axes"));
     }
     return op("ReduceMean", inputs, base, output, attrs);
 }
@@ -70,9 +71,7 @@ std::string GraphBuilder::reshape(const std::string &value, const Shape &to, con
         g_.set_constant(name, std::move(data));
         return name;
     }
-    const std::string shape = g_.unique_name(base + "_shape");
-    g_.set_constant(shape, TensorData::ints({int64_t(to.size())}, to));
-    return op("Reshape", {value, shape}, base, name);
+    return op("Reshape", {value, constant(TensorData::ints({int64_t(to.size())}, to), base + "_shape")}, base, name);
 }
 
 std::string GraphBuilder::transpose(const std::string &value, const std::vector<int64_t> &perm,
@@ -85,48 +84,25 @@ std::string GraphBuilder::transpose(const std::string &value, const std::vector<
 
 std::string GraphBuilder::pad(const std::string &value, const std::vector<int64_t> &pads, float fill,
                               const std::string &base) {
-    Node pad;
-    pad.op_type = "Pad";
-    pad.name = g_.unique_name(base);
-    pad.inputs = {value};
-    if (g_.opset < 11) {
-        pad.attrs["pads"] = Attribute::make_ints(pads);
-        pad.attrs["value"] = Attribute::make_float(fill);
-    } else {
-        const std::string pads_name = g_.unique_name(base + "_pads"), fill_name = g_.unique_name(base + "_value");
-        g_.set_constant(pads_name, TensorData::ints({int64_t(pads.size())}, pads));
-        g_.set_constant(fill_name, TensorData::floats({}, {fill}));
-        pad.inputs.push_back(pads_name);
-        pad.inputs.push_back(fill_name);
-    }
-    pad.outputs = {pad.name};
-    const std::string name = pad.name;
-    add(std::move(pad));
-    return name;
+    if (g_.opset < 11)
+        return op("Pad", {value}, base, "", {{"pads", Attribute::make_ints(pads)}, {"value", Attribute::make_float(fill)}});
+    return op("Pad",
+              {value, constant(TensorData::ints({int64_t(pads.size())}, pads), base + "_pads"),
+               constant(TensorData::floats({}, {fill}), base + "_value")},
+              base);
 }
 
 std::string GraphBuilder::slice(const std::string &value, const std::vector<int64_t> &start, const Shape &length,
                                 const std::string &base, const std::string &output) {
-    Node slice;
-    slice.op_type = "Slice";
-    slice.name = g_.unique_name(base);
     std::vector<int64_t> ends;
     for (size_t a = 0; a < start.size(); a++) ends.push_back(start[a] + length[a]);
-    slice.inputs = {value};
-    if (g_.opset < 10) {
-        slice.attrs["starts"] = Attribute::make_ints(start);
-        slice.attrs["ends"] = Attribute::make_ints(ends);
-    } else {
-        const std::string starts_name = g_.unique_name(base + "_starts"), ends_name = g_.unique_name(base + "_ends");
-        g_.set_constant(starts_name, TensorData::ints({int64_t(start.size())}, start));
-        g_.set_constant(ends_name, TensorData::ints({int64_t(ends.size())}, ends));
-        slice.inputs.push_back(starts_name);
-        slice.inputs.push_back(ends_name);
-    }
-    slice.outputs = {output.empty() ? slice.name : output};
-    const std::string name = slice.outputs[0];
-    add(std::move(slice));
-    return name;
+    if (g_.opset < 10)
+        return op("Slice", {value}, base, output,
+                  {{"starts", Attribute::make_ints(start)}, {"ends", Attribute::make_ints(ends)}});
+    return op("Slice",
+              {value, constant(TensorData::ints({int64_t(start.size())}, start), base + "_starts"),
+               constant(TensorData::ints({int64_t(ends.size())}, ends), base + "_ends")},
+              base, output);
 }
 
 } // namespace tessera::graph

@@ -26,7 +26,8 @@ public:
     // value named after `base`); returns the output's name.
     std::string op(const std::string &op_type, const std::vector<std::string> &inputs, const std::string &base,
                    const std::string &output = "", const std::map<std::string, Attribute> &attrs = {});
-    // A scalar f32 constant.
+    // A constant named after `base`, and a scalar f32 one.
+    std::string constant(TensorData data, const std::string &base);
     std::string scalar(float v, const std::string &base);
     // `value` as shape `to`: a reshaped copy of a constant, else a Reshape node (none
     // where the shape is already `to` and no `output` name is asked for).
