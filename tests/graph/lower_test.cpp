@@ -1045,6 +1045,23 @@ TEST(GraphLowering, AMatrixProductWhoseTilesOverrunItsRowsStaysInItsStorage) {
     expect_matches_reference(g, plan_fusion(g, {4.0, true}), 92);
 }
 
+// A reshape after a matrix product joins the product's readers, not the product: read
+// through a reshape the product is no longer computed per tile of an epilogue, and a
+// prime row count (ViT's 197 tokens) then left it one-row tiles (13x slower).
+TEST(GraphLowering, AReshapeAfterAProductJoinsItsReaders) {
+    ModelBuilder b(13);
+    b.input("x", {197, 64}).input("residual", {197, 1, 48}).output("y");
+    b.initializer("w", weights({48, 64}, 68)).initializer("bias", weights({48}, 69));
+    b.initializer("shape", TensorData::ints({3}, {197, 1, 48}));
+    testing::set_int(b.node("Gemm", {"x", "w", "bias"}, {"g"}, "out_proj"), "transB", 1);
+    b.node("Reshape", {"g", "shape"}, {"r"});
+    b.node("Add", {"r", "residual"}, {"y"});
+    const Graph g = prepared(b);
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    EXPECT_EQ(partition_ops(g, plan), (std::vector<std::string>{"Gemm", "Reshape+Add"}));
+    expect_matches_reference(g, plan, 94);
+}
+
 // A row reduction whose reader needs one point of it per iteration of its row loop
 // (ReduceMean with keepdims: the sums [24] read as [24, 1]): the reduction's vector
 // blocks once spanned all 24 rows per point and read input row 46 of 24 (a bounds
