@@ -69,7 +69,11 @@ void schedule_gpu_stages(SchedulingContext &c) {
                 continue;
             }
         }
-        record_decision(c, a.role == StageRole::EpilogueOutput ? a.producer->func.name() : name, a.role);
+        // A stage seen with a dim split (analysis/axis_split.h) gets threads over
+        // its own dims below; its compute producer a kernel of its own.
+        const bool split = stages[0].split.has_value();
+        const StageRole role = a.role == StageRole::EpilogueOutput && split ? StageRole::MemoryOutput : a.role;
+        record_decision(c, role == StageRole::EpilogueOutput ? a.producer->func.name() : name, role);
         if (a.role == StageRole::Scalar) {
             if (!node.is_output) c.builder.compute_root(name);
             rules::schedule_gpu_pointwise(c.builder, name, {}, block_threads);
@@ -88,7 +92,7 @@ void schedule_gpu_stages(SchedulingContext &c) {
             }
             continue;
         }
-        if (a.role == StageRole::EpilogueOutput) {
+        if (role == StageRole::EpilogueOutput) {
             const TensorExpr &pc = *analysis::compute_stage(c.plan.stages.at(a.producer->func.name()));
             schedule_gpu_compute_stage(c, *a.producer, pc, name, "per block of its epilogue " + name);
             continue;
@@ -96,7 +100,9 @@ void schedule_gpu_stages(SchedulingContext &c) {
         // Memory-bound outputs, reductions, kept producers and unanalysable stages.
         const std::string &reason = a.unanalysable;
         if (!node.is_output) c.builder.compute_root(name);
-        if (reason.empty() && !node.func.has_update_definition() && schedule_transpose(c, node, stages[0])) continue;
+        if (reason.empty() && !split && !node.func.has_update_definition() && schedule_transpose(c, node, stages[0])) {
+            continue;
+        }
         const int across = rules::schedule_gpu_pointwise(c.builder, name, region_extents(node), block_threads);
         c.explain << "  " << name << ": " << (reason.empty() ? "" : "unanalysable (" + reason + "), ")
                   << "at root, threads along its innermost dims"

@@ -27,6 +27,11 @@ std::vector<StageAssignment> assign_roles(const analysis::FunctionDag &dag, cons
         StageAssignment a;
         a.node = &node;
         a.unanalysable = analysis::unanalysable_reason(stages);
+        // A stage affine only with a dim seen split is scheduled so as an output
+        // (its loops split first); elsewhere it keeps the safe schedule.
+        if (a.unanalysable.empty() && stages[0].split && !node.is_output) {
+            a.unanalysable = "non-affine access " + stages[0].split->access;
+        }
         if (node.func.args().empty()) {
             a.role = StageRole::Scalar;
         } else if (!a.unanalysable.empty()) {

@@ -178,6 +178,24 @@ TEST(TesseraDecisions, EpilogueTilesShiftInwardsAlongAwkwardDims) {
     for (size_t j = 0; j < q.shifted.size(); j++) EXPECT_FALSE(q.shifts(j)) << even.explanation;
 }
 
+// A grouped convolution: its sums have an explicit group axis, so they are
+// analysable, and the output reading them at c % ocg and c / ocg is their pure
+// epilogue with its channels seen split (c_mod, c_div). Before, the channel index
+// c / ocg made the sums unanalysable: a safe schedule at 0.01-0.05x oneDNN.
+TEST(TesseraDecisions, GroupedConvolutionIsItsSumsEpilogueWithChannelsSplit) {
+    for (const char *line : {"conv2d n=1 c=128 h=28 w=28 oc=128 kh=3 kw=3 pad=1 groups=16",
+                             "conv2d n=1 c=64 h=14 w=14 oc=64 kh=3 kw=3 pad=1 groups=4 layout=nhwc"}) {
+        const ScheduleOutcome o = decide(line);
+        const StageDecision &d = compute_decision(o);
+        EXPECT_EQ(d.role, StageRole::EpilogueOutput) << line << "\n" << o.explanation;
+        EXPECT_EQ(base_name(d.func), "conv2d_sum");
+        EXPECT_EQ(base_name(d.epilogue), "conv2d");
+        EXPECT_GE(d.compute.find_dim("g"), 0);
+        for (const StageDecision &other : o.decisions.stages) EXPECT_NE(other.role, StageRole::Unanalysable) << line;
+        EXPECT_NE(o.explanation.find("c_div"), std::string::npos) << o.explanation;
+    }
+}
+
 // A compute stage read through a clamp by an output larger than it (a Concat of
 // its channels with another's): the output is not its epilogue, since the stage
 // would be computed over the output's points and read its operands past their

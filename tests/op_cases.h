@@ -32,8 +32,12 @@ inline const std::vector<std::string> &op_cases() {
         "conv2d n=2 c=4 h=11 w=12 oc=6 kh=5 kw=5 stride=2",
         "conv2d n=1 c=5 h=13 w=13 oc=3 kh=3 kw=3 pad=2 dilation=2",
         "conv2d n=1 c=6 h=9 w=7 oc=4 kh=3 kw=3 pad=1 groups=2",
-        // Unanalysable (grouped): the safe schedule vectorises rows of whole vectors.
+        // Grouped: sums over an explicit group axis, the output their epilogue
+        // with its channels seen split (scheduler/analysis/axis_split.h).
         "conv2d n=1 c=8 h=10 w=16 oc=8 kh=3 kw=3 pad=1 groups=2",
+        "conv2d n=1 c=32 h=14 w=13 oc=32 kh=3 kw=3 pad=1 groups=4",
+        "conv2d n=1 c=12 h=11 w=11 oc=48 kh=1 kw=1 groups=12",  // 4 outputs per channel
+        "conv2d n=1 c=48 h=9 w=7 oc=48 kh=3 kw=3 stride=2 pad=1 groups=3 layout=nhwc",
         "conv2d n=1 c=16 h=6 w=5 oc=16 kh=3 kw=3 pad=1 groups=8 layout=nhwc",
         "conv2d n=1 c=16 h=7 w=7 oc=24 kh=1 kw=1",
         "conv2d n=1 c=3 h=17 w=13 oc=5 kh=3 kw=3 pad=1 layout=nhwc",

@@ -1,5 +1,7 @@
 #include "tensor_expr.h"
 
+#include "axis_split.h"
+
 #include <algorithm>
 #include <sstream>
 
@@ -105,6 +107,26 @@ private:
 Expr fold_inlined(const Expr &e, const std::function<bool(const std::string &)> &inlined,
                   const std::map<std::string, Function> &env) {
     return InlineProducers(inlined, env).mutate(e);
+}
+
+// The write, reads and arithmetic of a definition (`args`, `values`) over t's
+// dims. Returns whether it calls opaque externs.
+bool read_definition(TensorExpr &t, const std::vector<Expr> &args, const std::vector<Expr> &values) {
+    t.write = make_access(t.func, false, args, t.dims);
+    CallCollector calls;
+    for (const Expr &v : values) v.accept(&calls);
+    t.ops_per_point = std::max<int64_t>(1, calls.ops);
+    t.reads.clear();
+    for (const Call *c : calls.calls) {
+        if (c->name == t.func) continue;  // the accumulator itself
+        t.reads.push_back(make_access(c->name, c->call_type == Call::Image, c->args, t.dims));
+        t.reads.back().constant_strides = c->call_type == Call::Image && constant_strides(c->param);
+    }
+    return calls.opaque;
+}
+
+bool all_affine(const TensorExpr &t) {
+    return t.write.affine && std::all_of(t.reads.begin(), t.reads.end(), [](const AccessMap &m) { return m.affine; });
 }
 
 }  // namespace
@@ -239,32 +261,40 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
                 }
             }
         }
-        t.write = make_access(f.name(), false, def.args(), t.dims);
         t.element_bytes = f.output_types().front().bytes();
 
-        CallCollector calls;
-        std::vector<Expr> folded;  // keeps the IR alive while `calls` points into it
+        std::vector<Expr> folded;
         // Lets substituted: Halide's Function::define runs CSE, so an index the
         // definition uses twice (a key's position in a mask and a bound test) reads
         // as a let variable, which no access map can follow.
         for (const Expr &v : def.values()) folded.push_back(substitute_in_all_lets(fold_inlined(v, inlined, env)));
-        for (const Expr &v : folded) v.accept(&calls);
-        t.ops_per_point = std::max<int64_t>(1, calls.ops);
-        for (const Call *c : calls.calls) {
-            if (c->name == f.name()) continue;  // the accumulator itself
-            t.reads.push_back(make_access(c->name, c->call_type == Call::Image, c->args, t.dims));
-            t.reads.back().constant_strides = c->call_type == Call::Image && constant_strides(c->param);
+        bool opaque = read_definition(t, def.args(), folded);
+        // A pure stage affine once one of its dims is seen split (v % k, v / k).
+        if (!all_affine(t) && s == 0 && f.updates().empty() && !opaque) {
+            if (std::optional<AxisSplit> split = find_axis_split(folded, t.dims)) {
+                TensorExpr seen = t;
+                seen.dims = split_dims(t.dims, *split);
+                std::vector<Expr> args, values;
+                for (const Expr &a : def.args()) args.push_back(split_coordinates(a, *split));
+                for (const Expr &v : folded) values.push_back(split_coordinates(v, *split));
+                read_definition(seen, args, values);
+                if (all_affine(seen)) {
+                    for (const AccessMap &m : t.reads) {
+                        if (!m.affine) split->access = m.text;
+                    }
+                    seen.split = split;
+                    t = seen;
+                }
+            }
         }
 
         // Classification.
-        bool all_affine = t.write.affine && std::all_of(t.reads.begin(), t.reads.end(),
-                                                         [](const AccessMap &m) { return m.affine; });
         if (t.cls == StageClass::Unanalysable) {
             // already explained
-        } else if (calls.opaque || f.has_extern_definition()) {
+        } else if (opaque || f.has_extern_definition()) {
             t.cls = StageClass::Unanalysable;
             t.reason = "extern call";
-        } else if (!all_affine) {
+        } else if (!all_affine(t)) {
             t.cls = StageClass::Unanalysable;
             for (const AccessMap &m : t.reads) {
                 if (!m.affine) t.reason = "non-affine access " + m.text;

@@ -9,6 +9,7 @@
 #include "function_dag.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,15 @@ struct LoopDim {
     // A fused dim (analysis/axis_fusion.h): points per row of the inner dim it
     // merged, whose tiles beyond the registers cover whole rows; 0 otherwise.
     int64_t fused_row = 0;
+};
+
+// A loop dim v seen as two, v = div * factor + mod (analysis/axis_split.h): the
+// stage's dims hold `mod` and `div` in v's place; its schedule splits v first.
+struct AxisSplit {
+    std::string var;
+    int64_t factor = 1;
+    std::string mod, div;  // names of the split dims: v % factor (inner), v / factor (outer)
+    std::string access;    // the read that asked for it, as written (for messages)
 };
 
 // index along storage dimension d = sum_j coef[d][j] * loop_j + offset[d]
@@ -76,6 +86,7 @@ struct TensorExpr {
     int element_bytes = 4;        // of the values the stage writes (its Function's type)
     StageClass cls = StageClass::Elementwise;
     std::string reason;           // why it is Unanalysable
+    std::optional<AxisSplit> split;  // dims seen split (a pure stage affine only so)
 
     int64_t points() const;       // product of loop extents
     std::vector<size_t> spatial_dims() const;

@@ -107,6 +107,12 @@ void ScheduleScript::bound_extent(const std::string &f, const std::string &var, 
     statement(ident(f) + ".bound_extent(" + ident(var) + ", " + std::to_string(extent) + ");");
 }
 
+void ScheduleScript::bound(const std::string &f, const std::string &var, int min, int extent) {
+    func(f).bound(Var(var), min, extent);
+    declare_var(var, false);
+    statement(ident(f) + ".bound(" + ident(var) + ", " + std::to_string(min) + ", " + std::to_string(extent) + ");");
+}
+
 void ScheduleScript::align_storage(const std::string &f, const std::string &var, int align) {
     func(f).align_storage(Var(var), align);
     declare_var(var, false);

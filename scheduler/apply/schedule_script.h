@@ -76,6 +76,7 @@ public:
     void wrap(const std::string &f, const std::string &consumer, const std::string &result);
     void bound_extent(const std::string &f, const std::string &var, int extent);
     void align_storage(const std::string &f, const std::string &var, int align);
+    void bound(const std::string &f, const std::string &var, int min, int extent);
     void bound_storage(const std::string &f, const std::string &var, int extent);
     void store_on_stack(const std::string &f);
     void store_in_registers(const std::string &f);

@@ -53,6 +53,7 @@ void StepApplier::apply(const Step &step) {
                    [&](const Wrap &s) { script.wrap(s.func, s.consumer, s.result); },
                    [&](const BoundExtent &s) { script.bound_extent(s.func, s.var, s.extent); },
                    [&](const AlignStorage &s) { script.align_storage(s.func, s.var, s.align); },
+                   [&](const Bound &s) { script.bound(s.func, s.var, s.min, s.extent); },
                    [&](const BoundStorage &s) { script.bound_storage(s.func, s.var, s.extent); },
                    [&](const StoreIn &s) {
                        if (s.memory == Halide::MemoryType::Register)

@@ -27,6 +27,7 @@ struct EpilogueL2Split {
 EpilogueL2Split split_epilogue_l2(schedule::StageBuilder &s, const TensorExpr &e, const std::vector<int64_t> &tile,
                                   const std::vector<bool> &always = {}) {
     EpilogueL2Split out;
+    apply_axis_split(s, e);
     for (size_t j : e.spatial_dims()) {
         const std::string v = e.dims[j].name;
         const int64_t n = e.dims[j].extent;
@@ -59,6 +60,7 @@ std::vector<std::string> vectorize_points(schedule::StageBuilder &s, const std::
 // tiles fused into the parallel task loop, each tile vectorised along dim 0.
 Attachment epilogue_tiles(schedule::ScheduleBuilder &script, const TensorExpr &e, const std::vector<int64_t> &tile,
                           const hal::DeviceSpec &d, const std::vector<bool> &always = {}) {
+    bound_split_output(script, e);
     schedule::StageBuilder s = script.stage(e.func);
     const EpilogueL2Split l2 = split_epilogue_l2(s, e, tile, always);
     const std::string first = l2.inner[0].first;
@@ -76,6 +78,44 @@ Attachment epilogue_tiles(schedule::ScheduleBuilder &script, const TensorExpr &e
 
 // Steps of an innermost reduction chunk loop unrolled in the micro-kernel.
 constexpr int64_t kChunkUnroll = 4;
+
+// A computed operand (a boundary condition's padded copy) read by tiles that may
+// overrun their stage's extent (register tiles computed whole past it): computed
+// over all that one iteration of its loop reads, each of its storage dims that an
+// overrunning dim moves bound to that footprint (the L2 tile in whole register
+// tiles, the reduction's chunk or all of it). Halide sized the copy by the points
+// the stage needs, so the overrunning lanes read memory no one wrote: results
+// thrown away, but stale heap bytes are often denormal floats, each a microcode
+// assist (a grouped NCHW 3x3 28x28x128 at 9.1 ms on the main thread's heap,
+// 0.21 ms with denormals flushed; x = 32 tiles over 28 columns).
+void cover_overrunning_tiles(schedule::ScheduleBuilder &script, const TensorExpr &t, const rtile::RProgram &p,
+                             const std::vector<TileOperand> &operands, bool whole_reduction) {
+    const std::vector<int64_t> &reg = p.tiles[rtile::kRegisterTile].shape, &l1 = p.tiles[rtile::kL1Tile].shape,
+                               &l2 = p.tiles[rtile::kL2Tile].shape;
+    std::vector<int64_t> tile(t.dims.size());
+    std::vector<bool> overruns(t.dims.size(), false);
+    for (size_t j = 0; j < t.dims.size(); j++) {
+        if (t.dims[j].reduction) {
+            tile[j] = whole_reduction ? l2[j] : l1[j];
+            continue;
+        }
+        tile[j] = (std::min(l2[j], t.dims[j].extent) + reg[j] - 1) / reg[j] * reg[j];
+        overruns[j] = p.anywhere(j) && tile[j] > t.dims[j].extent;
+    }
+    for (const TileOperand &operand : operands) {
+        if (operand.input_copy) continue;
+        for (const analysis::AccessMap &m : t.reads) {
+            if (m.tensor != operand.func) continue;
+            const std::vector<Halide::Var> args = script.func(operand.func).args();
+            for (size_t s = 0; s < m.coef.size() && s < args.size(); s++) {
+                bool moves = false;
+                for (size_t j = 0; j < t.dims.size(); j++) moves = moves || (overruns[j] && m.coef[s][j] != 0);
+                if (moves) script.bound_extent(operand.func, args[s].name(), int(m.tile_extent(s, tile)));
+            }
+            break;
+        }
+    }
+}
 
 // A micro-kernel's loops, innermost first, and the ones it unrolls, in order: the
 // register tile's vectors (vectorised, the vector-outer loop unrolled), its other
@@ -288,6 +328,7 @@ Attachment schedule_register_epilogue(schedule::ScheduleBuilder &script, const s
     const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
 
     // The epilogue: its points, register-tile loops and L2 tiles, innermost first.
+    bound_split_output(script, e);
     schedule::StageBuilder s = script.stage(e.func);
     const EpilogueL2Split l2 = split_epilogue_l2(s, e, p.tiles[rtile::kL2Tile].shape);
     std::vector<std::string> points, regs;
@@ -329,6 +370,7 @@ Attachment schedule_register_epilogue(schedule::ScheduleBuilder &script, const s
         kernel.apply(k, stage == 0);
     }
     place_operands(script, p, d, operands, f, e.func, task);
+    cover_overrunning_tiles(script, t, p, operands, true);
     return {e.func, task};
 }
 
@@ -552,6 +594,7 @@ Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std:
         micro_kernel(s, true);
     }
     place_operands(script, p, d, operands, intm, f, ko, panel_var);
+    cover_overrunning_tiles(script, t, p, operands, false);
     return row;
 }
 

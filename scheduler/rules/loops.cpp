@@ -26,6 +26,23 @@ std::string suffixed(const std::string &v, const std::string &s) {
     return v + "_" + s;
 }
 
+void bound_split_output(schedule::ScheduleBuilder &script, const analysis::TensorExpr &t) {
+    // With the output's min and extent run-time values, v = min + v_div * k +
+    // v_mod hid from Halide's bounds that v % k is v_mod and v / k is v_div: the
+    // sums read at v % k were computed k times over per v_mod (a grouped 1x1
+    // convolution 4x slower), and with the tail shifted inwards or guarded, v / k
+    // spanned two groups (input channels 128-247 of 128 read). Bound, the split
+    // is exact.
+    if (!t.split) return;
+    const int j = t.find_dim(t.split->div);
+    const int64_t extent = t.dims[size_t(j)].extent * t.split->factor;
+    script.bound(t.func, t.split->var, 0, int(extent));
+}
+
+void apply_axis_split(schedule::StageBuilder &s, const analysis::TensorExpr &t) {
+    if (t.split) s.split(t.split->var, t.split->div, t.split->mod, int(t.split->factor), Halide::TailStrategy::Auto);
+}
+
 std::vector<std::pair<std::string, int64_t>> pure_dims(const TensorExpr &t) {
     std::vector<std::pair<std::string, int64_t>> out;
     for (size_t j : t.spatial_dims()) out.push_back({t.dims[j].name, t.dims[j].extent});

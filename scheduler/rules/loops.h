@@ -14,6 +14,13 @@ namespace tessera::rules {
 // `v` with a suffix: the name of a loop split from `v` ("x" + "vo" -> "x_vo").
 std::string suffixed(const std::string &v, const std::string &s);
 
+// An output whose analysis saw a dim split (analysis/axis_split.h): its region
+// along that dim fixed (Halide's bound; before the stage's directives), and the
+// split, the stage's first directive, after which its loops carry the split
+// dims' names.
+void bound_split_output(schedule::ScheduleBuilder &script, const analysis::TensorExpr &t);
+void apply_axis_split(schedule::StageBuilder &s, const analysis::TensorExpr &t);
+
 // Pure dims of stage t in Halide order with their extents.
 std::vector<std::pair<std::string, int64_t>> pure_dims(const analysis::TensorExpr &t);
 

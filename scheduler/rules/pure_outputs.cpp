@@ -134,7 +134,9 @@ void block_transposed_rows(schedule::ScheduleBuilder &script, OutputRows &r, con
 
 Attachment schedule_pure_output(schedule::ScheduleBuilder &script, const TensorExpr &t, const hal::DeviceSpec &d,
                                 const RowNeeds &needs, RowDecisions *decisions) {
+    bound_split_output(script, t);
     schedule::StageBuilder s = script.stage(t.func);
+    apply_axis_split(s, t);
     OutputRows r(s, t, d);
     const auto &dims = r.dims;
     bool vec = vector_split(s, dims[0].first, dims[0].second, d.vector_lanes, true);

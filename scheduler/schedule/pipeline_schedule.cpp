@@ -96,7 +96,8 @@ const char *memory_name(Halide::MemoryType m) {
 std::string PipelineSchedule::describe() const {
     std::ostringstream s;
     for (const FuncSchedule &f : funcs_) {
-        if (f.compute.kind == Placement::Kind::Inline && f.stages.empty() && f.bound_extents.empty()) continue;
+        if (f.compute.kind == Placement::Kind::Inline && f.stages.empty() && f.bound_extents.empty() &&
+            f.bounds.empty()) continue;
         s << "    " << f.name;
         if (f.origin == FuncSchedule::Origin::Wrapper) s << " (" << f.of << " copied for " << f.consumer << ")";
         if (f.origin == FuncSchedule::Origin::Rfactor) s << " (rfactor of " << f.of << ")";
@@ -105,6 +106,8 @@ std::string PipelineSchedule::describe() const {
         if (memory_name(f.memory)[0]) s << ", in " << memory_name(f.memory);
         for (const auto &[var, extent] : f.bound_extents)
             s << ", " << var << " bound to " << extent;
+        for (const auto &[var, region] : f.bounds)
+            s << ", " << var << " bound to [" << region.first << ", " << region.first + region.second << ")";
         for (const auto &[var, align] : f.storage_alignment)
             s << ", " << var << " aligned to " << align;
         for (const auto &[var, extent] : f.storage_extents)

@@ -50,6 +50,7 @@ struct FuncSchedule {
     std::string of, consumer;
     Placement compute, store;  // store: Inline kind when not set apart from compute
     std::map<std::string, int> bound_extents;
+    std::map<std::string, std::pair<int, int>> bounds;  // bound: an output's (min, extent)
     std::map<std::string, int> storage_alignment;
     std::map<std::string, int> storage_extents;  // bound_storage: padded storage
     Halide::MemoryType memory = Halide::MemoryType::Auto;

@@ -86,6 +86,11 @@ void ScheduleBuilder::bound_extent(const std::string &f, const std::string &var,
     func_schedule(f).bound_extents[var] = extent;
 }
 
+void ScheduleBuilder::bound(const std::string &f, const std::string &var, int min, int extent) {
+    record(Bound{f, var, min, extent}, {f});
+    func_schedule(f).bounds[var] = {min, extent};
+}
+
 void ScheduleBuilder::bound_storage(const std::string &f, const std::string &var, int extent) {
     record(BoundStorage{f, var, extent}, {f});
     func_schedule(f).storage_extents[var] = extent;

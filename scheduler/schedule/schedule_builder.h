@@ -82,6 +82,9 @@ public:
     // Fixes the extent f is computed over along `var` (Halide's bound_extent): a
     // tile at a guarded tail is then still computed whole, over padding.
     void bound_extent(const std::string &f, const std::string &var, int extent);
+    // Fixes the region output f covers along `var` (Halide's bound): its
+    // buffer must have that min and extent, which the loops then know.
+    void bound(const std::string &f, const std::string &var, int min, int extent);
     // Rounds the storage extent of dim `var` up to a multiple of `align` elements
     // (Halide's align_storage): how a packed tile gets its row padding.
     void align_storage(const std::string &f, const std::string &var, int align);

@@ -66,6 +66,10 @@ struct BoundExtent {
     std::string func, var;
     int extent;
 };
+struct Bound {  // an output computed over exactly [min, min + extent) along var (Halide's bound)
+    std::string func, var;
+    int min, extent;
+};
 struct BoundStorage {  // f's storage extent along var: at least what is computed (padding)
     std::string func, var;
     int extent;
@@ -97,7 +101,7 @@ struct CloseStage {
     int block;
 };
 
-using Step = std::variant<DeclareFunc, ComputeRoot, ComputeAt, StoreAt, Rfactor, Wrap, BoundExtent, BoundStorage, AlignStorage,
+using Step = std::variant<DeclareFunc, ComputeRoot, ComputeAt, StoreAt, Rfactor, Wrap, BoundExtent, Bound, BoundStorage, AlignStorage,
                           StoreIn, ReorderStorage, OpenStage, StageDirective, CloseStage>;
 
 }  // namespace tessera::schedule
