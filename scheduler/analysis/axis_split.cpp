@@ -13,7 +13,9 @@ namespace {
 // (v, k) of an index `v % k` or `v / k` over a loop dim v and a constant k.
 std::optional<std::pair<std::string, int64_t>> split_operand(const Expr &a, const Expr &b,
                                                              const std::vector<LoopDim> &dims) {
-    const Variable *v = a.as<Variable>();
+    // Simplified: a reshape's index arrives as ((0*768) + v) % 64.
+    const Expr simple = simplify(a);
+    const Variable *v = simple.as<Variable>();
     const int64_t *k = as_const_int(b);
     if (!v || !k) return std::nullopt;
     for (const LoopDim &d : dims) {
@@ -55,7 +57,8 @@ public:
 
 private:
     bool split(const Expr &a, const Expr &b) const {
-        const Variable *v = a.as<Variable>();
+        const Expr simple = simplify(a);
+        const Variable *v = simple.as<Variable>();
         const int64_t *k = as_const_int(b);
         return v && k && v->name == s_.var && *k == s_.factor;
     }
