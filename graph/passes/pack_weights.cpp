@@ -32,6 +32,17 @@ TensorData pack_matrix(const TensorData &m, bool transposed, int64_t b) {
 }
 
 // Rows of A in a Gemm / MatMul: M, or every row of every batch.
+// The widest power-of-two panel up to `widest` (and at least 8) that divides n,
+// else `widest`: with whole panels the product's output reads its panels back at
+// n % b and n / b exactly, which the plugin analyses as the product's epilogue
+// (scheduler/analysis/axis_split.h); a last partial panel left it unanalysable.
+int64_t dividing_block(int64_t n, int64_t widest) {
+    for (int64_t b = widest; b >= 8; b /= 2) {
+        if (n % b == 0) return b;
+    }
+    return widest;
+}
+
 int64_t rows_of_a(const Graph &g, const Node &node) {
     const Shape &a = g.value(node.inputs[0]).shape;
     if (node.op_type == "Gemm") return node.get_int("transA", 0) != 0 ? a[1] : a[0];
@@ -71,9 +82,10 @@ int pack_weights(Graph &g, const PackOptions &o) {
         } else if ((node.op_type == "Gemm" || node.op_type == "MatMul") && f32_constant(g, node, 1, 2) &&
                    g.value(x).shape.size() >= 2 && (node.op_type == "MatMul" || g.value(x).shape.size() == 2) &&
                    (o.max_rows == 0 || rows_of_a(g, node) <= o.max_rows)) {
-            block = o.matmul_block;
-            panels_data = pack_matrix(*g.value(node.inputs[1]).data,
-                                      node.op_type == "Gemm" && node.get_int("transB", 0) != 0, block);
+            const bool transposed = node.op_type == "Gemm" && node.get_int("transB", 0) != 0;
+            const Shape &b = g.value(node.inputs[1]).shape;
+            block = dividing_block(transposed ? b[0] : b[1], o.matmul_block);
+            panels_data = pack_matrix(*g.value(node.inputs[1]).data, transposed, block);
         } else {
             continue;
         }

@@ -394,17 +394,18 @@ TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
         << r.output;
 }
 
-// --layout packed: the weights file holds the panels (both matrices padded to whole
-// panels of 64 columns), and the library computes what the model as written does.
+// --layout packed: the weights file holds the panels (the widest of 64, 32, 16 or 8
+// columns that divides N, else 64 with the last padded), and the library computes what
+// the model as written does.
 TEST(TesseraCli, PackedLayoutWritesPanelsToTheWeightsFile) {
     const std::string model = write_mlp("mlp_packed.onnx"), out = testing::temp_path("mlp_packed_out");
     std::filesystem::remove_all(out);
     CommandResult r = tessera("compile " + model + " -o " + out + " --name mlp --layout packed");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("constant weights of 2 node(s) packed"), std::string::npos) << r.output;
-    // w1 [24,40] -> [1][24][64], w2 [40,10] -> [1][40][64], plus the biases (40 + 10):
-    // 4146 floats, against 1410 as written.
-    EXPECT_NE(r.output.find("0.02 MB of weights"), std::string::npos) << r.output;
+    // w1 [24,40] -> [5][24][8], w2 [40,10] -> [1][40][64], plus the biases (40 + 10):
+    // 3570 floats, against 1410 as written.
+    EXPECT_NE(r.output.find("0.01 MB of weights"), std::string::npos) << r.output;
     const std::string x = out + "/x.npy", want = out + "/want.npy";
     write_npy(x, testing::random_floats({3, 24}, 7));
     r = tessera("run " + model + " --reference --input " + x + " --output " + want + " --reps 1");
