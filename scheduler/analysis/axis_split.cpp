@@ -1,5 +1,6 @@
 #include "axis_split.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -10,18 +11,14 @@ using namespace Halide::Internal;
 
 namespace {
 
-// (v, k) of an index `v % k` or `v / k` over a loop dim v and a constant k.
-std::optional<std::pair<std::string, int64_t>> split_operand(const Expr &a, const Expr &b,
-                                                             const std::vector<LoopDim> &dims) {
-    // Simplified: a reshape's index arrives as ((0*768) + v) % 64.
+// (v, k) of an index `v % k` or `v / k`: a variable v (simplified first: a
+// reshape's index arrives as ((0*768) + v) % 64) and a constant k.
+std::optional<std::pair<std::string, int64_t>> split_index(const Expr &a, const Expr &b) {
     const Expr simple = simplify(a);
     const Variable *v = simple.as<Variable>();
     const int64_t *k = as_const_int(b);
     if (!v || !k) return std::nullopt;
-    for (const LoopDim &d : dims) {
-        if (d.name == v->name && !d.reduction) return std::make_pair(v->name, *k);
-    }
-    return std::nullopt;
+    return std::make_pair(v->name, *k);
 }
 
 struct SplitFinder : public IRVisitor {
@@ -36,11 +33,14 @@ struct SplitFinder : public IRVisitor {
         if (!a.type().is_int()) {  // float arithmetic, not an index
             a.accept(this);
             b.accept(this);
-        } else if (auto s = split_operand(a, b, dims)) {
-            found.insert(*s);
-        } else {
-            other = true;
+            return;
         }
+        const auto s = split_index(a, b);
+        const bool of_dim = s && std::any_of(dims.begin(), dims.end(), [&](const LoopDim &d) {
+                                return d.name == s->first && !d.reduction;
+                            });
+        if (of_dim) found.insert(*s);
+        else other = true;
     }
 };
 
@@ -57,10 +57,8 @@ public:
 
 private:
     bool split(const Expr &a, const Expr &b) const {
-        const Expr simple = simplify(a);
-        const Variable *v = simple.as<Variable>();
-        const int64_t *k = as_const_int(b);
-        return v && k && v->name == s_.var && *k == s_.factor;
+        const auto s = split_index(a, b);
+        return s && s->first == s_.var && s->second == s_.factor;
     }
     static Expr var(const std::string &name, Type t) { return Variable::make(t, name); }
     const AxisSplit &s_;

@@ -268,7 +268,7 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
         // definition uses twice (a key's position in a mask and a bound test) reads
         // as a let variable, which no access map can follow.
         for (const Expr &v : def.values()) folded.push_back(substitute_in_all_lets(fold_inlined(v, inlined, env)));
-        bool opaque = read_definition(t, def.args(), folded);
+        const bool opaque = read_definition(t, def.args(), folded);
         // A pure stage affine once one of its dims is seen split (v % k, v / k).
         if (!all_affine(t) && s == 0 && f.updates().empty() && !opaque) {
             if (std::optional<AxisSplit> split = find_axis_split(folded, t.dims)) {
