@@ -105,7 +105,7 @@ OpenedModel open_model(const ModelOptions &o) {
     }
     if (o.layout != "fixed") {
         s.packed_weights =
-            graph::pack_weights(s.graph, o.layout == "packed" ? graph::PackOptions{} : graph::matrix_vector_products());
+            graph::pack_weights(s.graph, o.layout == "packed" ? graph::PackOptions{} : graph::default_packing());
     }
     s.plan = graph::plan_fusion(s.graph, {balance, o.fuse});
     if (o.fuse && o.chains) s.plan = graph::plan_chains(s.graph, s.plan);

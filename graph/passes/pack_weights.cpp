@@ -1,5 +1,7 @@
 #include "pack_weights.h"
 
+#include "assign_layouts.h"
+
 namespace tessera::graph {
 
 namespace {
@@ -55,11 +57,20 @@ bool f32_constant(const Graph &g, const Node &node, size_t k, size_t rank) {
     return info.dtype == DType::f32 && info.shape.size() == rank;
 }
 
+// A 1x1 convolution whose output plane has at most `max_points` points and whose
+// output channels `block` divides.
+bool small_pointwise(const Graph &g, const Node &node, int64_t max_points, int64_t block) {
+    const Shape &w = g.value(node.inputs[1]).shape, &y = g.value(node.outputs[0]).shape;
+    return max_points > 0 && w[2] == 1 && w[3] == 1 && w[0] % block == 0 && y.size() == 4 &&
+           y[2] * y[3] <= max_points;
+}
+
 }  // namespace
 
-PackOptions matrix_vector_products() {
+PackOptions default_packing() {
     PackOptions o;
     o.convolutions = false;
+    o.pointwise_max_points = kPackedPointwisePoints;
     o.max_rows = 1;
     return o;
 }
@@ -75,9 +86,10 @@ int pack_weights(Graph &g, const PackOptions &o) {
         TensorData panels_data;
         int64_t block = 0;
         const std::string &x = node.inputs[0];
-        if (node.op_type == "Conv" && o.convolutions && node.get_int("group", 1) == 1 && f32_constant(g, node, 1, 4) &&
-            g.value(x).shape.size() == 4) {
-            block = o.conv_block;
+        if (node.op_type == "Conv" && node.get_int("group", 1) == 1 && f32_constant(g, node, 1, 4) &&
+            g.value(x).shape.size() == 4 && !node.has_attr(kLayoutNhwcAttr) &&
+            (o.convolutions || small_pointwise(g, node, o.pointwise_max_points, o.pointwise_block))) {
+            block = o.convolutions ? o.conv_block : o.pointwise_block;
             panels_data = pack_conv_weights(*g.value(node.inputs[1]).data, block);
         } else if ((node.op_type == "Gemm" || node.op_type == "MatMul") && f32_constant(g, node, 1, 2) &&
                    g.value(x).shape.size() >= 2 && (node.op_type == "MatMul" || g.value(x).shape.size() == 2) &&

@@ -2,6 +2,7 @@
 // op library's packed conv2d and matmul read (pack_panels' layout), so no compiled
 // call packs them again (ALT, EuroSys'23: constant weights are transformed at compile time).
 //   Conv (2-D, groups 1) with constant OIHW weights -> [oc/b][c][kh][kw][b], b = conv_block
+//   (pointwise_block for the 1x1 convolutions default_packing takes)
 //   Gemm / MatMul with a constant 2-D B (Gemm's transB: [N,K]) -> [N/b][K][b], b the widest
 //   power of two from matmul_block down to 8 that divides N (else matmul_block)
 // Each packed node gets a new constant (the old one is left for remove_dead, it may be
@@ -21,15 +22,29 @@ struct PackOptions {
     int64_t conv_block = 16;    // conv2d's packed default (generators/ops/op_params.cpp says why)
     int64_t matmul_block = 64;  // matmul's widest
     bool convolutions = true;
+    // With `convolutions` off, still the NCHW 1x1 convolutions (groups 1) whose output
+    // plane has at most this many points (0: none) and whose output channels
+    // pointwise_block divides, in panels of that width (16-wide ones were no faster
+    // than the unpacked form on those planes: docs/results.md).
+    int64_t pointwise_max_points = 0;
+    int64_t pointwise_block = 32;
     // Matrix products with at most this many rows of A (0: any). Matrix-vector products
     // (a classifier's Gemm, transB) gain the most: the plugin streams an [N,K] B by
     // rows of K, a packed one by contiguous panels.
     int64_t max_rows = 0;
 };
 
-// What `tessera compile --layout auto` packs: the matrix-vector products only.
-// Packed, the convolutions and larger GEMMs ran slower in the models (graph/README.md).
-PackOptions matrix_vector_products();
+// What `tessera compile --layout auto` packs: the matrix-vector products and the 1x1
+// convolutions on planes of at most 14 x 14 points (kPackedPointwisePoints). Packed, the
+// other convolutions and the larger GEMMs ran slower in the models (graph/README.md).
+PackOptions default_packing();
+
+// Output points of the largest plane whose 1x1 convolutions default_packing packs.
+// Measured (docs/results.md, "Pointwise convolutions"): packed in 32-wide panels, the
+// 1x1 layers of ResNet-50, ResNeXt and MobileNetV2 on 14x14 and 7x7 planes (stride 2
+// from 28x28 included) ran 1.1-4x faster than as written; on 28x28 planes faster in five
+// of six and 0.69x in one, on 56x56 and 112x112 planes mostly slower (0.3-1.07x).
+inline constexpr int64_t kPackedPointwisePoints = 14 * 14;
 
 // Returns the number of nodes whose weights were packed.
 int pack_weights(Graph &g, const PackOptions &options = {});

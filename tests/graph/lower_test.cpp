@@ -202,9 +202,27 @@ TEST(GraphLowering, PackedWeightsComputeTheModelAsWritten) {
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 22, &original);
     // --layout auto: the classifier (a matrix-vector product) only.
     Graph vector_products = original;
-    EXPECT_EQ(pack_weights(vector_products, matrix_vector_products()), 1);
+    EXPECT_EQ(pack_weights(vector_products, default_packing()), 1);
     for (const Node &n : vector_products.nodes) EXPECT_EQ(packed_block(n) > 0, n.op_type == "Gemm") << n.name;
     expect_matches_reference(vector_products, plan_fusion(vector_products, {4.0, true}), 24, &original);
+}
+
+// --layout auto packs a 1x1 convolution on a small plane (default_packing): 64
+// output channels in 32-wide panels, with its bias and fused epilogue, computes
+// what the model as written does, fused and unfused.
+TEST(GraphLowering, PackedPointwiseConvolutionComputesTheModelAsWritten) {
+    ModelBuilder b(19);
+    b.input("x", {1, 24, 7, 7}).output("y");
+    b.initializer("w", weights({64, 24, 1, 1}, 1));
+    b.initializer("bias", weights({64}, 2));
+    testing::set_ints(b.node("Conv", {"x", "w", "bias"}, {"c"}, "pointwise"), "kernel_shape", {1, 1});
+    b.node("Relu", {"c"}, {"y"});
+    const Graph original = prepared(b);
+    Graph g = original;
+    EXPECT_EQ(pack_weights(g, default_packing()), 1);
+    for (const Node &n : g.nodes) EXPECT_EQ(packed_block(n), n.op_type == "Conv" ? 32 : 0) << n.name;
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 31, &original);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 32, &original);
 }
 
 LayoutOptions blocks_of(int64_t block) {

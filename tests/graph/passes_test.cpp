@@ -1,5 +1,6 @@
 // fold_constants, remove_dead, fold_batch_norm, uniform_windows and expand_definitions on
 // imported models; rewrites are checked numerically with the reference evaluator.
+#include "assign_layouts.h"
 #include "evaluate.h"
 #include "expand_definitions.h"
 #include "fold_batch_norm.h"
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 #include <sstream>
 
 namespace tessera::graph {
@@ -398,7 +400,38 @@ TEST(GraphPasses, PackWeightsLaysOutPanels) {
             EXPECT_EQ(mw.f[size_t(k * 64 + j)], bm.f[size_t(k * 6 + j)]);
 
     Graph vectors = original;
-    EXPECT_EQ(pack_weights(vectors, matrix_vector_products()), 1);  // the gemv only
+    EXPECT_EQ(pack_weights(vectors, default_packing()), 1);  // the gemv only
+}
+
+// default_packing (--layout auto) also packs the 1x1 convolutions on planes of at most
+// kPackedPointwisePoints whose output channels 32-wide panels divide; other channel
+// counts, larger planes, wider windows and NHWC convolutions keep their weights.
+TEST(GraphPasses, DefaultPackingTakesPointwiseConvolutionsOnSmallPlanes) {
+    ModelBuilder b(17);
+    b.input("x", {1, 8, 14, 14}).input("big", {1, 8, 15, 15});
+    b.output("wide").output("narrow").output("large").output("window");
+    b.initializer("w64", testing::random_floats({64, 8, 1, 1}, 1));
+    b.initializer("w24", testing::random_floats({24, 8, 1, 1}, 2));
+    b.initializer("w3", testing::random_floats({16, 8, 3, 3}, 3));
+    testing::set_ints(b.node("Conv", {"x", "w64"}, {"wide"}, "wide"), "kernel_shape", {1, 1});
+    testing::set_ints(b.node("Conv", {"x", "w24"}, {"narrow"}, "narrow"), "kernel_shape", {1, 1});
+    testing::set_ints(b.node("Conv", {"big", "w64"}, {"large"}, "large"), "kernel_shape", {1, 1});
+    testing::set_ints(b.node("Conv", {"x", "w3"}, {"window"}, "window"), "kernel_shape", {3, 3});
+    const Graph original = import_onnx_bytes(b.bytes(), "pointwise");
+    ASSERT_EQ(14 * 14, kPackedPointwisePoints);  // x's plane is the largest packed
+
+    Graph g = original;
+    EXPECT_EQ(pack_weights(g, default_packing()), 1);
+    std::map<std::string, int64_t> blocks;
+    for (const Node &n : g.nodes) blocks[n.name] = packed_block(n);
+    EXPECT_EQ(blocks, (std::map<std::string, int64_t>{{"wide", 32}, {"narrow", 0}, {"large", 0}, {"window", 0}}));
+    for (const Node &n : g.nodes) {
+        if (n.name == "wide") EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{2, 8, 1, 1, 32}));
+    }
+
+    Graph nhwc = original;
+    for (Node &n : nhwc.nodes) n.attrs[kLayoutNhwcAttr] = Attribute::make_int(1);
+    EXPECT_EQ(pack_weights(nhwc, default_packing()), 0);
 }
 
 } // namespace
