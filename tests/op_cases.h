@@ -220,11 +220,13 @@ inline const std::vector<std::string> &op_cases() {
         "unpack_panels shape=2x20x5x7 axis=1 block=8",
         "unpack_panels shape=37x21 axis=0 block=16",
         // Packed weights: oc and N no block divides (the last panel's padding lanes are
-        // computed and dropped), strides, 1x1, a bias, A stored transposed
+        // computed and dropped), strides, 1x1, a bias, A stored transposed, planar sums
         "conv2d n=1 c=3 h=17 w=13 oc=5 kh=3 kw=3 pad=1 packed=1 block=8",
         "conv2d n=2 c=6 h=11 w=12 oc=40 kh=3 kw=3 stride=2 pad=1 packed=1",
         "conv2d n=1 c=16 h=14 w=14 oc=32 kh=3 kw=3 pad=1 packed=1",
         "conv2d n=1 c=8 h=9 w=7 oc=24 kh=1 kw=1 packed=1 block=8",
+        "conv2d n=1 c=24 h=15 w=17 oc=64 kh=1 kw=1 packed=1 block=32 sums=planar",
+        "conv2d n=2 c=5 h=13 w=11 oc=24 kh=3 kw=3 stride=2 pad=1 packed=1 block=8 sums=planar",
         "matmul M=37 N=53 K=29 packed=1",
         "matmul M=17 N=40 K=64 trans_a=1 bias=1 packed=1 block=8",
         // Channel-blocked NCHW[x]c (layout=nchwc): blocks of 8 and 16, strides, 1x1,

@@ -61,6 +61,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"conv2d c=4 h=5 w=5 oc=8 kh=3 kw=3 layout=nhwc packed=1", "layout=nchw and groups=1"},
                       BadCase{"conv2d c=4 h=5 w=5 oc=8 kh=3 kw=3 groups=2 packed=1", "layout=nchw and groups=1"},
                       BadCase{"matmul M=4 N=5 K=6 trans_b=1 packed=1", "'trans_b' does not apply"},
+                      BadCase{"conv2d c=4 h=5 w=5 oc=8 kh=1 kw=1 sums=planar", "packed weights (packed=1"},
+                      BadCase{"conv2d c=4 h=5 w=5 oc=8 kh=1 kw=1 packed=1 sums=rows", "blocked or planar"},
                       BadCase{"layer_norm shape=3x4 epsilon=0", "'epsilon' must be positive"},
                       BadCase{"attention M=4 N=4 K=4", "missing key 'L'"},
                       BadCase{"attention M=4 N=4 K=4 L=4 scale=inf", "'scale' must be finite"},

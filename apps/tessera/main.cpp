@@ -39,7 +39,7 @@ void usage(std::FILE *to) {
                  "  --no-chains an attention's two products in partitions of their own (default: one, fused\n"
                  "              or not by the chain analysis)\n"
                  "  --layout    L = auto (default): matrix-vector products' weights and those of 1x1\n"
-                 "              convolutions on planes of 14x14 points or fewer packed into panels at\n"
+                 "              convolutions on planes of 56x56 points or fewer packed into panels at\n"
                  "              compile time; chosen: also each convolution's layout, NCHW, NHWC or\n"
                  "              channel-blocked NCHW[16|8]c, the fastest the plugin's model predicts,\n"
                  "              propagated through the nodes after it (weights transformed at compile\n"

@@ -46,7 +46,8 @@ Func conv2d_blocked(const ConvParams &p, const Func &input, const Func &weights,
 // conv2d over packed weights (nchw, groups 1): the sums in the channel-blocked
 // order [n][oc/block][oh][ow][block], so a block of output channels is the
 // innermost, stride-1 dim the register tile vectorises, reading one contiguous
-// weight panel per tap; the output is the sums back in NCHW.
+// weight panel per tap, or (sums=planar) [n][oc/block][block][oh][ow]; the output
+// is the sums back in NCHW.
 Func conv2d_packed(const ConvParams &p, const Func &input, const Func &panels, const std::string &name) {
     Func in = zero_padded(p, input);
     Var xi("xi"), x("x"), y("y"), co("co"), c("c"), n("n");
@@ -54,11 +55,17 @@ Func conv2d_packed(const ConvParams &p, const Func &input, const Func &panels, c
     Expr ix = x * int(p.stride) + r[0] * int(p.dilation) - int(p.pad);
     Expr iy = y * int(p.stride) + r[1] * int(p.dilation) - int(p.pad);
     Func sum(!name.empty() ? name + "_sum" : "conv2d_sum");
-    sum(xi, x, y, co, n) = 0.0f;
-    sum(xi, x, y, co, n) += in(ix, iy, r[2], n) * panels(xi, r[0], r[1], r[2], co);
+    // Planar sums keep the output's own order: the read-back below is the sums'
+    // epilogue (the channel dim seen split), computed per tile, and the scheduler
+    // may treat x and y as one dim of pixels.
+    const std::vector<Var> order = p.planar_sums ? std::vector<Var>{x, y, xi, co, n} : std::vector<Var>{xi, x, y, co, n};
+    sum(order) = 0.0f;
+    sum(order) += in(ix, iy, r[2], n) * panels(xi, r[0], r[1], r[2], co);
     Func conv(!name.empty() ? name : "conv2d");
     const int block = int(p.block);
-    conv(x, y, c, n) = sum(c % block, x, y, c / block, n);
+    const std::vector<Expr> back = p.planar_sums ? std::vector<Expr>{x, y, c % block, c / block, n}
+                                                 : std::vector<Expr>{c % block, x, y, c / block, n};
+    conv(x, y, c, n) = sum(back);
     return conv;
 }
 

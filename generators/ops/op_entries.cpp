@@ -30,6 +30,9 @@ std::vector<KeyInfo> conv_keys(bool depthwise) {
     if (!depthwise) {
         keys.push_back({"packed", "0", "weights as panels [oc/block][c][kh][kw][block] (pack_panels; nchw, groups 1)"});
         keys.push_back({"block", "16", "packed: the panels' width, a multiple of 8; nchwc: 8 or 16"});
+        keys.push_back({"sums", "blocked",
+                        "packed: the sums' order, blocked [n][oc/block][oh][ow][block] or planar "
+                        "[n][oc/block][block][oh][ow] (each channel's plane contiguous)"});
     } else {
         keys.push_back({"block", "16", "nchwc: the channel blocks' width, 8 or 16"});
     }

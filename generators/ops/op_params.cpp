@@ -171,6 +171,14 @@ ConvParams parse_conv(const OpConfig &config) {
     const ImageLayout layout = parse_image_layout(config, {p.c, p.oc});
     p.nhwc = layout.nhwc;
     p.blocked = layout.blocked;
+    const std::string sums = config.get_string("sums", "blocked");
+    if (sums != "blocked" && sums != "planar") {
+        throw OpError("conv2d: sums must be blocked or planar, got '" + sums + "'");
+    }
+    if (sums == "planar" && (p.blocked || !config.get_bool("packed", false))) {
+        throw OpError("conv2d: sums=planar applies to packed weights (packed=1, layout=nchw) only");
+    }
+    p.planar_sums = sums == "planar";
     if (p.blocked) {
         p.block = layout.block;
         if (!p.depthwise && p.groups != 1) {

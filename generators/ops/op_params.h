@@ -32,6 +32,9 @@ struct ConvParams {
     bool blocked = false;
     bool packed = false;
     int64_t block = 16;  // packed or blocked only: the channel blocks' width
+    // packed only: the sums stored [n][oc/block][block][oh][ow] (each channel's plane
+    // contiguous, as NCHW) instead of channel-blocked [n][oc/block][oh][ow][block]
+    bool planar_sums = false;
     int64_t n = 0, c = 0, h = 0, w = 0, oc = 0, kh = 0, kw = 0;
     int64_t stride = 1, pad = 0, dilation = 1, groups = 1;
     int64_t oh = 0, ow = 0;  // derived

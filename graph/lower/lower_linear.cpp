@@ -57,8 +57,9 @@ std::vector<Func> conv(LowerContext &ctx) {
         out = build_library_op(ctx, convolution("depthwise_conv2d"), {ctx.input(0), w3});
     } else if (block > 0) {
         // Panels [oc/b][c][kh][kw][b]: the output channels come from the output.
-        out = build_library_op(ctx, convolution("conv2d").with("packed", 1).with("block", block),
-                               {ctx.input(0), ctx.input(1)});
+        ops::OpConfig c = convolution("conv2d").with("packed", 1).with("block", block);
+        if (ctx.node().get_int(kPackedPlanarAttr, 0) != 0) c.with("sums", "planar");
+        out = build_library_op(ctx, c, {ctx.input(0), ctx.input(1)});
     } else {
         out = build_library_op(ctx, convolution("conv2d").with("groups", group), {ctx.input(0), ctx.input(1)});
     }

@@ -57,12 +57,11 @@ bool f32_constant(const Graph &g, const Node &node, size_t k, size_t rank) {
     return info.dtype == DType::f32 && info.shape.size() == rank;
 }
 
-// A 1x1 convolution whose output plane has at most `max_points` points and whose
-// output channels `block` divides.
-bool small_pointwise(const Graph &g, const Node &node, int64_t max_points, int64_t block) {
+// Output points of a 1x1 convolution's plane whose output channels `block` divides;
+// 0 for any other convolution.
+int64_t pointwise_plane(const Graph &g, const Node &node, int64_t block) {
     const Shape &w = g.value(node.inputs[1]).shape, &y = g.value(node.outputs[0]).shape;
-    return max_points > 0 && w[2] == 1 && w[3] == 1 && w[0] % block == 0 && y.size() == 4 &&
-           y[2] * y[3] <= max_points;
+    return w[2] == 1 && w[3] == 1 && w[0] % block == 0 && y.size() == 4 ? y[2] * y[3] : 0;
 }
 
 }  // namespace
@@ -71,6 +70,7 @@ PackOptions default_packing() {
     PackOptions o;
     o.convolutions = false;
     o.pointwise_max_points = kPackedPointwisePoints;
+    o.planar_max_points = kPackedPlanarPoints;
     o.max_rows = 1;
     return o;
 }
@@ -86,11 +86,16 @@ int pack_weights(Graph &g, const PackOptions &o) {
         TensorData panels_data;
         int64_t block = 0;
         const std::string &x = node.inputs[0];
-        if (node.op_type == "Conv" && node.get_int("group", 1) == 1 && f32_constant(g, node, 1, 4) &&
-            g.value(x).shape.size() == 4 && !node.has_attr(kLayoutNhwcAttr) &&
-            (o.convolutions || small_pointwise(g, node, o.pointwise_max_points, o.pointwise_block))) {
+        const bool image_conv = node.op_type == "Conv" && node.get_int("group", 1) == 1 &&
+                                f32_constant(g, node, 1, 4) && g.value(x).shape.size() == 4 &&
+                                !node.has_attr(kLayoutNhwcAttr);
+        const int64_t plane = image_conv && !o.convolutions ? pointwise_plane(g, node, o.pointwise_block) : 0;
+        const bool planar = plane > o.pointwise_max_points && plane <= o.planar_max_points &&
+                            g.value(node.inputs[1]).shape[1] >= o.planar_min_channels;
+        if (image_conv && (o.convolutions || (plane > 0 && plane <= o.pointwise_max_points) || planar)) {
             block = o.convolutions ? o.conv_block : o.pointwise_block;
             panels_data = pack_conv_weights(*g.value(node.inputs[1]).data, block);
+            if (planar) node.attrs[kPackedPlanarAttr] = Attribute::make_int(1);
         } else if ((node.op_type == "Gemm" || node.op_type == "MatMul") && f32_constant(g, node, 1, 2) &&
                    g.value(x).shape.size() >= 2 && (node.op_type == "MatMul" || g.value(x).shape.size() == 2) &&
                    (o.max_rows == 0 || rows_of_a(g, node) <= o.max_rows)) {

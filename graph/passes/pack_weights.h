@@ -15,8 +15,10 @@
 
 namespace tessera::graph {
 
-// Not an ONNX attribute: set only by this pass.
+// Not ONNX attributes: set only by this pass. A packed convolution with
+// kPackedPlanarAttr = 1 computes its sums planar (the op library's conv2d sums=planar).
 inline constexpr const char *kPackedBlockAttr = "tessera_packed_block";
+inline constexpr const char *kPackedPlanarAttr = "tessera_packed_planar";
 
 struct PackOptions {
     int64_t conv_block = 16;    // conv2d's packed default (generators/ops/op_params.cpp says why)
@@ -28,6 +30,10 @@ struct PackOptions {
     // than the unpacked form on those planes: docs/results.md).
     int64_t pointwise_max_points = 0;
     int64_t pointwise_block = 32;
+    // Also those on larger planes up to this many points with at least planar_min_channels
+    // input channels, their sums planar (0: none).
+    int64_t planar_max_points = 0;
+    int64_t planar_min_channels = 64;
     // Matrix products with at most this many rows of A (0: any). Matrix-vector products
     // (a classifier's Gemm, transB) gain the most: the plugin streams an [N,K] B by
     // rows of K, a packed one by contiguous panels.
@@ -35,8 +41,9 @@ struct PackOptions {
 };
 
 // What `tessera compile --layout auto` packs: the matrix-vector products and the 1x1
-// convolutions on planes of at most 14 x 14 points (kPackedPointwisePoints). Packed, the
-// other convolutions and the larger GEMMs ran slower in the models (graph/README.md).
+// convolutions on planes of at most 56 x 56 points (kPackedPointwisePoints, then planar
+// up to kPackedPlanarPoints). Packed, the other convolutions and the larger GEMMs ran
+// slower in the models (graph/README.md).
 PackOptions default_packing();
 
 // Output points of the largest plane whose 1x1 convolutions default_packing packs.
@@ -45,6 +52,13 @@ PackOptions default_packing();
 // from 28x28 included) ran 1.1-4x faster than as written; on 28x28 planes faster in five
 // of six and 0.69x in one, on 56x56 and 112x112 planes mostly slower (0.3-1.07x).
 inline constexpr int64_t kPackedPointwisePoints = 14 * 14;
+
+// Output points of the largest plane whose 1x1 convolutions default_packing packs with
+// planar sums (those on planes above kPackedPointwisePoints, with 64 input channels or
+// more). Measured there: 1.0-1.7x on 56x56 planes, 0.9-1.3x on 28x28 ones; with fewer
+// input channels, 32 -> 32 on 56x56 0.70x, 32 -> 64 stride 2 0.69x, 16 -> 96 on a
+// 112x112 plane 0.03x.
+inline constexpr int64_t kPackedPlanarPoints = 56 * 56;
 
 // Returns the number of nodes whose weights were packed.
 int pack_weights(Graph &g, const PackOptions &options = {});

@@ -207,22 +207,28 @@ TEST(GraphLowering, PackedWeightsComputeTheModelAsWritten) {
     expect_matches_reference(vector_products, plan_fusion(vector_products, {4.0, true}), 24, &original);
 }
 
-// --layout auto packs a 1x1 convolution on a small plane (default_packing): 64
-// output channels in 32-wide panels, with its bias and fused epilogue, computes
-// what the model as written does, fused and unfused.
-TEST(GraphLowering, PackedPointwiseConvolutionComputesTheModelAsWritten) {
-    ModelBuilder b(19);
-    b.input("x", {1, 24, 7, 7}).output("y");
-    b.initializer("w", weights({64, 24, 1, 1}, 1));
-    b.initializer("bias", weights({64}, 2));
-    testing::set_ints(b.node("Conv", {"x", "w", "bias"}, {"c"}, "pointwise"), "kernel_shape", {1, 1});
-    b.node("Relu", {"c"}, {"y"});
-    const Graph original = prepared(b);
-    Graph g = original;
-    EXPECT_EQ(pack_weights(g, default_packing()), 1);
-    for (const Node &n : g.nodes) EXPECT_EQ(packed_block(n), n.op_type == "Conv" ? 32 : 0) << n.name;
-    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 31, &original);
-    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 32, &original);
+// --layout auto packs 1x1 convolutions (default_packing): on a 7x7 plane with
+// blocked sums, on a 15x15 one (64 input channels) with planar sums, 64 output
+// channels in 32-wide panels, with a bias and fused epilogues; both compute what
+// the model as written does, fused and unfused.
+TEST(GraphLowering, PackedPointwiseConvolutionsComputeTheModelAsWritten) {
+    for (const int64_t side : {7, 15}) {
+        ModelBuilder b(19);
+        b.input("x", {1, 64, side, side}).output("y");
+        b.initializer("w", weights({64, 64, 1, 1}, 1));
+        b.initializer("bias", weights({64}, 2));
+        testing::set_ints(b.node("Conv", {"x", "w", "bias"}, {"c"}, "pointwise"), "kernel_shape", {1, 1});
+        b.node("Relu", {"c"}, {"y"});
+        const Graph original = prepared(b);
+        Graph g = original;
+        EXPECT_EQ(pack_weights(g, default_packing()), 1);
+        for (const Node &n : g.nodes) {
+            EXPECT_EQ(packed_block(n), n.op_type == "Conv" ? 32 : 0) << n.name;
+            EXPECT_EQ(n.get_int(kPackedPlanarAttr, 0), n.op_type == "Conv" && side == 15 ? 1 : 0) << n.name;
+        }
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 31, &original);
+        expect_matches_reference(g, plan_fusion(g, {4.0, false}), 32, &original);
+    }
 }
 
 LayoutOptions blocks_of(int64_t block) {

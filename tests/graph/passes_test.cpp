@@ -403,28 +403,42 @@ TEST(GraphPasses, PackWeightsLaysOutPanels) {
     EXPECT_EQ(pack_weights(vectors, default_packing()), 1);  // the gemv only
 }
 
-// default_packing (--layout auto) also packs the 1x1 convolutions on planes of at most
-// kPackedPointwisePoints whose output channels 32-wide panels divide; other channel
-// counts, larger planes, wider windows and NHWC convolutions keep their weights.
+// default_packing (--layout auto) also packs the 1x1 convolutions whose output
+// channels 32-wide panels divide: on planes of at most kPackedPointwisePoints with
+// blocked sums, on larger ones up to kPackedPlanarPoints with planar sums (64 input
+// channels or more); other channel counts, larger planes, wider windows and NHWC
+// convolutions keep their weights.
 TEST(GraphPasses, DefaultPackingTakesPointwiseConvolutionsOnSmallPlanes) {
     ModelBuilder b(17);
-    b.input("x", {1, 8, 14, 14}).input("big", {1, 8, 15, 15});
-    b.output("wide").output("narrow").output("large").output("window");
+    b.input("x", {1, 8, 14, 14}).input("mid", {1, 64, 15, 15}).input("big", {1, 8, 57, 57});
+    b.output("wide").output("narrow").output("planar").output("few").output("large").output("window");
     b.initializer("w64", testing::random_floats({64, 8, 1, 1}, 1));
     b.initializer("w24", testing::random_floats({24, 8, 1, 1}, 2));
     b.initializer("w3", testing::random_floats({16, 8, 3, 3}, 3));
     testing::set_ints(b.node("Conv", {"x", "w64"}, {"wide"}, "wide"), "kernel_shape", {1, 1});
     testing::set_ints(b.node("Conv", {"x", "w24"}, {"narrow"}, "narrow"), "kernel_shape", {1, 1});
+    b.initializer("w64x64", testing::random_floats({64, 64, 1, 1}, 4));
+    b.initializer("w8x32", testing::random_floats({32, 8, 1, 1}, 5));
+    testing::set_ints(b.node("Conv", {"mid", "w64x64"}, {"planar"}, "planar"), "kernel_shape", {1, 1});
+    b.input("mid8", {1, 8, 15, 15});
+    testing::set_ints(b.node("Conv", {"mid8", "w8x32"}, {"few"}, "few"), "kernel_shape", {1, 1});
     testing::set_ints(b.node("Conv", {"big", "w64"}, {"large"}, "large"), "kernel_shape", {1, 1});
     testing::set_ints(b.node("Conv", {"x", "w3"}, {"window"}, "window"), "kernel_shape", {3, 3});
     const Graph original = import_onnx_bytes(b.bytes(), "pointwise");
-    ASSERT_EQ(14 * 14, kPackedPointwisePoints);  // x's plane is the largest packed
+    ASSERT_EQ(14 * 14, kPackedPointwisePoints);  // x's plane is the largest with blocked sums
+    ASSERT_LT(kPackedPlanarPoints, 57 * 57);     // big's is past the planar ones
 
     Graph g = original;
-    EXPECT_EQ(pack_weights(g, default_packing()), 1);
-    std::map<std::string, int64_t> blocks;
-    for (const Node &n : g.nodes) blocks[n.name] = packed_block(n);
-    EXPECT_EQ(blocks, (std::map<std::string, int64_t>{{"wide", 32}, {"narrow", 0}, {"large", 0}, {"window", 0}}));
+    EXPECT_EQ(pack_weights(g, default_packing()), 2);
+    std::map<std::string, int64_t> blocks, planar;
+    for (const Node &n : g.nodes) {
+        blocks[n.name] = packed_block(n);
+        planar[n.name] = n.get_int(kPackedPlanarAttr, 0);
+    }
+    EXPECT_EQ(blocks, (std::map<std::string, int64_t>{
+                          {"wide", 32}, {"narrow", 0}, {"planar", 32}, {"few", 0}, {"large", 0}, {"window", 0}}));
+    EXPECT_EQ(planar, (std::map<std::string, int64_t>{
+                          {"wide", 0}, {"narrow", 0}, {"planar", 1}, {"few", 0}, {"large", 0}, {"window", 0}}));
     for (const Node &n : g.nodes) {
         if (n.name == "wide") EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{2, 8, 1, 1, 32}));
     }
