@@ -57,11 +57,26 @@ bool f32_constant(const Graph &g, const Node &node, size_t k, size_t rank) {
     return info.dtype == DType::f32 && info.shape.size() == rank;
 }
 
-// Output points of a 1x1 convolution's plane whose output channels `block` divides;
-// 0 for any other convolution.
-int64_t pointwise_plane(const Graph &g, const Node &node, int64_t block) {
+// How `o` packs a convolution's weights: the panels' width (0: not packed) and
+// whether its sums are planar.
+struct ConvPacking {
+    int64_t block = 0;
+    bool planar = false;
+};
+
+ConvPacking conv_packing(const Graph &g, const Node &node, const PackOptions &o) {
+    if (node.op_type != "Conv" || node.get_int("group", 1) != 1 || !f32_constant(g, node, 1, 4) ||
+        g.value(node.inputs[0]).shape.size() != 4 || node.has_attr(kLayoutNhwcAttr)) {
+        return {};
+    }
+    if (o.convolutions) return {o.conv_block, false};
+    // A 1x1 convolution whose output channels fill whole panels, by its plane.
     const Shape &w = g.value(node.inputs[1]).shape, &y = g.value(node.outputs[0]).shape;
-    return w[2] == 1 && w[3] == 1 && w[0] % block == 0 && y.size() == 4 ? y[2] * y[3] : 0;
+    if (w[2] != 1 || w[3] != 1 || w[0] % o.pointwise_block != 0 || y.size() != 4) return {};
+    const int64_t plane = y[2] * y[3];
+    if (plane <= o.pointwise_max_points) return {o.pointwise_block, false};
+    if (plane <= o.planar_max_points && w[1] >= o.planar_min_channels) return {o.pointwise_block, true};
+    return {};
 }
 
 }  // namespace
@@ -86,16 +101,10 @@ int pack_weights(Graph &g, const PackOptions &o) {
         TensorData panels_data;
         int64_t block = 0;
         const std::string &x = node.inputs[0];
-        const bool image_conv = node.op_type == "Conv" && node.get_int("group", 1) == 1 &&
-                                f32_constant(g, node, 1, 4) && g.value(x).shape.size() == 4 &&
-                                !node.has_attr(kLayoutNhwcAttr);
-        const int64_t plane = image_conv && !o.convolutions ? pointwise_plane(g, node, o.pointwise_block) : 0;
-        const bool planar = plane > o.pointwise_max_points && plane <= o.planar_max_points &&
-                            g.value(node.inputs[1]).shape[1] >= o.planar_min_channels;
-        if (image_conv && (o.convolutions || (plane > 0 && plane <= o.pointwise_max_points) || planar)) {
-            block = o.convolutions ? o.conv_block : o.pointwise_block;
+        if (const ConvPacking conv = conv_packing(g, node, o); conv.block > 0) {
+            block = conv.block;
             panels_data = pack_conv_weights(*g.value(node.inputs[1]).data, block);
-            if (planar) node.attrs[kPackedPlanarAttr] = Attribute::make_int(1);
+            if (conv.planar) node.attrs[kPackedPlanarAttr] = Attribute::make_int(1);
         } else if ((node.op_type == "Gemm" || node.op_type == "MatMul") && f32_constant(g, node, 1, 2) &&
                    g.value(x).shape.size() >= 2 && (node.op_type == "MatMul" || g.value(x).shape.size() == 2) &&
                    (o.max_rows == 0 || rows_of_a(g, node) <= o.max_rows)) {
