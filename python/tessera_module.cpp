@@ -5,12 +5,13 @@
 //   m = tessera.compile("model.onnx", out_dir="out/")     # a library, as `tessera compile`
 //   m = tessera.load("out/")                              # a folder `tessera compile` wrote
 //   r = tessera.compile("model.onnx", reference=True)     # the plain C++ evaluator
-//   y = m(x)                  # float32 arrays in the model's input order (or by name)
+//   y = m(x)                  # numpy arrays in the model's input order (or by name):
+//                             # float32, or int64 for integer and boolean tensors
 //   m.inputs, m.outputs, m.plan, m.threads
 //
 // Errors are Python exceptions carrying the command line's messages: RuntimeError for a
 // bad model or file, ValueError for an input of the wrong shape or a missing one,
-// TypeError for one that is not float32. An output holding NaN when no input did is
+// TypeError for one of the wrong dtype. An output holding NaN when no input did is
 // an error, never a silent result. This is an outer edge like a tool's main: the only
 // place the module reads the environment (the device profile, as the tools do).
 #include "compile_model.h"
@@ -32,6 +33,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 
 namespace py = pybind11;
@@ -39,10 +41,7 @@ namespace py = pybind11;
 namespace tessera::python {
 namespace {
 
-struct TensorSpec {
-    std::string name;
-    std::vector<int64_t> shape;
-};
+using cli::TensorSpec;
 
 py::list describe(const std::vector<TensorSpec> &specs) {
     py::list list;
@@ -50,7 +49,7 @@ py::list describe(const std::vector<TensorSpec> &specs) {
         py::dict d;
         d["name"] = t.name;
         d["shape"] = py::tuple(py::cast(t.shape));
-        d["dtype"] = "float32";
+        d["dtype"] = t.is_float() ? "float32" : "int64";
         list.append(d);
     }
     return list;
@@ -70,6 +69,20 @@ bool has_nan(const float *data, size_t n) {
 }
 
 using FloatArray = py::array_t<float, py::array::c_style>;
+using IntArray = py::array_t<int64_t, py::array::c_style>;
+
+// A poisoned array for output `t`: NaN (float32) or INT64_MIN (int64).
+py::array output_array(const TensorSpec &t) {
+    const std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end());
+    if (t.is_float()) {
+        FloatArray a(shape);
+        std::fill(a.mutable_data(), a.mutable_data() + a.size(), std::nanf(""));
+        return std::move(a);
+    }
+    IntArray a(shape);
+    std::fill(a.mutable_data(), a.mutable_data() + a.size(), std::numeric_limits<int64_t>::min());
+    return std::move(a);
+}
 
 // A compiled model: either a JIT model (the graph and its partitions in this process)
 // or a library loaded from a folder.
@@ -82,8 +95,8 @@ public:
         m->opened_ = std::make_unique<cli::OpenedModel>(cli::open_model(options));
         m->reference_ = reference;
         const graph::Graph &g = m->opened_->graph;
-        for (const std::string &n : g.inputs) m->inputs_.push_back({n, g.value(n).shape});
-        for (const std::string &n : g.outputs) m->outputs_.push_back({n, g.value(n).shape});
+        for (const std::string &n : g.inputs) m->inputs_.push_back(cli::graph_tensor_spec(g, n));
+        for (const std::string &n : g.outputs) m->outputs_.push_back(cli::graph_tensor_spec(g, n));
         for (const graph::Partition &p : m->opened_->plan.partitions) {
             py::list ops;
             for (int n : p.nodes) ops.append(g.nodes[size_t(n)].op_type);
@@ -114,8 +127,8 @@ public:
             throw std::runtime_error(dir + " was compiled for " + m->library_->target() +
                                      ": run it with tessera-run-library " + dir);
         }
-        for (const cli::TensorSpec &t : m->library_->inputs()) m->inputs_.push_back({t.name, t.shape});
-        for (const cli::TensorSpec &t : m->library_->outputs()) m->outputs_.push_back({t.name, t.shape});
+        m->inputs_ = m->library_->inputs();
+        m->outputs_ = m->library_->outputs();
         const std::string plan_path = (std::filesystem::path(dir) / (m->library_->name() + ".plan.json")).string();
         std::ifstream in(plan_path);
         try {
@@ -136,10 +149,10 @@ public:
         return m;
     }
 
-    // m(x, ...) or m(name=x, ...): numpy float32 arrays -> one array, or a tuple.
+    // m(x, ...) or m(name=x, ...): numpy arrays -> one array, or a tuple.
     py::object call(const py::args &args, const py::kwargs &kwargs) {
         if (args.size() && kwargs.size()) throw py::value_error("pass the inputs by position or by name, not both");
-        std::vector<FloatArray> in;
+        std::vector<py::array> in;
         if (kwargs.size()) {
             for (const auto &[key, value] : kwargs) {
                 bool known = false;
@@ -158,25 +171,30 @@ public:
             for (size_t k = 0; k < inputs_.size(); k++) in.push_back(checked(inputs_[k], args[k]));
         }
         bool nan_in = false;
-        for (const FloatArray &a : in) nan_in |= has_nan(a.data(), size_t(a.size()));
-
-        std::vector<FloatArray> out;
-        for (const TensorSpec &t : outputs_) {
-            out.emplace_back(std::vector<py::ssize_t>(t.shape.begin(), t.shape.end()));
-            std::fill(out.back().mutable_data(), out.back().mutable_data() + out.back().size(), std::nanf(""));
+        for (size_t k = 0; k < in.size(); k++) {
+            if (inputs_[k].is_float()) nan_in |= has_nan(static_cast<const float *>(in[k].data()), size_t(in[k].size()));
         }
+
+        std::vector<py::array> out;
+        for (const TensorSpec &t : outputs_) out.push_back(output_array(t));
         if (library_) {
-            std::vector<const float *> in_ptrs;
-            std::vector<float *> out_ptrs;
-            for (const FloatArray &a : in) in_ptrs.push_back(a.data());
-            for (FloatArray &a : out) out_ptrs.push_back(a.mutable_data());
+            std::vector<const void *> in_ptrs;
+            std::vector<void *> out_ptrs;
+            for (const py::array &a : in) in_ptrs.push_back(a.data());
+            for (py::array &a : out) out_ptrs.push_back(a.mutable_data());
             py::gil_scoped_release release;
             library_->run_arrays(in_ptrs.data(), out_ptrs.data());
         } else {
             graph::TensorMap map;
             for (size_t k = 0; k < inputs_.size(); k++) {
-                graph::TensorData d(graph::DType::f32, inputs_[k].shape);
-                std::copy(in[k].data(), in[k].data() + in[k].size(), d.f.begin());
+                graph::TensorData d(inputs_[k].dtype, inputs_[k].shape);
+                if (d.is_float()) {
+                    const float *x = static_cast<const float *>(in[k].data());
+                    std::copy(x, x + in[k].size(), d.f.begin());
+                } else {
+                    const int64_t *x = static_cast<const int64_t *>(in[k].data());
+                    std::copy(x, x + in[k].size(), d.i.begin());
+                }
                 map[inputs_[k].name] = std::move(d);
             }
             graph::TensorMap result;
@@ -186,11 +204,13 @@ public:
             }
             for (size_t k = 0; k < outputs_.size(); k++) {
                 const graph::TensorData &d = result.at(outputs_[k].name);
-                std::copy(d.f.begin(), d.f.end(), out[k].mutable_data());
+                if (d.is_float()) std::copy(d.f.begin(), d.f.end(), static_cast<float *>(out[k].mutable_data()));
+                else std::copy(d.i.begin(), d.i.end(), static_cast<int64_t *>(out[k].mutable_data()));
             }
         }
         for (size_t k = 0; k < outputs_.size(); k++) {
-            if (!nan_in && has_nan(out[k].data(), size_t(out[k].size()))) {
+            if (!outputs_[k].is_float()) continue;
+            if (!nan_in && has_nan(static_cast<const float *>(out[k].data()), size_t(out[k].size()))) {
                 throw std::runtime_error("output '" + outputs_[k].name +
                                          "' holds NaN though no input does (a kernel left elements unwritten, or "
                                          "the model computed NaN)");
@@ -215,24 +235,30 @@ public:
 private:
     Model() = default;
 
-    // The array as the model takes it: float32 of the input's shape, C-contiguous (a
-    // copy only where it is not).
-    static FloatArray checked(const TensorSpec &t, const py::handle &value) {
+    // The array as the model takes it: float32 (or, for an integer input, any integer or
+    // bool array as int64) of the input's shape, C-contiguous (a copy only where needed).
+    static py::array checked(const TensorSpec &t, const py::handle &value) {
         if (!py::isinstance<py::array>(value)) {
             throw py::type_error("input '" + t.name + "' is a " + std::string(py::str(value.get_type().attr("__name__"))) +
                                  ", not a numpy array");
         }
         const py::array a = py::reinterpret_borrow<py::array>(value);
-        if (!a.dtype().is(py::dtype::of<float>())) {
-            throw py::type_error("input '" + t.name + "' is " + std::string(py::str(a.dtype())) +
-                                 "; the model takes float32 (convert with .astype(numpy.float32))");
+        const char kind = a.dtype().kind();
+        const bool integer = kind == 'i' || kind == 'u' || kind == 'b';
+        if (t.is_float() ? !a.dtype().is(py::dtype::of<float>()) : !integer) {
+            const std::string want = t.is_float() ? "float32 (convert with .astype(numpy.float32))"
+                                                  : "integers (int64, or any integer or bool array)";
+            throw py::type_error("input '" + t.name + "' is " + std::string(py::str(a.dtype())) + "; the model takes " +
+                                 want);
         }
         std::vector<int64_t> shape(a.shape(), a.shape() + a.ndim());
         if (shape != t.shape) {
             throw py::value_error("input '" + t.name + "' has shape " + shape_text(shape) + "; the model takes " +
                                   shape_text(t.shape));
         }
-        return FloatArray::ensure(a);
+        if (t.is_float()) return FloatArray::ensure(a);
+        // Any integer or bool array converted to int64 (a copy unless it already is).
+        return py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(a);
     }
 
     std::unique_ptr<cli::OpenedModel> opened_;

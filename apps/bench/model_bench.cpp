@@ -48,7 +48,7 @@ std::string install_hint(const std::string &kind) {
 std::string shape_list(const std::vector<cli::TensorSpec> &specs) {
     std::string s;
     for (const cli::TensorSpec &t : specs) {
-        s += (s.empty() ? "" : ", ") + ("'" + t.name + "' float32[" + graph::shape_string(t.shape) + "]");
+        s += (s.empty() ? "" : ", ") + ("'" + t.name + "' " + t.describe());
     }
     return s;
 }
@@ -167,7 +167,7 @@ ModelUnderTest open_model_under_test(const ModelBenchOptions &o) {
         throw ModelInputError(e.what());
     }
     std::vector<cli::TensorSpec> &input_specs = m.input_specs;
-    for (const std::string &n : opened.graph.inputs) input_specs.push_back({n, opened.graph.value(n).shape});
+    for (const std::string &n : opened.graph.inputs) input_specs.push_back(cli::graph_tensor_spec(opened.graph, n));
     std::vector<std::string> input_args = o.inputs;
     if (input_args.empty()) {
         const std::string beside = fs::path(o.model).replace_extension(".input.npy").string();
@@ -189,8 +189,8 @@ ModelUnderTest open_model_under_test(const ModelBenchOptions &o) {
     for (const cli::TensorSpec &t : input_specs) {
         auto it = files.find(t.name);
         if (it == files.end()) {
-            throw ModelInputError("--input: no file for the model's input '" + t.name + "' (float32[" +
-                                  graph::shape_string(t.shape) + "]); write --input " + t.name + "=x.npy");
+            throw ModelInputError("--input: no file for the model's input '" + t.name + "' (" + t.describe() +
+                                  "); write --input " + t.name + "=x.npy");
         }
         try {
             inputs.push_back(cli::read_tensor_file("--input", it->second, t));
@@ -212,8 +212,8 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
     const std::vector<std::string> &input_paths = m.input_paths;
     std::string given;
     for (size_t k = 0; k < input_specs.size(); k++) {
-        given += (k ? ", " : "") + ("'" + input_specs[k].name + "' float32[" +
-                                    graph::shape_string(input_specs[k].shape) + "] from " + input_paths[k]);
+        given += (k ? ", " : "") + ("'" + input_specs[k].name + "' " + input_specs[k].describe() + " from " +
+                                    input_paths[k]);
     }
     say("model %s: %zu nodes after the passes; input %s\n", o.model.c_str(), opened.graph.nodes.size(), given.c_str());
     if (o.interleaved) {
@@ -306,8 +306,9 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
     for (const graph::TensorData &t : inputs) input_ptrs.push_back(&t);
     if (tessera.running) {
         for (const cli::TensorSpec &t : library->outputs()) {
-            tessera.outputs.emplace_back(graph::DType::f32, t.shape);
+            tessera.outputs.emplace_back(t.dtype, t.shape);
             std::fill(tessera.outputs.back().f.begin(), tessera.outputs.back().f.end(), std::nanf(""));
+            std::fill(tessera.outputs.back().i.begin(), tessera.outputs.back().i.end(), INT64_MIN);
         }
         try {
             library->run(input_ptrs, tessera.outputs);

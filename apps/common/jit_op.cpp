@@ -83,7 +83,7 @@ void JitOp::run(std::vector<Tensor> &inputs, Tensor &output, graph::JitThreadPoo
     for (size_t i = 0; i < params_.size(); i++) params_[i].set(as_halide_buffer(inputs[i]));
     Halide::Buffer<float> out = as_halide_buffer(output);
     if (pool) {
-        pipeline_.realize(pool->context(), out, target_);
+        pool->realize(pipeline_, out, target_);
     } else {
         pipeline_.realize(out, target_);
     }

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <stdexcept>
 
 namespace tessera::cli {
@@ -13,11 +14,40 @@ namespace {
 
 std::vector<TensorSpec> specs(const nlohmann::json &list) {
     std::vector<TensorSpec> out;
-    for (const auto &t : list) out.push_back({t.at("name").get<std::string>(), t.at("shape").get<graph::Shape>()});
+    for (const auto &t : list) {
+        TensorSpec spec{t.at("name").get<std::string>(), t.at("shape").get<graph::Shape>()};
+        const std::string dtype = t.value("dtype", "float32");
+        if (dtype == "int64") {
+            spec.dtype = graph::DType::i64;
+            if (t.contains("range")) spec.range = {t.at("range").at(0).get<int64_t>(), t.at("range").at(1).get<int64_t>()};
+        } else if (dtype != "float32") {
+            throw std::runtime_error("tensor '" + spec.name + "' has dtype '" + dtype + "' (float32 or int64 expected)");
+        }
+        out.push_back(spec);
+    }
     return out;
 }
 
 }  // namespace
+
+TensorSpec graph_tensor_spec(const graph::Graph &g, const std::string &name) {
+    TensorSpec t{name, g.value(name).shape, g.value(name).dtype};
+    if (!t.is_float()) t.range = graph::sample_range(g, name);
+    return t;
+}
+
+graph::TensorData random_input(const TensorSpec &t, unsigned seed) {
+    if (!t.is_float()) return graph::random_integers(t.dtype, t.shape, t.range, seed);
+    graph::TensorData d(graph::DType::f32, t.shape);
+    std::mt19937 rng(seed);
+    std::normal_distribution<float> dist;
+    for (float &v : d.f) v = dist(rng);
+    return d;
+}
+
+std::string TensorSpec::describe() const {
+    return std::string(is_float() ? "float32" : "int64") + "[" + graph::shape_string(shape) + "]";
+}
 
 CompiledLibrary::CompiledLibrary(const std::string &dir, int threads) {
     namespace fs = std::filesystem;
@@ -56,7 +86,7 @@ CompiledLibrary::CompiledLibrary(const std::string &dir, int threads) {
         int threads, pin_threads;
     };
     auto create = reinterpret_cast<void *(*)(const char *, const Options *)>(symbol("_create_with_options"));
-    run_arrays_ = reinterpret_cast<int (*)(void *, const float *const *, float *const *)>(symbol("_run_arrays"));
+    run_arrays_ = reinterpret_cast<int (*)(void *, const void *const *, void *const *)>(symbol("_run_arrays"));
     destroy_ = reinterpret_cast<void (*)(void *)>(symbol("_destroy"));
     auto threads_of = reinterpret_cast<int (*)(const void *)>(symbol("_threads"));
     last_error_ = reinterpret_cast<const char *(*)()>(symbol("_last_error"));
@@ -72,14 +102,15 @@ CompiledLibrary::~CompiledLibrary() {
 }
 
 void CompiledLibrary::run(const std::vector<const graph::TensorData *> &inputs, std::vector<graph::TensorData> &outputs) {
-    std::vector<const float *> in;
-    std::vector<float *> out;
-    for (const graph::TensorData *t : inputs) in.push_back(t->f.data());
-    for (graph::TensorData &t : outputs) out.push_back(t.f.data());
+    // Integer-like tensors hold int64 (TensorData::i), as the library takes them.
+    std::vector<const void *> in;
+    std::vector<void *> out;
+    for (const graph::TensorData *t : inputs) in.push_back(t->is_float() ? static_cast<const void *>(t->f.data()) : t->i.data());
+    for (graph::TensorData &t : outputs) out.push_back(t.is_float() ? static_cast<void *>(t.f.data()) : t.i.data());
     run_arrays(in.data(), out.data());
 }
 
-void CompiledLibrary::run_arrays(const float *const *inputs, float *const *outputs) {
+void CompiledLibrary::run_arrays(const void *const *inputs, void *const *outputs) {
     if (run_arrays_(model_, inputs, outputs) != 0) throw std::runtime_error(name_ + ": " + last_error_());
 }
 

@@ -3,6 +3,8 @@
 // <name>_create. What `tessera run out/` and tessera-bench --model run.
 #pragma once
 
+#include "graph.h"
+#include "sample_inputs.h"
 #include "tensor_data.h"
 
 #include <string>
@@ -13,7 +15,18 @@ namespace tessera::cli {
 struct TensorSpec {
     std::string name;
     graph::Shape shape;
+    graph::DType dtype = graph::DType::f32;  // a library's: f32, or i64 for every integer-like one
+    graph::ValueRange range;                 // an integer input's values for a made-up run
+    bool is_float() const { return dtype == graph::DType::f32; }
+    // "float32[1x3x224x224]", "int64[1x128]" (as the library's arrays hold them).
+    std::string describe() const;
 };
+
+// Graph value `name` as a tensor a run takes or gives (its dtype; an integer input's range).
+TensorSpec graph_tensor_spec(const graph::Graph &g, const std::string &name);
+
+// Made-up values for input `t`: normal fp32 values, or integers in its range.
+graph::TensorData random_input(const TensorSpec &t, unsigned seed);
 
 class CompiledLibrary {
 public:
@@ -34,8 +47,8 @@ public:
     // `inputs` and `outputs` in the order of inputs() and outputs(), already sized.
     // Throws std::runtime_error with the library's last error.
     void run(const std::vector<const graph::TensorData *> &inputs, std::vector<graph::TensorData> &outputs);
-    // The same on raw arrays (row-major float32 of the shapes above), written in place.
-    void run_arrays(const float *const *inputs, float *const *outputs);
+    // The same on raw arrays (row-major, float32 or int64 as inputs()/outputs() say), written in place.
+    void run_arrays(const void *const *inputs, void *const *outputs);
 
 private:
     std::string name_, target_;
@@ -43,7 +56,7 @@ private:
     void *library_ = nullptr;
     void *model_ = nullptr;
     int threads_ = 0;
-    int (*run_arrays_)(void *, const float *const *, float *const *) = nullptr;
+    int (*run_arrays_)(void *, const void *const *, void *const *) = nullptr;
     void (*destroy_)(void *) = nullptr;
     const char *(*last_error_)() = nullptr;
 };

@@ -31,11 +31,11 @@ std::map<std::string, std::string> bind_files(const std::vector<std::string> &ar
 
 graph::TensorData read_tensor_file(const std::string &flag, const std::string &path, const TensorSpec &t) {
     graph::TensorData d = graph::read_npy(path);
-    if (d.dtype != graph::DType::f32 || d.shape != t.shape) {
-        throw graph::GraphError(flag + " " + path + ": '" + t.name + "' takes float32[" + graph::shape_string(t.shape) +
-                                "], the file holds " + graph::dtype_name(d.dtype) + "[" + graph::shape_string(d.shape) +
-                                "]");
+    if (d.is_float() != t.is_float() || d.shape != t.shape) {
+        throw graph::GraphError(flag + " " + path + ": '" + t.name + "' takes " + t.describe() + ", the file holds " +
+                                graph::dtype_name(d.dtype) + "[" + graph::shape_string(d.shape) + "]");
     }
+    d.dtype = t.dtype;  // any integer file for an integer tensor: its values, as int64
     return d;
 }
 

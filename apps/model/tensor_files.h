@@ -18,7 +18,8 @@ std::map<std::string, std::string> bind_files(const std::vector<std::string> &ar
                                               const std::string &flag);
 
 // Reads `path` for tensor `t`. Throws graph::GraphError naming the file when it cannot be
-// read or does not hold float32[t.shape].
+// read or does not hold t's shape: float32 for a float tensor, any integer or bool type
+// for an integer one.
 graph::TensorData read_tensor_file(const std::string &flag, const std::string &path, const TensorSpec &t);
 
 }  // namespace tessera::cli

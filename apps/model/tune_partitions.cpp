@@ -4,6 +4,7 @@
 #include "jit_model.h"
 #include "jit_thread_pool.h"
 #include "lower_partition.h"
+#include "sample_inputs.h"
 #include "schedulers.h"
 #include "graph_error.h"
 #include "stopwatch.h"
@@ -62,7 +63,8 @@ SchedulerChoice candidate_choice(const SchedulerChoice &base, const std::string 
 
 namespace {
 
-// Host buffers for a partition's inputs: constants as they are, the rest random.
+// Host buffers for a partition's inputs: constants as they are, the rest random
+// (integers within the range the model takes).
 std::vector<graph::TensorData> partition_inputs(const graph::Graph &g, const graph::LoweredPartition &lp) {
     std::vector<graph::TensorData> inputs;
     std::mt19937 rng(7);
@@ -71,6 +73,10 @@ std::vector<graph::TensorData> partition_inputs(const graph::Graph &g, const gra
         const graph::TensorInfo &info = g.value(v);
         if (info.is_constant()) {
             inputs.push_back(*info.data);
+            continue;
+        }
+        if (graph::is_integer(info.dtype)) {
+            inputs.push_back(graph::random_integers(info.dtype, info.shape, graph::sample_range(g, v), rng()));
             continue;
         }
         graph::TensorData d(graph::DType::f32, info.shape);
@@ -166,7 +172,7 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
                 }
                 lp.pipeline.compile_jit(model.target);
                 inputs.push_back(partition_inputs(g, lp));
-                outputs.emplace_back(graph::DType::f32, g.value(lp.output_value).shape);
+                outputs.push_back(graph::poisoned_output(g.value(lp.output_value)));
                 built.push_back(std::move(lp));
                 t.names.push_back(names[c]);
                 t.predicted_ms.push_back(predicted);
@@ -178,9 +184,9 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         auto run = [&](size_t c) {
             graph::LoweredPartition &lp = built[c];
             for (size_t k = 0; k < lp.params.size(); k++) lp.params[k].set(graph::halide_view(inputs[c][k]));
-            Halide::Buffer<float> out = graph::halide_view(outputs[c]);
+            Halide::Buffer<> out = graph::halide_view(outputs[c]);
             const graph::JitThreadPool::Run scope(pool);
-            lp.pipeline.realize(pool.context(), Halide::Realization(out), model.target);
+            pool.realize(lp.pipeline, Halide::Realization(out), model.target);
             return true;
         };
         if (settings.timer_override) {

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -51,9 +52,11 @@ std::map<std::string, std::string> bind(const std::vector<std::string> &args,
 
 graph::TensorData read_checked(const std::string &path, const cli::TensorSpec &t) {
     graph::TensorData d = graph::read_npy(path);
-    if (d.dtype != graph::DType::f32 || d.shape != t.shape) {
-        throw graph::GraphError(path + ": '" + t.name + "' must be float32 of the model's shape");
+    if (d.is_float() != t.is_float() || d.shape != t.shape) {
+        throw graph::GraphError(path + ": '" + t.name + "' must be " + t.describe() + ", the file holds " +
+                                graph::dtype_name(d.dtype) + "[" + graph::shape_string(d.shape) + "]");
     }
+    d.dtype = t.dtype;  // any integer file for an integer tensor, as int64
     return d;
 }
 
@@ -89,6 +92,8 @@ int run(int argc, char **argv) {
         auto it = inputs.find(t.name);
         if (it != inputs.end()) {
             in.push_back(read_checked(it->second, t));
+        } else if (!t.is_float()) {
+            in.push_back(graph::random_integers(t.dtype, t.shape, t.range, random()));
         } else {
             in.emplace_back(graph::DType::f32, t.shape);
             for (float &v : in.back().f) v = uniform(random);
@@ -98,8 +103,9 @@ int run(int argc, char **argv) {
     for (const graph::TensorData &d : in) in_ptrs.push_back(&d);
     std::vector<graph::TensorData> out;
     for (const cli::TensorSpec &t : library.outputs()) {
-        out.emplace_back(graph::DType::f32, t.shape);
+        out.emplace_back(t.dtype, t.shape);
         for (float &v : out.back().f) v = std::nanf("");  // poisoned: an output never written fails
+        for (int64_t &v : out.back().i) v = std::numeric_limits<int64_t>::min();
     }
     std::vector<double> ms;
     for (int r = 0; r < reps; r++) {

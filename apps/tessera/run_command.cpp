@@ -126,7 +126,7 @@ int run_command(const std::vector<std::string> &args, const SchedulerOptions &sc
             std::vector<const graph::TensorData *> ins;
             for (const TensorSpec &t : r.inputs) ins.push_back(&in.at(t.name));
             std::vector<graph::TensorData> outs;
-            for (const TensorSpec &t : r.outputs) outs.emplace_back(graph::DType::f32, t.shape);
+            for (const TensorSpec &t : r.outputs) outs.emplace_back(t.dtype, t.shape);
             library->run(ins, outs);
             graph::TensorMap m;
             for (size_t k = 0; k < outs.size(); k++) m[r.outputs[k].name] = std::move(outs[k]);
@@ -137,8 +137,8 @@ int run_command(const std::vector<std::string> &args, const SchedulerOptions &sc
         if (reference) o.layout = "fixed";
         opened = std::make_unique<OpenedModel>(open_model(o));
         const graph::Graph &g = opened->graph;
-        for (const std::string &n : g.inputs) r.inputs.push_back({n, g.value(n).shape});
-        for (const std::string &n : g.outputs) r.outputs.push_back({n, g.value(n).shape});
+        for (const std::string &n : g.inputs) r.inputs.push_back(graph_tensor_spec(g, n));
+        for (const std::string &n : g.outputs) r.outputs.push_back(graph_tensor_spec(g, n));
         if (reference) {
             r.mode = "reference evaluator (plain C++, no Halide)";
             r.run = [&g](const graph::TensorMap &in) { return graph::evaluate(g, in); };
@@ -163,12 +163,13 @@ int run_command(const std::vector<std::string> &args, const SchedulerOptions &sc
         const TensorSpec &t = r.inputs[k];
         auto it = input_files.find(t.name);
         if (it == input_files.end()) {
-            graph::TensorData d(graph::DType::f32, t.shape);
-            std::mt19937 rng(unsigned(k + 1));
-            std::normal_distribution<float> dist;
-            for (float &v : d.f) v = dist(rng);
-            std::printf("input '%s': no --input given, random normal values (seed %zu)\n", t.name.c_str(), k + 1);
-            inputs[t.name] = d;
+            inputs[t.name] = random_input(t, unsigned(k + 1));
+            if (t.is_float()) {
+                std::printf("input '%s': no --input given, random normal values (seed %zu)\n", t.name.c_str(), k + 1);
+            } else {
+                std::printf("input '%s': no --input given, random integers in [%lld, %lld) (seed %zu)\n", t.name.c_str(),
+                            (long long)t.range.lo, (long long)t.range.hi, k + 1);
+            }
             continue;
         }
         inputs[t.name] = read_tensor_file("--input", it->second, t);
@@ -196,19 +197,20 @@ int run_command(const std::vector<std::string> &args, const SchedulerOptions &sc
     nlohmann::json errors = nlohmann::json::object();
     for (const TensorSpec &t : r.outputs) {
         const graph::TensorData &out = outputs.at(t.name);
-        bool finite = std::all_of(out.f.begin(), out.f.end(), [](float v) { return std::isfinite(v); });
+        const bool finite = std::all_of(out.f.begin(), out.f.end(), [](float v) { return std::isfinite(v); });
         if (!finite) {
             std::printf("output '%s': NaN or infinity\n", t.name.c_str());
             ok = false;
         }
         auto it = expect_files.find(t.name);
         if (it != expect_files.end()) {
-            const graph::TensorData want = graph::read_npy(it->second);
-            if (want.dtype != graph::DType::f32 || want.shape != out.shape) {
-                throw graph::GraphError("--expect " + it->second + ": '" + t.name + "' is float32[" +
-                                        graph::shape_string(out.shape) + "], the file holds " +
-                                        graph::dtype_name(want.dtype) + "[" + graph::shape_string(want.shape) + "]");
+            graph::TensorData want = graph::read_npy(it->second);
+            if (want.is_float() != out.is_float() || want.shape != out.shape) {
+                throw graph::GraphError("--expect " + it->second + ": '" + t.name + "' is " + t.describe() +
+                                        ", the file holds " + graph::dtype_name(want.dtype) + "[" +
+                                        graph::shape_string(want.shape) + "]");
             }
+            want.dtype = out.dtype;  // integer-like types compare by value
             const double err = graph::relative_error(out, want);
             worst = std::max(worst, err);
             errors[t.name] = std::isfinite(err) ? nlohmann::json(err) : nlohmann::json(nullptr);

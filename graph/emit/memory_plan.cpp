@@ -1,5 +1,7 @@
 #include "memory_plan.h"
 
+#include "lower_partition.h"
+
 #include <algorithm>
 #include <map>
 #include <numeric>
@@ -30,7 +32,7 @@ std::vector<BufferLifetime> intermediate_lifetimes(const Graph &g, const std::ve
         const std::string &out = step_outputs[k];
         if (g.is_output(out) || index.count(out)) continue;
         index[out] = lifetimes.size();
-        const size_t bytes = size_t(num_elements(g.value(out).shape)) * sizeof(float);
+        const size_t bytes = size_t(num_elements(g.value(out).shape)) * boundary_type(g.value(out).dtype).bytes();
         lifetimes.push_back({out, bytes, int(k), int(k)});
     }
     return lifetimes;

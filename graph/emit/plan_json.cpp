@@ -1,5 +1,7 @@
 #include "plan_json.h"
 
+#include "sample_inputs.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -11,7 +13,17 @@ void write_plan_json(const Graph &g, const FusionPlan &plan, const std::vector<P
                      const EmitOptions &o, const std::string &path) {
     auto tensors = [&](const std::vector<std::string> &names) {
         nlohmann::json list = nlohmann::json::array();
-        for (const std::string &n : names) list.push_back({{"name", n}, {"shape", g.value(n).shape}});
+        for (const std::string &n : names) {
+            // The element type of the library's array for it (boundary_type); an integer
+            // input also gives the values a made-up run may feed it.
+            const bool integer = is_integer(g.value(n).dtype);
+            nlohmann::json t = {{"name", n}, {"shape", g.value(n).shape}, {"dtype", integer ? "int64" : "float32"}};
+            if (integer) {
+                const ValueRange r = sample_range(g, n);
+                t["range"] = {r.lo, r.hi};
+            }
+            list.push_back(t);
+        }
         return list;
     };
     nlohmann::json j;

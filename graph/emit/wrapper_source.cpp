@@ -33,6 +33,11 @@ std::vector<std::string> parameter_names(const std::vector<std::string> &values,
     return names;
 }
 
+// The C element type of a value's arrays (boundary_type).
+std::string c_type(const Graph &g, const std::string &value) {
+    return is_integer(g.value(value).dtype) ? "int64_t" : "float";
+}
+
 }  // namespace
 
 WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartition> &partitions,
@@ -44,9 +49,11 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
     const std::vector<std::string> in_names = parameter_names(g.inputs, "in_", taken);
     const std::vector<std::string> out_names = parameter_names(g.outputs, "out_", taken);
 
-    // Where each value lives during a run (a C++ expression of a float pointer).
+    // Where each value lives during a run (a C++ expression of a pointer to its type).
     std::map<std::string, std::string> where;
-    for (size_t k = 0; k < g.inputs.size(); k++) where[g.inputs[k]] = "const_cast<float *>(" + in_names[k] + ")";
+    for (size_t k = 0; k < g.inputs.size(); k++) {
+        where[g.inputs[k]] = "const_cast<" + c_type(g, g.inputs[k]) + " *>(" + in_names[k] + ")";
+    }
     for (size_t k = 0; k < g.outputs.size(); k++) {
         if (!where.count(g.outputs[k])) where[g.outputs[k]] = out_names[k];
     }
@@ -75,14 +82,16 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
     }
     w.memory = plan_memory(w.lifetimes);
     for (size_t i = 0; i < w.lifetimes.size(); i++) {
-        where[w.lifetimes[i].value] = "m->arena + " + std::to_string(w.memory.offsets[i] / sizeof(float));
+        const std::string &v = w.lifetimes[i].value;
+        where[v] = "reinterpret_cast<" + c_type(g, v) + " *>(m->arena + " + std::to_string(w.memory.offsets[i]) + ")";
     }
 
     std::ostringstream h;
     h << "// " << name << ": compiled by Tessera from " << model_path << ".\n"
       << "// Link with lib" << name << ".a (or lib" << name << ".so) and -lpthread -ldl. Tensors are\n"
-      << "// row-major float32 arrays of the shapes below (outermost axis first).\n"
-      << "#pragma once\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
+      << "// row-major arrays of the types and shapes below (outermost axis first); integer\n"
+      << "// and boolean tensors are int64 arrays.\n"
+      << "#pragma once\n\n#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
       << "typedef struct " << name << "_model " << name << "_model;\n\n"
       << "// How a handle runs; zero-initialise for the defaults.\n"
       << "typedef struct " << name << "_options {\n"
@@ -108,20 +117,20 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
       << "// Runs the model. Returns 0 on success, else a Halide error code (see\n"
       << "// " << name << "_last_error()). One run at a time per handle.\n";
     for (size_t k = 0; k < g.inputs.size(); k++) {
-        h << "//   " << in_names[k] << ": input '" << g.inputs[k] << "' float[" << shape_string(g.value(g.inputs[k]).shape)
-          << "]\n";
+        h << "//   " << in_names[k] << ": input '" << g.inputs[k] << "' " << c_type(g, g.inputs[k]) << "["
+          << shape_string(g.value(g.inputs[k]).shape) << "]\n";
     }
     for (size_t k = 0; k < g.outputs.size(); k++) {
-        h << "//   " << out_names[k] << ": output '" << g.outputs[k] << "' float["
+        h << "//   " << out_names[k] << ": output '" << g.outputs[k] << "' " << c_type(g, g.outputs[k]) << "["
           << shape_string(g.value(g.outputs[k]).shape) << "]\n";
     }
     std::string params = name + "_model *m";
-    for (const std::string &n : in_names) params += ", const float *" + n;
-    for (const std::string &n : out_names) params += ", float *" + n;
+    for (size_t k = 0; k < in_names.size(); k++) params += ", const " + c_type(g, g.inputs[k]) + " *" + in_names[k];
+    for (size_t k = 0; k < out_names.size(); k++) params += ", " + c_type(g, g.outputs[k]) + " *" + out_names[k];
     h << "int " << name << "_run(" << params << ");\n\n"
       << "// The same with the arrays in tables, inputs and outputs in the order above\n"
       << "// (what a loader that does not know the arity calls, e.g. `tessera run out/`).\n"
-      << "int " << name << "_run_arrays(" << name << "_model *m, const float *const *inputs, float *const *outputs);\n\n"
+      << "int " << name << "_run_arrays(" << name << "_model *m, const void *const *inputs, void *const *outputs);\n\n"
       << "void " << name << "_destroy(" << name << "_model *m);\n\n"
       << "// Threads the handle's kernels use, the calling thread included.\n"
       << "int " << name << "_threads(const " << name << "_model *m);\n\n"
@@ -163,11 +172,11 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
       << "struct " << name << "_model {\n    std::vector<float> weights;\n"
       << "    // Every intermediate value at its planned offset (aligned to "
       << kArenaAlignment << " bytes).\n"
-      << "    std::vector<float> arena_storage;\n    float *arena = nullptr;\n"
+      << "    std::vector<uint64_t> arena_storage;\n    char *arena = nullptr;\n"
       << "    std::unique_ptr<ModelThreadPool> pool;  // the kernels' user context\n"
       << (on_gpu ? "    // Weights and intermediate values as the GPU kernels see them: their device copies\n"
                    "    // live from the first run to destroy (weights copied once, intermediates never).\n"
-                   "    std::vector<Halide::Runtime::Buffer<float>> on_device;\n"
+                   "    std::vector<Halide::Runtime::Buffer<>> on_device;\n"
                  : "")
       << "};\n\n";
     // create: the weights file's bytes (read from a file, or linked in) checked and copied.
@@ -186,23 +195,23 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
       << "    auto *m = new " << name << "_model;\n"
       << "    m->weights.resize(kWeightFloats);\n"
       << "    if (kWeightFloats) std::memcpy(m->weights.data(), data + 16, 4 * kWeightFloats);\n";
-    s << "    m->arena_storage.resize((kArenaBytes + " << kArenaAlignment << ") / sizeof(float));\n"
+    s << "    m->arena_storage.resize((kArenaBytes + " << kArenaAlignment << ") / sizeof(uint64_t));\n"
       << "    const uintptr_t start = reinterpret_cast<uintptr_t>(m->arena_storage.data());\n"
-      << "    m->arena = reinterpret_cast<float *>((start + " << kArenaAlignment - 1 << ") / " << kArenaAlignment
+      << "    m->arena = reinterpret_cast<char *>((start + " << kArenaAlignment - 1 << ") / " << kArenaAlignment
       << " * " << kArenaAlignment << ");\n"
       << "    m->pool = std::make_unique<ModelThreadPool>(o.threads ? o.threads : ModelThreadPool::available_cores(),\n"
       << "                                                o.pin_threads != 0);\n";
     std::map<std::string, size_t> device_index;  // value -> m->on_device[i] (on a GPU)
     if (on_gpu) {
         for (const std::string &v : w.weights) {
-            s << "    m->on_device.emplace_back(" << where.at(v) << ", " << extents(g.value(v).shape) << ");  // " << v
-              << "\n    m->on_device.back().set_host_dirty();\n";
+            s << "    m->on_device.emplace_back(Halide::Runtime::Buffer<float>(" << where.at(v) << ", "
+              << extents(g.value(v).shape) << "));  // " << v << "\n    m->on_device.back().set_host_dirty();\n";
             device_index[v] = device_index.size();
         }
         for (const BufferLifetime &b : w.lifetimes) {
             const std::string &value = b.value;
-            s << "    m->on_device.emplace_back(" << where.at(value) << ", " << extents(g.value(value).shape) << ");  // "
-              << value << "\n";
+            s << "    m->on_device.emplace_back(Halide::Runtime::Buffer<" << c_type(g, value) << ">(" << where.at(value)
+              << ", " << extents(g.value(value).shape) << "));  // " << value << "\n";
             device_index[value] = device_index.size();
         }
     }
@@ -239,11 +248,10 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
         // arrays) a buffer for this call, copied over and back on a GPU.
         auto buffer = [&](const std::string &var, const std::string &v, bool input) {
             if (device_index.count(v)) {
-                s << "        Halide::Runtime::Buffer<float> &" << var << " = m->on_device[" << device_index.at(v)
-                  << "];\n";
+                s << "        Halide::Runtime::Buffer<> &" << var << " = m->on_device[" << device_index.at(v) << "];\n";
                 return;
             }
-            s << "        Halide::Runtime::Buffer<float> " << var << "(" << where.at(v) << ", "
+            s << "        Halide::Runtime::Buffer<" << c_type(g, v) << "> " << var << "(" << where.at(v) << ", "
               << extents(g.value(v).shape) << ");\n";
             if (on_gpu && input) s << "        " << var << ".set_host_dirty();\n";
         };
@@ -271,13 +279,13 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
             throw GraphError("emit: output '" + v + "' is a constant; constant outputs are not compiled yet");
         }
         s << "    std::memcpy(" << out_names[k] << ", " << where.at(v) << ", "
-          << num_elements(g.value(v).shape) << " * sizeof(float));\n";
+          << num_elements(g.value(v).shape) << " * sizeof(" << c_type(g, v) << "));\n";
     }
     s << "    return 0;\n}\n\n";
-    s << "int " << name << "_run_arrays(" << name << "_model *m, const float *const *inputs, float *const *outputs) {\n"
+    s << "int " << name << "_run_arrays(" << name << "_model *m, const void *const *inputs, void *const *outputs) {\n"
       << "    return " << name << "_run(m";
-    for (size_t k = 0; k < in_names.size(); k++) s << ", inputs[" << k << "]";
-    for (size_t k = 0; k < out_names.size(); k++) s << ", outputs[" << k << "]";
+    for (size_t k = 0; k < in_names.size(); k++) s << ", static_cast<const " << c_type(g, g.inputs[k]) << " *>(inputs[" << k << "])";
+    for (size_t k = 0; k < out_names.size(); k++) s << ", static_cast<" << c_type(g, g.outputs[k]) << " *>(outputs[" << k << "])";
     s << ");\n}\n\n"
       << "void " << name << "_destroy(" << name << "_model *m) {\n    delete m;\n}\n\n"
       << "int " << name << "_threads(const " << name << "_model *m) {\n    return m->pool->threads();\n}\n\n"

@@ -11,9 +11,17 @@
 
 namespace tessera::graph {
 
-Halide::Buffer<float> halide_view(TensorData &t) {
+Halide::Buffer<> halide_view(TensorData &t) {
     std::vector<int> sizes(t.shape.rbegin(), t.shape.rend());
-    return Halide::Buffer<float>(t.f.data(), sizes);
+    if (t.is_float()) return Halide::Buffer<float>(t.f.data(), sizes);
+    return Halide::Buffer<int64_t>(t.i.data(), sizes);  // every integer-like dtype: boundary_type
+}
+
+TensorData poisoned_output(const TensorInfo &info) {
+    TensorData out(info.dtype, info.shape);
+    std::fill(out.f.begin(), out.f.end(), std::numeric_limits<float>::quiet_NaN());
+    std::fill(out.i.begin(), out.i.end(), std::numeric_limits<int64_t>::min());
+    return out;
 }
 
 JitModel::JitModel(const Graph &g, const FusionPlan &plan, const std::function<void(Halide::Pipeline &)> &schedule,
@@ -57,14 +65,15 @@ TensorMap JitModel::run(const TensorMap &inputs, std::vector<double> *partition_
             Halide::ImageParam param = lp.params[k];
             param.set(halide_view(value_of(lp.input_values[k])));
         }
-        // Poisoned: a kernel that leaves an element unwritten shows as NaN.
-        const TensorInfo &out_info = graph_.value(lp.output_value);
-        auto out = std::make_shared<TensorData>(DType::f32, out_info.shape);
-        std::fill(out->f.begin(), out->f.end(), std::numeric_limits<float>::quiet_NaN());
-        Halide::Buffer<float> out_buffer = halide_view(*out);
+        auto out = std::make_shared<TensorData>(poisoned_output(graph_.value(lp.output_value)));
+        Halide::Buffer<> out_buffer = halide_view(*out);
         Halide::Pipeline pipeline = lp.pipeline;  // a handle: realize is not const
         const auto start = std::chrono::steady_clock::now();
-        pipeline.realize(pool_->context(), Halide::Realization(out_buffer), target_);
+        try {
+            pool_->realize(pipeline, Halide::Realization(out_buffer), target_);
+        } catch (const std::runtime_error &e) {
+            throw GraphError("run: " + lp.name + " failed: " + e.what());
+        }
         if (partition_ms) {
             partition_ms->push_back(
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());

@@ -45,7 +45,12 @@ private:
     std::unique_ptr<JitThreadPool> pool_;  // used by run(), which is const
 };
 
-// A host buffer's data seen as a Halide buffer (dimensions reversed; no copy).
-Halide::Buffer<float> halide_view(TensorData &t);
+// A host buffer's data seen as a Halide buffer (dimensions reversed; no copy): float
+// for fp32, int64 for the integer-like dtypes (boundary_type).
+Halide::Buffer<> halide_view(TensorData &t);
+
+// A buffer for a value of `info`'s dtype and shape, poisoned: a kernel that leaves an
+// element unwritten shows as NaN (fp32) or INT64_MIN (integer-like).
+TensorData poisoned_output(const TensorInfo &info);
 
 }  // namespace tessera::graph

@@ -1,7 +1,8 @@
 // Transpose and Pad (the op library's), and the index plumbing ops: Reshape, Flatten,
-// Squeeze, Unsqueeze, Identity, Expand, Tile, Concat, Split, Slice, Gather with
-// constant indices and Resize, as Funcs that read their input at computed coordinates; and
-// assign_layouts' conversions between NCHW and channel-blocked NCHW[b]c.
+// Squeeze, Unsqueeze, Identity, Expand, Tile, Concat, Split, Slice, Gather (constant
+// indices or indices computed at run time) and Resize, as Funcs that read their input
+// at computed coordinates; and assign_layouts' conversions between NCHW and
+// channel-blocked NCHW[b]c.
 #include "assign_layouts.h"
 #include "halide_axes.h"
 #include "index_maps.h"
@@ -185,23 +186,38 @@ std::vector<Func> resize(LowerContext &ctx) {
 std::vector<Func> gather(LowerContext &ctx) {
     const Shape &x = ctx.in_shape(0);
     const TensorData *indices = ctx.ic.value(1);
-    if (!indices) ctx.fail("Gather's indices must be constant to be compiled");
     const int64_t axis = ctx.ic.axis(ctx.node().get_int("axis", 0), int64_t(x.size()), "axis");
-    const Shape &q = indices->shape;
+    const int n = int(x[size_t(axis)]);
+    const Shape &q = ctx.ic.shape(1);
     const Shape &out_shape = ctx.out_shape();
     std::vector<Var> v = ops::logical_vars(out_shape.size(), "g");
-    // The indices, made non-negative, as a constant table read at the output's
-    // index coordinates (a scalar index is a constant).
-    Halide::Buffer<int> table(int(std::max<size_t>(1, indices->size())));
-    for (size_t j = 0; j < indices->size(); j++) {
-        const int64_t i = indices->i[j];
-        table(int(j)) = int(i < 0 ? i + x[axis] : i);
+    Expr index;
+    if (indices) {
+        // Constant indices, made non-negative, as a table read at the output's index
+        // coordinates (a scalar index is a constant).
+        Halide::Buffer<int> table(int(std::max<size_t>(1, indices->size())));
+        for (size_t j = 0; j < indices->size(); j++) {
+            const int64_t i = indices->i[j];
+            table(int(j)) = int(i < 0 ? i + n : i);
+        }
+        Expr flat = 0;
+        for (size_t k = 0; k < q.size(); k++) flat = flat * int(q[k]) + v[size_t(axis) + k];
+        index = q.empty() ? Expr(table(0)) : Halide::clamp(table(flat), 0, n - 1);
+    } else {
+        // Indices computed at run time (token ids): negative ones count from the end;
+        // one outside [-n, n) stops the run with an error naming the node rather
+        // than reading past the data (the clamp keeps bounds inference within it).
+        std::vector<Expr> at_index;
+        for (size_t k = 0; k < q.size(); k++) at_index.push_back(v[size_t(axis) + k]);
+        if (q.empty()) at_index.push_back(0);  // a scalar index is a [1] Func
+        const Expr raw = ops::at(ctx.input(1), at_index);
+        const Expr i = Halide::select(raw < 0, raw + n, raw);
+        const std::string culprit = "Gather '" + ctx.node().name + "': index";
+        const std::string range = "is outside [-" + std::to_string(n) + ", " + std::to_string(n) + ")";
+        index = Halide::clamp(Halide::cast<int>(Halide::require(i >= 0 && i < n, i, culprit, raw, range)), 0, n - 1);
     }
-    Expr flat = 0;
-    for (size_t k = 0; k < q.size(); k++) flat = flat * int(q[k]) + v[axis + k];
-    Expr index = q.empty() ? Expr(table(0)) : Halide::clamp(table(flat), 0, int(x[axis] - 1));
     std::vector<Expr> coords;
-    for (int64_t a = 0; a < axis; a++) coords.push_back(v[a]);
+    for (int64_t a = 0; a < axis; a++) coords.push_back(v[size_t(a)]);
     coords.push_back(index);
     for (size_t a = size_t(axis) + 1; a < x.size(); a++) coords.push_back(v[a - 1 + q.size()]);
     Func out(ctx.name("gather"));

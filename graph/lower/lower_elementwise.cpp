@@ -89,13 +89,6 @@ std::vector<Func> clip(LowerContext &ctx) {
     return {build_library_op(ctx, config, {ctx.input(0)})};
 }
 
-std::vector<Func> cast(LowerContext &ctx) {
-    if (ctx.ic.dtype(0) != DType::f32 || ctx.g.value(ctx.node().outputs[0]).dtype != DType::f32) {
-        ctx.fail("only fp32 -> fp32 casts are compiled (integer casts fold at compile time)");
-    }
-    return {reshape_func(ctx.input(0), ctx.in_shape(0), ctx.out_shape(), ctx.name("cast"))};
-}
-
 }  // namespace
 
 void register_elementwise_lowering(LowerTable &table) {
@@ -117,7 +110,6 @@ void register_elementwise_lowering(LowerTable &table) {
         table[onnx] = binary(library);
     }
     table["Clip"] = clip;
-    table["Cast"] = cast;
     // Activations whose ONNX attributes become the library op's keys.
     for (const auto &[onnx, library, attributes] : std::vector<std::tuple<std::string, std::string, std::vector<std::string>>>{
              {"HardSigmoid", "hard_sigmoid", {"alpha", "beta"}}, {"HardSwish", "hard_swish", {}},

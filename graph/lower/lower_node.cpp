@@ -4,11 +4,13 @@
 #include "index_maps.h"
 #include "shape_inference.h"
 
+#include <set>
+
 namespace tessera::graph {
 
 const Halide::Func &LowerContext::input(size_t k) const {
     if (k >= in.size() || !in[k].defined()) {
-        fail("input " + std::to_string(k) + " is not an fp32 tensor the compiled kernel can read");
+        fail("input " + std::to_string(k) + " is not a tensor the compiled kernel can read");
     }
     return in[k];
 }
@@ -31,9 +33,18 @@ const LowerTable &lower_rules() {
         register_elementwise_lowering(t);
         register_normalization_lowering(t);
         register_data_movement_lowering(t);
+        register_mask_and_index_lowering(t);
         return t;
     }();
     return table;
+}
+
+bool lowers_integer_values(const std::string &op_type) {
+    static const std::set<std::string> ops = {
+        "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Expand", "Concat", "Split", "Slice", "Tile",
+        "Transpose", "Gather", "Cast", "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "Not", "And",
+        "Or", "Xor", "Where", "ArgMax", "ArgMin"};
+    return ops.count(op_type) > 0;
 }
 
 std::vector<Halide::Func> lower_node(const Graph &g, const Node &node, const std::vector<Halide::Func> &inputs) {
@@ -42,6 +53,14 @@ std::vector<Halide::Func> lower_node(const Graph &g, const Node &node, const std
     auto rule = lower_rules().find(node.op_type);
     if (rule == lower_rules().end()) {
         ic.fail("the compiler cannot lower " + node.op_type + " yet (the reference evaluator can run it)");
+    }
+    if (!lowers_integer_values(node.op_type)) {
+        for (size_t k = 0; k < infos.size(); k++) {
+            if (infos[k] && is_integer(infos[k]->dtype) && !infos[k]->is_constant()) {
+                ic.fail(node.op_type + " of a " + dtype_name(infos[k]->dtype) +
+                        " tensor computed at run time is not compiled (the reference evaluator can run it)");
+            }
+        }
     }
     LowerContext ctx{g, ic, inputs};
     // Scalars enter the op library's builders as [1] tensors.

@@ -20,7 +20,21 @@ bool dense_value(const Graph &g, const std::string &value) {
     return !graph_input && (g.value(value).shape.size() == 5 || g.is_constant(value));
 }
 
+// An integer constant as a Func over its data, compiled into the pipeline.
+Halide::Func constant_func(const TensorData &data, const std::string &name) {
+    std::vector<int> sizes(data.shape.rbegin(), data.shape.rend());
+    Halide::Buffer<int64_t> buffer(sizes, name + "_data");
+    std::copy(data.i.begin(), data.i.end(), buffer.data());
+    Halide::Func f(name);
+    f(Halide::_) = buffer(Halide::_);
+    return f;
+}
+
 }  // namespace
+
+Halide::Type boundary_type(DType dtype) {
+    return dtype == DType::f32 ? Halide::Float(32) : Halide::Int(64);
+}
 
 LoweredPartition lower_partition(const Graph &g, const Partition &p) {
     LoweredPartition lp;
@@ -29,18 +43,16 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
     std::set<std::string> param_names;
     for (const std::string &value : p.inputs) {
         const TensorInfo &info = g.value(value);
-        if (info.dtype != DType::f32) {
-            // Shape tensors and the like: the lowering rules read their constant values.
-            if (!info.is_constant()) {
-                throw GraphError(p.name + ": input '" + value + "' is a " + dtype_name(info.dtype) +
-                                 " tensor computed at run time; compiled kernels read fp32 tensors only");
-            }
-            continue;
-        }
         std::string name = "in_" + halide_name(value);
         while (param_names.count(name)) name += "_";
         param_names.insert(name);
-        Halide::ImageParam param(Halide::Float(32), int(info.shape.size()), name);
+        if (info.dtype != DType::f32 && info.is_constant()) {
+            // Shape tensors, indices, masks: the lowering rules read their values; a
+            // rule that reads one element-wise gets it as a Func over the constant.
+            funcs[value] = constant_func(*info.data, name);
+            continue;
+        }
+        Halide::ImageParam param(boundary_type(info.dtype), int(info.shape.size()), name);
         param.set_estimates(ops::halide_region(info.shape));
         if (dense_value(g, value)) {
             // Strides the compiled code may take as constants: a blocked image's
@@ -68,6 +80,12 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
     }
     lp.output_value = p.output;
     lp.output = funcs.at(p.output);
+    const Halide::Type out_type = boundary_type(g.value(p.output).dtype);
+    if (lp.output.output_types().at(0) != out_type) {
+        Halide::Func cast(lp.output.name() + "_as_" + (out_type.is_float() ? "float" : "int64"));
+        cast(Halide::_) = Halide::cast(out_type, lp.output(Halide::_));
+        lp.output = cast;
+    }
     lp.output.set_estimates(ops::halide_region(g.value(p.output).shape));
     lp.pipeline = Halide::Pipeline(lp.output);
     return lp;

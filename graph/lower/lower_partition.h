@@ -1,8 +1,9 @@
 // lower_partition: one Partition of the fusion plan as one Halide Pipeline. Its
-// fp32 inputs (graph inputs, weights, other partitions' outputs) become
-// ImageParams with estimates from their static shapes; its nodes are lowered in
-// order (lower_node), the intermediates left as Funcs for the scheduler to fuse;
-// its output Func carries the output's estimates.
+// inputs computed at run time (graph inputs, weights, other partitions' outputs)
+// become ImageParams with estimates from their static shapes; integer constants
+// (indices, masks) are compiled into the pipeline; its nodes are lowered in order
+// (lower_node), the intermediates left as Funcs for the scheduler to fuse; its
+// output Func carries the output's estimates.
 #pragma once
 
 #include "graph.h"
@@ -14,6 +15,11 @@
 #include <vector>
 
 namespace tessera::graph {
+
+// The element type a value of `dtype` has in compiled code, wherever it crosses a
+// partition's edge: fp32 as float, every integer-like type (int64, int32, bool) as
+// int64, which holds them all exactly. The emitted library's C API takes the same.
+Halide::Type boundary_type(DType dtype);
 
 struct LoweredPartition {
     std::string name;                        // the partition's, a valid C identifier

@@ -22,13 +22,14 @@ namespace tessera::graph {
 struct LowerContext {
     const Graph &g;
     const InferContext &ic;           // the node, its opset and inputs' infos (resolved params)
-    std::vector<Halide::Func> in;     // per input: its Func (undefined for omitted and integer inputs)
+    std::vector<Halide::Func> in;     // per input: its Func (undefined for omitted inputs)
     const Node &node() const { return ic.node; }
     // Input k's shape as its Func has it: a scalar fp32 input is a [1] Func (lower_node
     // reshapes it for the op library), so its shape is {1} here, not {}.
     const Shape &in_shape(size_t k) const;
     const Shape &out_shape(size_t k = 0) const { return g.value(node().outputs.at(k)).shape; }
-    // Input k's Func; fails naming the node when it is absent or not fp32.
+    // Input k's Func (float, or int64 for an integer-like value; see boundary_type);
+    // fails naming the node when it is absent.
     const Halide::Func &input(size_t k) const;
     // A Func name from the node's name (letters, digits and '_' only: ONNX names
     // carry '/' and '.', which Halide reserves) and `suffix`.
@@ -42,11 +43,18 @@ using LowerTable = std::map<std::string, LowerRule>;
 
 const LowerTable &lower_rules();
 
+// Ops whose rules take integer or boolean tensors computed at run time (as int64
+// Funcs): index plumbing, Gather's indices, Cast, comparisons, logic, Where,
+// ArgMax/ArgMin. Every other rule is written for fp32 values; lower_node refuses an
+// integer input computed at run time to them, naming the node.
+bool lowers_integer_values(const std::string &op_type);
+
 void register_linear_lowering(LowerTable &table);
 void register_window_lowering(LowerTable &table);
 void register_elementwise_lowering(LowerTable &table);
 void register_normalization_lowering(LowerTable &table);
 void register_data_movement_lowering(LowerTable &table);
+void register_mask_and_index_lowering(LowerTable &table);
 
 // The Funcs of `node`'s outputs from its inputs' Funcs. Throws GraphError naming
 // the node when its op type or a form of it has no lowering.

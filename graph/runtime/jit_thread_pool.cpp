@@ -2,12 +2,28 @@
 
 #include "model_thread_pool.h"
 
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
 namespace tessera::graph {
 
 struct JitThreadPool::Context : Halide::JITUserContext {
     ModelThreadPool pool;
+    std::mutex error_mutex;
+    std::string first_error;  // since the last realize began
     explicit Context(int threads) : pool(threads ? threads : ModelThreadPool::available_cores(), false) {
         handlers.custom_do_par_for = do_par_for;
+        handlers.custom_error = record_error;
+    }
+
+    // Called by every task that fails (a parallel loop may report once per task).
+    static void record_error(Halide::JITUserContext *context, const char *message) {
+        auto *self = static_cast<Context *>(context);
+        std::lock_guard<std::mutex> lock(self->error_mutex);
+        if (!self->first_error.empty()) return;
+        self->first_error = message;
+        while (!self->first_error.empty() && self->first_error.back() == '\n') self->first_error.pop_back();
     }
 
     // Halide's JIT calls its tasks with the JITUserContext where the AOT runtime
@@ -31,8 +47,10 @@ uint64_t JitThreadPool::parallel_loops() const {
     return context_->pool.loops();
 }
 
-Halide::JITUserContext *JitThreadPool::context() {
-    return context_.get();
+void JitThreadPool::realize(Halide::Pipeline &p, Halide::Pipeline::RealizationArg outputs, const Halide::Target &target) {
+    context_->first_error.clear();
+    p.realize(context_.get(), std::move(outputs), target);
+    if (!context_->first_error.empty()) throw std::runtime_error(context_->first_error);
 }
 
 JitThreadPool::Run::Run(JitThreadPool &pool) : pool_(pool) {

@@ -21,8 +21,13 @@ public:
 
     int threads() const;
     uint64_t parallel_loops() const;  // handed to this pool so far
-    // Pass to Pipeline::realize(context, ...): its parallel loops run on this pool.
-    Halide::JITUserContext *context();
+    // Realizes `p` (compiled for `target`) into `outputs` with its parallel loops on
+    // this pool. Throws std::runtime_error carrying the pipeline's first error message
+    // when it fails (a Gather index outside its table, a buffer of the wrong shape):
+    // the pool's context records errors itself, since Halide's JIT reports a failure
+    // by exception only while a context has no error handler of its own, and sets one
+    // on the context at its first realize.
+    void realize(Halide::Pipeline &p, Halide::Pipeline::RealizationArg outputs, const Halide::Target &target);
 
     // While a Run lives (a model's run: several realizes), the workers spin between
     // parallel loops instead of sleeping.

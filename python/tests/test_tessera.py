@@ -125,6 +125,41 @@ def test_bad_models_and_folders_raise_with_the_file(tmp_path):
         tessera.compile(str(junk), threads=-1)
 
 
+def write_lookup(path, table):
+    """ids[2x5] int64 -> Gather from `table` -> Relu -> y; ArgMax over the rows' features -> top (int64)."""
+    nodes = [
+        helper.make_node("Gather", ["table", "ids"], ["rows"], name="lookup"),
+        helper.make_node("Relu", ["rows"], ["y"]),
+        helper.make_node("ArgMax", ["y"], ["top"], axis=2, keepdims=0),
+    ]
+    graph = helper.make_graph(
+        nodes, "lookup", [helper.make_tensor_value_info("ids", TensorProto.INT64, [2, 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5, 4]),
+         helper.make_tensor_value_info("top", TensorProto.INT64, [2, 5])],
+        [numpy_helper.from_array(table, "table")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    return path
+
+
+@pytest.mark.parametrize("ahead_of_time", [False, True])
+def test_token_ids_in_and_indices_out_are_integer_arrays(ahead_of_time, tmp_path):
+    table = rng.standard_normal((10, 4)).astype(np.float32)
+    path = write_lookup(str(tmp_path / "lookup.onnx"), table)
+    m = tessera.compile(path, threads=2, out_dir=str(tmp_path / "out") if ahead_of_time else "")
+    assert [t["dtype"] for t in m.inputs] == ["int64"]
+    assert [t["dtype"] for t in m.outputs] == ["float32", "int64"]
+    ids = np.array([[0, 9, -1, 3, -10], [4, 4, 7, 2, 1]])
+    for given in (ids, ids.astype(np.int32)):  # any integer array
+        y, top = m(given)
+        want = np.maximum(table[ids], 0)
+        assert top.dtype == np.int64 and close(y, want)
+        assert (top == np.argmax(want, axis=2)).all()
+    with pytest.raises(TypeError, match="ids.*float32.*integers"):
+        m(ids.astype(np.float32))
+    with pytest.raises(RuntimeError, match="Gather 'lookup': index 10 is outside"):
+        m(np.full((2, 5), 10))
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     """The demo models `make run` uses, written by scripts/make-demo-models.py."""

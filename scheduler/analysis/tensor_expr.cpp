@@ -18,6 +18,13 @@ struct CallCollector : public IRVisitor {
     bool opaque = false;  // extern calls with side effects or unknown semantics
     using IRVisitor::visit;
     void visit(const Call *c) override {
+        if (c->is_intrinsic(Call::require)) {
+            // A checked value (a Gather's run-time index): its error path is the
+            // runtime's report, not part of the computation.
+            c->args[0].accept(this);
+            c->args[1].accept(this);
+            return;
+        }
         if (c->call_type == Call::Halide || c->call_type == Call::Image) {
             calls.push_back(c);
         } else if (c->call_type == Call::Extern || c->call_type == Call::ExternCPlusPlus) {
@@ -297,7 +304,8 @@ std::vector<TensorExpr> build_tensor_exprs(const FunctionNode &node,
         } else if (!all_affine(t)) {
             t.cls = StageClass::Unanalysable;
             for (const AccessMap &m : t.reads) {
-                if (!m.affine) t.reason = "non-affine access " + m.text;
+                // The access as written, cut short: a computed index can be a page of IR.
+                if (!m.affine) t.reason = "non-affine access " + (m.text.size() > 120 ? m.text.substr(0, 117) + "..." : m.text);
             }
             if (!t.write.affine) t.reason = "update writes a non-affine location (scatter)";
         } else if (s == 0 && !f.updates().empty()) {

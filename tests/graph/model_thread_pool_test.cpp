@@ -130,7 +130,8 @@ TEST(JitThreadPool, HalideParallelLoopsRunOnThePool) {
         out.fill(std::nanf(""));
         {
             const JitThreadPool::Run run(pool);
-            f.realize(pool.context(), out);
+            Halide::Pipeline p(f);
+            pool.realize(p, out, Halide::get_jit_target_from_environment());
         }
         EXPECT_GE(pool.parallel_loops(), 1u);
         for (int j = 0; j < 37; j++) {

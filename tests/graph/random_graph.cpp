@@ -57,6 +57,7 @@ public:
     bool lrn();
     bool space_to_depth();
     bool resize();
+    bool mask();
 
     std::mt19937_64 rng_;
     RandomGraph &g_;
@@ -325,6 +326,40 @@ bool Generator::resize() {
     return true;
 }
 
+// A mask from the graph input (its values are exact in every run, so the mask never
+// flips on rounding): where its largest channel is channel k (ArgMax, int64, then
+// Equal), maybe negated; applied by Where to a value of the same plane, or cast to a
+// float and multiplied.
+bool Generator::mask() {
+    const Value &x = values_.front();
+    std::vector<const Value *> same_plane;
+    for (const Value &v : values_) {
+        if (v.shape[2] == x.shape[2] && v.shape[3] == x.shape[3]) same_plane.push_back(&v);
+    }
+    const Value v = *same_plane[size_t(pick(0, int(same_plane.size()) - 1))];
+    const std::string top = fresh("argmax"), k = fresh("channel"), hit = fresh("hit");
+    auto &argmax = g_.model.node("ArgMax", {x.name}, {top});
+    set_int(argmax, "axis", 1);
+    g_.model.initializer(k, TensorData::ints({}, {int64_t(pick(0, int(x.shape[1]) - 1))}));
+    g_.model.node("Equal", {top, k}, {hit});
+    std::string m = hit;
+    if (coin()) {
+        m = fresh("miss");
+        g_.model.node("Not", {hit}, {m});
+    }
+    const std::string y = fresh("masked");
+    if (coin()) {
+        g_.model.node("Where", {m, v.name, initializer({1}, 1.0f)}, {y});
+        add("Where " + y + " = argmax(" + x.name + ") mask, " + v.name, {y, v.shape});
+    } else {
+        const std::string f = fresh("maskf");
+        set_int(g_.model.node("Cast", {m}, {f}), "to", 1);
+        g_.model.node("Mul", {v.name, f}, {y});
+        add("Mul " + y + " = " + v.name + ", float(argmax(" + x.name + ") mask)", {y, v.shape});
+    }
+    return true;
+}
+
 }  // namespace
 
 RandomGraph random_graph(uint64_t seed, int nodes) {
@@ -334,7 +369,7 @@ RandomGraph random_graph(uint64_t seed, int nodes) {
     g.model.input("x", input);
     gen.values_.push_back({"x", input});
     for (int attempts = 0; int(g.nodes.size()) < nodes && attempts < 4 * nodes; attempts++) {
-        switch (gen.pick(0, 17)) {
+        switch (gen.pick(0, 18)) {
         case 0:
         case 1:
         case 2: gen.conv(); break;
@@ -355,6 +390,7 @@ RandomGraph random_graph(uint64_t seed, int nodes) {
         case 15: gen.lrn(); break;
         case 16: gen.space_to_depth(); break;
         case 17: gen.resize(); break;
+        case 18: gen.mask(); break;
         }
     }
     // The last value is an output; an earlier one too, sometimes (several outputs).

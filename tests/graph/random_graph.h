@@ -4,9 +4,10 @@
 // activations, broadcasting elementwise ops, pools (ceil_mode too), Concats of
 // branches, squeeze-excite products and gates by other reductions, a softmax,
 // transposes to NHWC and back, matrix products along the last axis, Pads (constant,
-// edge, reflect), LRN, SpaceToDepth and DepthToSpace, and Resizes (nearest, linear,
-// cubic), with fan-out
-// (a value read by several nodes) and odd sizes.
+// edge, reflect), LRN, SpaceToDepth and DepthToSpace, Resizes (nearest, linear,
+// cubic), and masks (ArgMax of the input, Equal, Not; int64 and bool values between
+// partitions) applied by Where or as a cast factor, with fan-out (a value read by
+// several nodes) and odd sizes.
 #pragma once
 
 #include "model_builder.h"

@@ -342,6 +342,55 @@ int main() {
     EXPECT_LE(testing::relative_error(got, want), 1e-5) << r.output;
 }
 
+// Token ids in, a float tensor and the arg-max (int64) out: the library's C API takes
+// and gives int64 arrays for them, plan.json says so (with the ids' range), a made-up
+// run draws ids inside the table, and an id past it fails the run naming the Gather.
+TEST(TesseraCli, IntegerTensorsAreInt64ArraysOfTheLibrary) {
+    ModelBuilder b(13);
+    b.input("ids", {2, 5}, 7).output("y").output("top", 7);
+    b.initializer("table", testing::random_floats({10, 4}, 1));
+    b.node("Gather", {"table", "ids"}, {"rows"}, "lookup");
+    b.node("Relu", {"rows"}, {"y"});
+    testing::set_int(b.node("ArgMax", {"y"}, {"top"}), "axis", 2);
+    const std::string model = b.save("ids.onnx"), out = testing::temp_path("ids_out");
+    std::filesystem::remove_all(out);
+    CommandResult r = tessera("compile " + model + " -o " + out + " --name ids");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream header(out + "/ids.h");
+    const std::string h((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+    EXPECT_NE(h.find("int ids_run(ids_model *m, const int64_t *in_ids, float *out_y, int64_t *out_top);"),
+              std::string::npos) << h;
+    const nlohmann::json plan = nlohmann::json::parse(std::ifstream(out + "/ids.plan.json"));
+    EXPECT_EQ(plan.at("inputs").at(0).at("dtype"), "int64");
+    EXPECT_EQ(plan.at("inputs").at(0).at("range"), nlohmann::json({0, 10}));
+    EXPECT_EQ(plan.at("outputs").at(1).at("dtype"), "int64");
+
+    TensorData ids = TensorData::ints({2, 5}, {0, 9, -1, 3, -10, 4, 4, 7, 2, 1});
+    const TensorMap want = evaluate(import_onnx(model), {{"ids", ids}});
+    write_npy(out + "/ids.npy", ids);
+    write_npy(out + "/y.npy", want.at("y"));
+    write_npy(out + "/top.npy", want.at("top"));
+    for (const std::string &target : {out, model}) {
+        r = tessera("run " + target + " --input " + out + "/ids.npy --expect y=" + out + "/y.npy --expect top=" + out +
+                    "/top.npy --reps 1");
+        EXPECT_EQ(r.exit_code, 0) << target << "\n" << r.output;
+        EXPECT_NE(r.output.find("output 'top': max relative error 0 "), std::string::npos) << r.output;
+    }
+    r = tessera("run " + out + " --reps 1");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("random integers in [0, 10)"), std::string::npos) << r.output;
+    ids.i[3] = 10;
+    write_npy(out + "/bad.npy", ids);
+    r = tessera("run " + out + " --input " + out + "/bad.npy --reps 1");
+    EXPECT_NE(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("Gather 'lookup': index 10 is outside [-10, 10)"), std::string::npos) << r.output;
+    // A float file for the ids is refused naming both.
+    write_npy(out + "/floats.npy", testing::random_floats({2, 5}, 3));
+    r = tessera("run " + out + " --input " + out + "/floats.npy --reps 1");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("'ids' takes int64[2x5], the file holds f32[2x5]"), std::string::npos) << r.output;
+}
+
 TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     const std::string model = write_mlp("mlp_bad.onnx");
     // Not ONNX, truncated.

@@ -1,0 +1,121 @@
+// Rules for the values models compute besides fp32 activations: Cast between fp32
+// and the integer-like types, comparisons and logic that make masks, Where that
+// applies them, and ArgMax/ArgMin. Integer-like values are int64 Funcs in compiled
+// code (boundary_type); a boolean is 0 or 1.
+#include "halide_axes.h"
+#include "index_maps.h"
+#include "lower_partition.h"
+#include "lower_rule.h"
+
+namespace tessera::graph {
+
+using Halide::Expr;
+using Halide::Func;
+using Halide::Var;
+
+namespace {
+
+Expr as_int64(const Expr &condition) {
+    return Halide::select(condition, Expr(int64_t(1)), Expr(int64_t(0)));
+}
+
+// Input k read at the output's coordinates `v` (ONNX's multidirectional broadcast).
+Expr broadcast_read(LowerContext &ctx, size_t k, const std::vector<Var> &v) {
+    const Shape &in = ctx.in_shape(k), &out = ctx.out_shape();
+    if (in.size() > out.size()) return ops::at(ctx.input(k), std::vector<Expr>(in.size(), Expr(0)));  // a scalar as [1]
+    std::vector<Expr> coords;
+    const size_t offset = out.size() - in.size();
+    for (size_t a = 0; a < in.size(); a++) coords.push_back(in[a] == 1 ? Expr(0) : Expr(v[offset + a]));
+    return ops::at(ctx.input(k), coords);
+}
+
+// out(v) = value(v) over the output's shape.
+Func elementwise(LowerContext &ctx, const std::string &suffix,
+                 const std::function<Expr(const std::vector<Var> &)> &value) {
+    std::vector<Var> v = ops::logical_vars(ctx.out_shape().size(), "m");
+    Func out(ctx.name(suffix));
+    ops::ref(out, ops::as_exprs(v)) = value(v);
+    return out;
+}
+
+std::vector<Func> cast(LowerContext &ctx) {
+    const DType to = ctx.g.value(ctx.node().outputs[0]).dtype;
+    return {elementwise(ctx, "cast", [&](const std::vector<Var> &v) {
+        const Expr x = broadcast_read(ctx, 0, v);
+        if (to == DType::boolean) return as_int64(x != Halide::cast(x.type(), 0));
+        return Halide::cast(boundary_type(to), x);
+    })};
+}
+
+std::vector<Func> comparison(LowerContext &ctx) {
+    const std::string &op = ctx.node().op_type;
+    return {elementwise(ctx, "compare", [&](const std::vector<Var> &v) {
+        const Expr a = broadcast_read(ctx, 0, v), b = broadcast_read(ctx, 1, v);
+        if (op == "Equal") return as_int64(a == b);
+        if (op == "Greater") return as_int64(a > b);
+        if (op == "Less") return as_int64(a < b);
+        if (op == "GreaterOrEqual") return as_int64(a >= b);
+        return as_int64(a <= b);
+    })};
+}
+
+std::vector<Func> logic(LowerContext &ctx) {
+    const std::string &op = ctx.node().op_type;
+    return {elementwise(ctx, "logic", [&](const std::vector<Var> &v) {
+        const Expr a = broadcast_read(ctx, 0, v) != Expr(int64_t(0));
+        if (op == "Not") return as_int64(!a);
+        const Expr b = broadcast_read(ctx, 1, v) != Expr(int64_t(0));
+        if (op == "And") return as_int64(a && b);
+        if (op == "Or") return as_int64(a || b);
+        return as_int64(a != b);
+    })};
+}
+
+std::vector<Func> where(LowerContext &ctx) {
+    return {elementwise(ctx, "where", [&](const std::vector<Var> &v) {
+        return Halide::select(broadcast_read(ctx, 0, v) != Expr(int64_t(0)), broadcast_read(ctx, 1, v),
+                              broadcast_read(ctx, 2, v));
+    })};
+}
+
+// ArgMax/ArgMin along one axis: the extreme first, then the first (or, with
+// select_last_index, the last) position that holds it. Two single-valued reductions
+// rather than one over a tuple, which the schedulers take like any other reduction.
+std::vector<Func> arg_extreme(LowerContext &ctx) {
+    const bool max = ctx.node().op_type == "ArgMax";
+    const Shape &x = ctx.in_shape(0);
+    const int64_t axis = ctx.ic.axis(ctx.node().get_int("axis", 0), int64_t(x.size()), "axis");
+    const bool keep = ctx.node().get_int("keepdims", 1) != 0, last = ctx.node().get_int("select_last_index", 0) != 0;
+    const int n = int(x[size_t(axis)]);
+    // Reduced Funcs are indexed like the input with the axis left out.
+    std::vector<Var> v = ops::logical_vars(x.size() - 1, "a");
+    Halide::RDom r(0, n, ctx.name("r"));
+    std::vector<Expr> coords = ops::as_exprs(v);
+    coords.insert(coords.begin() + axis, r.x);
+    const Expr value = ops::at(ctx.input(0), coords);
+    Func extreme(ctx.name(max ? "max" : "min"));
+    ops::ref(extreme, ops::as_exprs(v)) = max ? Halide::maximum(value) : Halide::minimum(value);
+    const Expr hit = value == ops::at(extreme, ops::as_exprs(v));
+    Func position(ctx.name("position"));
+    ops::ref(position, ops::as_exprs(v)) =
+        last ? Halide::maximum(Halide::select(hit, r.x, -1)) : Halide::minimum(Halide::select(hit, r.x, n));
+    std::vector<Var> o = ops::logical_vars(ctx.out_shape().size(), "o");
+    std::vector<Expr> at_out = ops::as_exprs(o);
+    if (keep) at_out.erase(at_out.begin() + axis);
+    Func out(ctx.name(max ? "argmax" : "argmin"));
+    ops::ref(out, ops::as_exprs(o)) = Halide::cast<int64_t>(ops::at(position, at_out));
+    return {out};
+}
+
+}  // namespace
+
+void register_mask_and_index_lowering(LowerTable &table) {
+    table["Cast"] = cast;
+    for (const char *op : {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"}) table[op] = comparison;
+    for (const char *op : {"Not", "And", "Or", "Xor"}) table[op] = logic;
+    table["Where"] = where;
+    table["ArgMax"] = arg_extreme;
+    table["ArgMin"] = arg_extreme;
+}
+
+}  // namespace tessera::graph
