@@ -18,7 +18,8 @@ then, for each command read from stdin:
     run N      ->  times T1 ... TN   milliseconds of each of N runs (perf_counter around
                                      the call alone), or: error MESSAGE
     save DIR   ->  saved K           the last run's K outputs as DIR/output0.npy ...
-                                     DIR/output{K-1}.npy (float32), or: error MESSAGE
+                                     DIR/output{K-1}.npy (float32; integer and boolean
+                                     outputs int64), or: error MESSAGE
     quit       ->  (exits 0; so does the end of stdin)
 
 Anything the libraries print goes to stderr: the protocol has stdout to itself.
@@ -162,7 +163,10 @@ def main(argv):
                 import numpy as np
                 folder = line.strip()[len("save"):].strip()
                 for k, o in enumerate(outputs):
-                    np.save(os.path.join(folder, f"output{k}.npy"), np.ascontiguousarray(o, dtype=np.float32))
+                    # Integer and boolean outputs (an arg-max, a mask) as int64, as Tessera gives them.
+                    o = np.asarray(o)
+                    dtype = np.int64 if o.dtype.kind in "iub" else np.float32
+                    np.save(os.path.join(folder, f"output{k}.npy"), np.ascontiguousarray(o, dtype=dtype))
                 reply(f"saved {len(outputs)}")
             elif words[0] == "quit":
                 break
