@@ -35,7 +35,6 @@ LowerRule binary(const std::string &op) {
 
 // Mod of floats (fmod 1): a - b trunc(a / b), the dividend's sign, as C's fmod.
 std::vector<Func> mod(LowerContext &ctx) {
-    if (ctx.ic.dtype(0) != DType::f32) ctx.fail("Mod of integers is not compiled (shape arithmetic folds it)");
     const Shape &y = ctx.out_shape();
     const std::vector<Halide::Var> v = ops::logical_vars(std::max<size_t>(1, y.size()), "m");
     const Halide::Expr a = ops::at(broadcast_func(ctx.input(0), ctx.in_shape(0), y, ctx.name("a")), ops::as_exprs(v));

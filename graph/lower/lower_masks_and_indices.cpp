@@ -1,7 +1,8 @@
 // Rules for the values models compute besides fp32 activations: Cast between fp32
 // and the integer-like types, comparisons and logic that make masks, Where that
-// applies them, and ArgMax/ArgMin. Integer-like values are int64 Funcs in compiled
-// code (boundary_type); a boolean is 0 or 1.
+// applies them, ArgMax/ArgMin, CumSum (fp32 or integer), and the arithmetic of indices (position ids computed
+// from a mask: Add, Sub, Mul, Div, Mod, Neg, Abs, Max, Min of integers). Integer-like
+// values are int64 Funcs in compiled code (boundary_type); a boolean is 0 or 1.
 #include "halide_axes.h"
 #include "index_maps.h"
 #include "lower_partition.h"
@@ -107,15 +108,84 @@ std::vector<Func> arg_extreme(LowerContext &ctx) {
     return {out};
 }
 
+// The divisor, checked: an integer division by zero stops the run naming the node
+// (C's is undefined, Halide's gives 0).
+Expr checked_divisor(LowerContext &ctx, const Expr &b) {
+    return Halide::require(b != Expr(int64_t(0)), b, ctx.node().op_type + " '" + ctx.node().name + "':",
+                           "integer division by zero");
+}
+
+// Integer arithmetic, as ONNX (and C) defines it: Div truncates toward zero; Mod takes
+// the divisor's sign (fmod = 0, Python's %) or the dividend's (fmod = 1, C's %).
+std::vector<Func> integer_arithmetic(LowerContext &ctx) {
+    const std::string &op = ctx.node().op_type;
+    const size_t n = ctx.node().inputs.size();
+    return {elementwise(ctx, "int_" + op, [&](const std::vector<Var> &v) {
+        Expr a = broadcast_read(ctx, 0, v);
+        if (op == "Neg") return -a;
+        if (op == "Relu") return Halide::max(a, Expr(int64_t(0)));
+        if (op == "Abs") return Halide::max(a, -a);
+        if (op == "Max" || op == "Min" || op == "Sum") {
+            for (size_t k = 1; k < n; k++) {
+                const Expr b = broadcast_read(ctx, k, v);
+                a = op == "Max" ? Halide::max(a, b) : op == "Min" ? Halide::min(a, b) : a + b;
+            }
+            return a;
+        }
+        const Expr b = broadcast_read(ctx, 1, v);
+        if (op == "Add") return a + b;
+        if (op == "Sub") return a - b;
+        if (op == "Mul") return a * b;
+        const Expr d = checked_divisor(ctx, b);
+        if (op == "Div") return Halide::div_round_to_zero(a, d);
+        const Expr r = Halide::mod_round_to_zero(a, d);  // the dividend's sign
+        if (ctx.node().get_int("fmod", 0) != 0) return r;
+        return Halide::select(r != Expr(int64_t(0)) && ((r < Expr(int64_t(0))) != (d < Expr(int64_t(0)))), r + d, r);
+    })};
+}
+
+// CumSum as a plain reduction: out(.., j, ..) sums x(.., r, ..) over every r its
+// running sum covers (r <= j; r < j exclusive; r >= j or r > j in reverse). Quadratic in
+// the axis (a sequence's length, where models take running sums), but a reduction the
+// schedulers analyse, where a sequential scan's update would not be.
+std::vector<Func> cumsum(LowerContext &ctx) {
+    const Shape &x = ctx.in_shape(0);
+    const int64_t axis = ctx.ic.axis((*ctx.ic.int_values(1))[0], int64_t(x.size()), "axis");
+    const bool exclusive = ctx.node().get_int("exclusive", 0) != 0, reverse = ctx.node().get_int("reverse", 0) != 0;
+    std::vector<Var> v = ops::logical_vars(x.size(), "s");
+    Halide::RDom r(0, int(x[size_t(axis)]), ctx.name("r"));
+    std::vector<Expr> coords = ops::as_exprs(v);
+    coords[size_t(axis)] = r.x;
+    const Expr j = v[size_t(axis)];
+    const Expr covered = reverse ? (exclusive ? r.x > j : r.x >= j) : (exclusive ? r.x < j : r.x <= j);
+    const Expr value = ops::at(ctx.input(0), coords);
+    Func out(ctx.name("cumsum"));
+    ops::ref(out, ops::as_exprs(v)) = Halide::sum(Halide::select(covered, value, Halide::cast(value.type(), 0)));
+    return {out};
+}
+
 }  // namespace
 
+const std::vector<std::string> &integer_arithmetic_ops() {
+    static const std::vector<std::string> ops = {"Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs", "Relu", "Max", "Min", "Sum"};
+    return ops;
+}
+
 void register_mask_and_index_lowering(LowerTable &table) {
+    // The fp32 rules (the op library's) stay; an integer node takes these.
+    for (const std::string &op : integer_arithmetic_ops()) {
+        LowerRule fp32 = table.at(op);
+        table[op] = [fp32](LowerContext &ctx) {
+            return is_integer(ctx.g.value(ctx.node().outputs[0]).dtype) ? integer_arithmetic(ctx) : fp32(ctx);
+        };
+    }
     table["Cast"] = cast;
     for (const char *op : {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"}) table[op] = comparison;
     for (const char *op : {"Not", "And", "Or", "Xor"}) table[op] = logic;
     table["Where"] = where;
     table["ArgMax"] = arg_extreme;
     table["ArgMin"] = arg_extreme;
+    table["CumSum"] = cumsum;
 }
 
 }  // namespace tessera::graph

@@ -4,6 +4,7 @@
 #include "index_maps.h"
 #include "shape_inference.h"
 
+#include <algorithm>
 #include <set>
 
 namespace tessera::graph {
@@ -43,8 +44,9 @@ bool lowers_integer_values(const std::string &op_type) {
     static const std::set<std::string> ops = {
         "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Expand", "Concat", "Split", "Slice", "Tile",
         "Transpose", "Gather", "Cast", "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "Not", "And",
-        "Or", "Xor", "Where", "ArgMax", "ArgMin"};
-    return ops.count(op_type) > 0;
+        "Or", "Xor", "Where", "ArgMax", "ArgMin", "CumSum"};
+    const std::vector<std::string> &arithmetic = integer_arithmetic_ops();
+    return ops.count(op_type) > 0 || std::find(arithmetic.begin(), arithmetic.end(), op_type) != arithmetic.end();
 }
 
 std::vector<Halide::Func> lower_node(const Graph &g, const Node &node, const std::vector<Halide::Func> &inputs) {

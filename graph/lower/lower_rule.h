@@ -45,9 +45,14 @@ const LowerTable &lower_rules();
 
 // Ops whose rules take integer or boolean tensors computed at run time (as int64
 // Funcs): index plumbing, Gather's indices, Cast, comparisons, logic, Where,
-// ArgMax/ArgMin. Every other rule is written for fp32 values; lower_node refuses an
-// integer input computed at run time to them, naming the node.
+// ArgMax/ArgMin, CumSum and integer_arithmetic_ops(). Every other rule is written for
+// fp32 values; lower_node refuses an integer input computed at run time to them,
+// naming the node.
 bool lowers_integer_values(const std::string &op_type);
+
+// Elementwise ops with an integer form of their own (Add, Sub, Mul, Div, Mod, Neg,
+// Abs, Relu, Max, Min, Sum): position ids and other index arithmetic.
+const std::vector<std::string> &integer_arithmetic_ops();
 
 void register_linear_lowering(LowerTable &table);
 void register_window_lowering(LowerTable &table);

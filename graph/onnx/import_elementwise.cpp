@@ -110,11 +110,12 @@ void check_cast(const InferContext &ctx) {
 } // namespace
 
 void register_elementwise_rules(RuleTable &table) {
-    for (const char *op : {"Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Reciprocal", "Abs", "Log", "Softsign", "Mish",
+    for (const char *op : {"Sigmoid", "Tanh", "Erf", "Sqrt", "Exp", "Reciprocal", "Log", "Softsign", "Mish",
                            "Sin", "Cos", "Floor", "Ceil", "Round", "Sign", "Tan", "Asin", "Acos", "Atan", "Sinh",
                            "Cosh", "Asinh", "Acosh", "Atanh"})
         table[op] = unary({DType::f32});
     table["Relu"] = unary({DType::f32, DType::i64, DType::i32});
+    table["Abs"] = unary({DType::f32, DType::i64, DType::i32});
     // Activations with ONNX's attributes (defaults as the operators define them).
     for (const auto &[op, attributes] : std::vector<std::pair<const char *, std::vector<std::string>>>{
              {"HardSigmoid", {"alpha", "beta"}}, {"HardSwish", {}}, {"LeakyRelu", {"alpha"}},
@@ -175,14 +176,19 @@ void register_elementwise_rules(RuleTable &table) {
     table["Dropout"] = dropout;
     // Max, Min, Sum and Mean of one or more inputs, numpy broadcasting (opset 8 on;
     // before it the shapes were equal, the same values).
+    // Max, Min and Sum of integers too (index arithmetic), all inputs of one dtype.
     for (const char *op : {"Max", "Min", "Sum", "Mean"}) {
         OpRule r;
         r.min_inputs = 1;
         r.max_inputs = 1 << 16;
-        r.check = [](const InferContext &ctx) {
-            for (size_t k = 0; k < ctx.in.size(); k++) ctx.require_dtype(k, {DType::f32});
+        r.check = [mean = std::string(op) == "Mean"](const InferContext &ctx) {
+            for (size_t k = 0; k < ctx.in.size(); k++) {
+                if (mean) ctx.require_dtype(k, {DType::f32});
+                else ctx.require_dtype(k, {ctx.dtype(0)});
+            }
+            if (!mean) ctx.require_dtype(0, {DType::f32, DType::i64, DType::i32});
         };
-        r.infer = [](InferContext &ctx) { return broadcast_all(ctx, DType::f32); };
+        r.infer = [](InferContext &ctx) { return broadcast_all(ctx, ctx.dtype(0)); };
         table[op] = r;
     }
     for (const char *op : {"Add", "Sub", "Mul", "Div"})

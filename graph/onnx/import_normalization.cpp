@@ -211,8 +211,7 @@ void register_normalization_rules(RuleTable &table) {
     }
 
     // ArgMax / ArgMin: the index (i64) of the first (or, select_last_index, the last)
-    // extreme along one axis. The evaluator computes them; compiled kernels write fp32
-    // only.
+    // extreme along one axis.
     OpRule arg;
     arg.attributes = {"axis", "keepdims", "select_last_index"};
     arg.check = [](const InferContext &ctx) { ctx.require_dtype(0, {DType::f32, DType::i64, DType::i32}); };
@@ -229,6 +228,26 @@ void register_normalization_rules(RuleTable &table) {
     };
     table["ArgMax"] = arg;
     table["ArgMin"] = arg;
+
+    // CumSum (opset 11): running sums along the axis given as a scalar input (a
+    // constant), optionally exclusive (each sum stops before its own element) or in
+    // reverse. Position ids are a running sum of an attention mask.
+    OpRule cumsum;
+    cumsum.min_opset = 11;
+    cumsum.attributes = {"exclusive", "reverse"};
+    cumsum.min_inputs = cumsum.max_inputs = 2;
+    cumsum.check = [](const InferContext &ctx) {
+        ctx.require_dtype(0, {DType::f32, DType::i64, DType::i32});
+        ctx.require_dtype(1, {DType::i64, DType::i32});
+    };
+    cumsum.infer = [](InferContext &ctx) {
+        if (!ctx.int_values(1)) ctx.fail("the axis must be a constant");
+        if (ctx.int_values(1)->size() != 1) ctx.fail("the axis must be a scalar");
+        ctx.axis((*ctx.int_values(1))[0], ctx.rank(0), "axis");
+        ctx.set_output(0, ctx.dtype(0), ctx.shape(0));
+        return true;
+    };
+    table["CumSum"] = cumsum;
 }
 
 } // namespace tessera::graph

@@ -111,6 +111,15 @@ Kernel variadic(const std::string &op) {
         std::vector<std::vector<int64_t>> offsets;
         for (const TensorData *in : kc.in) offsets.push_back(broadcast_offsets(in->shape, y.shape));
         for (size_t e = 0; e < y.size(); e++) {
+            if (!y.is_float()) {  // integers: exactly
+                int64_t v = kc.in[0]->i[offsets[0][e]];
+                for (size_t k = 1; k < kc.in.size(); k++) {
+                    const int64_t x = kc.in[k]->i[offsets[k][e]];
+                    v = op == "Max" ? std::max(v, x) : op == "Min" ? std::min(v, x) : v + x;
+                }
+                y.i[e] = v;
+                continue;
+            }
             double v = kc.in[0]->f[offsets[0][e]];
             for (size_t k = 1; k < kc.in.size(); k++) {
                 const double x = kc.in[k]->f[offsets[k][e]];
@@ -183,6 +192,12 @@ double neg(double v) {
 int64_t neg_i(int64_t v) {
     return -v;
 }
+double abs_f(double v) {
+    return std::abs(v);
+}
+int64_t abs_i(int64_t v) {
+    return v < 0 ? -v : v;
+}
 double sigmoid(double v) {
     return 1.0 / (1.0 + std::exp(-v));
 }
@@ -221,7 +236,7 @@ void register_elementwise_kernels(KernelTable &table) {
         const double alpha = n.get_float("alpha", 1.67326319217681884765625f);
         return n.get_float("gamma", 1.05070102214813232421875f) * (v > 0 ? v : alpha * (std::exp(v) - 1));
     });
-    table["Abs"] = unary_float([](double v) { return std::abs(v); });
+    table["Abs"] = unary_any(abs_f, abs_i);
     table["Log"] = unary_float([](double v) { return std::log(v); });
     table["Softsign"] = unary_float([](double v) { return v / (1 + std::abs(v)); });
     table["Mish"] = unary_float([](double v) { return v * std::tanh(v > 0 ? v + std::log1p(std::exp(-v)) : std::log1p(std::exp(v))); });

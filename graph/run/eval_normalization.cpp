@@ -197,9 +197,42 @@ void reduce(KernelContext &kc) {
     }
 }
 
+// Running sums along one axis (forward or reverse; exclusive: before each element).
+// Floats sum in double, integers exactly.
+void cumsum(KernelContext &kc) {
+    const TensorData &x = kc.input(0);
+    TensorData &y = kc.out[0];
+    const int64_t axis = kc.ic.axis(kc.input(1).as_ints().at(0), int64_t(x.shape.size()), "axis");
+    const bool exclusive = kc.node().get_int("exclusive", 0) != 0, reverse = kc.node().get_int("reverse", 0) != 0;
+    const int64_t n = x.shape[size_t(axis)];
+    const int64_t inner = num_elements(Shape(x.shape.begin() + axis + 1, x.shape.end()));
+    const int64_t outer = num_elements(Shape(x.shape.begin(), x.shape.begin() + axis));
+    for (int64_t o = 0; o < outer; o++) {
+        for (int64_t i = 0; i < inner; i++) {
+            double f = 0;
+            int64_t whole = 0;
+            for (int64_t step = 0; step < n; step++) {
+                const int64_t j = reverse ? n - 1 - step : step;
+                const size_t k = size_t((o * n + j) * inner + i);
+                if (exclusive) {
+                    if (x.is_float()) y.f[k] = float(f);
+                    else y.i[k] = whole;
+                }
+                if (x.is_float()) f += double(x.f[k]);
+                else whole += x.i[k];
+                if (!exclusive) {
+                    if (x.is_float()) y.f[k] = float(f);
+                    else y.i[k] = whole;
+                }
+            }
+        }
+    }
+}
+
 } // namespace
 
 void register_normalization_kernels(KernelTable &table) {
+    table["CumSum"] = cumsum;
     table["BatchNormalization"] = batch_norm;
     table["LayerNormalization"] = layer_norm;
     table["LRN"] = lrn;

@@ -1,9 +1,9 @@
 // Integer and boolean tensors computed at run time in compiled partitions: token ids
 // gathered from embedding tables (negative ids count from the end), an attention mask
 // cast to a bias, masks from comparisons and logic applied by Where, ArgMax/ArgMin
-// outputs; against the reference evaluator, fused and one kernel per node. An id
-// outside its table stops the run naming the Gather; an op without an integer form
-// refuses an integer input naming the node.
+// outputs, index arithmetic and running sums; against the reference evaluator, fused
+// and one kernel per node. An id outside its table or a division by zero stops the run
+// naming the node; an op without an integer form refuses an integer input naming it.
 #include "evaluate.h"
 #include "fold_constants.h"
 #include "graph_error.h"
@@ -144,6 +144,68 @@ TEST(GraphLowering, MasksFromComparisonsAndLogicApplyThroughWhere) {
     }
 }
 
+// Index arithmetic on integers with negative values: Div truncating toward zero, Mod
+// with the divisor's sign and with the dividend's (fmod), Add, Sub, Mul, Neg, Abs,
+// Relu, Max, Min, Sum; running sums (CumSum) of integers (exclusive, reverse) and of
+// floats; RoBERTa-style position ids (a running sum of the mask, times the mask).
+ModelBuilder index_arithmetic_model() {
+    ModelBuilder b(13);
+    b.input("a", {3, 8}, kInt64).input("d", {3, 8}, kInt64).input("x", {3, 8});
+    for (const char *out : {"quot", "py_mod", "c_mod", "mix", "positions", "back", "running"}) {
+        b.output(out, std::string(out) == "running" ? kFloat : kInt64);
+    }
+    b.initializer("axis1", TensorData::ints({}, {1}));
+    b.initializer("three", TensorData::ints({}, {3}));
+    b.node("Div", {"a", "d"}, {"quot"});
+    b.node("Mod", {"a", "d"}, {"py_mod"});
+    testing::set_int(b.node("Mod", {"a", "d"}, {"c_mod"}), "fmod", 1);
+    b.node("Mul", {"a", "three"}, {"a3"});
+    b.node("Sub", {"a3", "d"}, {"s"});
+    b.node("Neg", {"s"}, {"ns"});
+    b.node("Abs", {"ns"}, {"abs"});
+    b.node("Relu", {"s"}, {"r"});
+    b.node("Max", {"abs", "d", "r"}, {"mx"});
+    b.node("Min", {"mx", "a"}, {"mn"});
+    b.node("Sum", {"mn", "r", "three"}, {"mix"});
+    b.node("Equal", {"a", "three"}, {"pad"});
+    b.node("Not", {"pad"}, {"keep"});
+    testing::set_int(b.node("Cast", {"keep"}, {"mask"}), "to", kInt64);
+    b.node("CumSum", {"mask", "axis1"}, {"counted"});
+    b.node("Mul", {"counted", "mask"}, {"positions"});
+    auto &back = b.node("CumSum", {"a", "axis1"}, {"back"});
+    testing::set_int(back, "exclusive", 1);
+    testing::set_int(back, "reverse", 1);
+    b.node("CumSum", {"x", "axis1"}, {"running"});
+    return b;
+}
+
+TEST(GraphLowering, IndexArithmeticAndRunningSumsMatchTheReference) {
+    const Graph g = imported(index_arithmetic_model());
+    for (uint64_t seed : {7, 8}) {
+        TensorMap in;
+        in["a"] = random_integers(DType::i64, {3, 8}, {-20, 20}, seed);
+        in["d"] = random_integers(DType::i64, {3, 8}, {1, 6}, seed + 1);
+        for (size_t k = 0; k < in["d"].i.size(); k += 3) in["d"].i[k] = -in["d"].i[k];  // negative divisors
+        in["x"] = testing::random_floats({3, 8}, seed);
+        expect_matches_reference(g, in);
+    }
+}
+
+TEST(GraphLowering, AnIntegerDivisionByZeroStopsTheRunNamingTheNode) {
+    Halide::load_plugin(TESSERA_PLUGIN_PATH);
+    ModelBuilder b(13);
+    b.input("a", {4}, kInt64).input("d", {4}, kInt64).output("q", kInt64);
+    b.node("Div", {"a", "d"}, {"q"}, "per_head");
+    const Graph g = imported(b);
+    JitModel model(g, plan_fusion(g, {4.0, true}), schedule_with_tessera, Halide::get_host_target());
+    try {
+        model.run({{"a", TensorData::ints({4}, {1, 2, 3, 4})}, {"d", TensorData::ints({4}, {1, 0, 1, 1})}});
+        FAIL() << "a division by zero ran";
+    } catch (const std::exception &e) {
+        EXPECT_NE(std::string(e.what()).find("Div 'per_head': integer division by zero"), std::string::npos) << e.what();
+    }
+}
+
 TEST(GraphLowering, AnIdOutsideItsTableStopsTheRunNamingTheGather) {
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
     const Graph g = imported(token_model());
@@ -163,7 +225,7 @@ TEST(GraphLowering, AnIdOutsideItsTableStopsTheRunNamingTheGather) {
 TEST(GraphLowering, AnOpWithoutAnIntegerFormRefusesIntegerInputsNamingTheNode) {
     ModelBuilder b(13);
     b.input("a", {4}, kInt64).output("y", kInt64);
-    b.node("Add", {"a", "a"}, {"y"}, "twice");
+    b.node("Pow", {"a", "a"}, {"y"}, "largest");
     const Graph g = imported(b);
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
     try {
@@ -171,8 +233,9 @@ TEST(GraphLowering, AnOpWithoutAnIntegerFormRefusesIntegerInputsNamingTheNode) {
         FAIL() << "an integer Add compiled";
     } catch (const GraphError &e) {
         const std::string what = e.what();
-        EXPECT_NE(what.find("twice"), std::string::npos) << what;
-        EXPECT_NE(what.find("Add of a i64 tensor computed at run time is not compiled"), std::string::npos) << what;
+        EXPECT_NE(what.find("largest"), std::string::npos) << what;
+        EXPECT_NE(what.find("Pow of a i64 tensor computed at run time is not compiled"), std::string::npos)
+            << what;
     }
 }
 
