@@ -410,6 +410,34 @@ TEST(GraphLowering, NhwcLayoutComputesTheModelAsWritten) {
 // Pools with ceil_mode whose last window reaches past the edge (GoogLeNet- and
 // SqueezeNet-class nets): a max pool without padding, an average pool with it,
 // counting the padding and not.
+// GroupNormalization as PyTorch exports it (opsets before 18): the channels reshaped
+// into groups, InstanceNormalization per group with unit scale and zero bias, reshaped
+// back, then the per-channel scale and shift; after a convolution and before a SiLU.
+TEST(GraphLowering, GroupNormalizationInItsExportedFormMatchesTheReference) {
+    ModelBuilder b(13);
+    b.input("x", {1, 3, 9, 7}).output("y");
+    b.initializer("w", weights({12, 3, 3, 3}, 41));
+    b.initializer("groups", TensorData::ints({3}, {1, 4, -1}));
+    b.initializer("image", TensorData::ints({4}, {1, 12, 9, 7}));
+    b.initializer("ones", TensorData::floats({4}, {1, 1, 1, 1}));
+    b.initializer("zeros", TensorData::floats({4}, {0, 0, 0, 0}));
+    b.initializer("gamma", weights({12, 1, 1}, 42, 1.0f));
+    b.initializer("beta", weights({12, 1, 1}, 43));
+    auto &conv = b.node("Conv", {"x", "w"}, {"c"});
+    testing::set_ints(conv, "kernel_shape", {3, 3});
+    testing::set_ints(conv, "pads", {1, 1, 1, 1});
+    b.node("Reshape", {"c", "groups"}, {"g"});
+    testing::set_float(b.node("InstanceNormalization", {"g", "ones", "zeros"}, {"n"}), "epsilon", 1e-5f);
+    b.node("Reshape", {"n", "image"}, {"back"});
+    b.node("Mul", {"back", "gamma"}, {"scaled"});
+    b.node("Add", {"scaled", "beta"}, {"shifted"});
+    b.node("Sigmoid", {"shifted"}, {"gate"});
+    b.node("Mul", {"shifted", "gate"}, {"y"});
+    const Graph g = prepared(b);
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 44);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 45);
+}
+
 TEST(GraphLowering, CeilModePoolsAddTheLastWindow) {
     for (int count_include_pad : {0, 1}) {
         ModelBuilder b(13);
