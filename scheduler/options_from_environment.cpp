@@ -24,6 +24,12 @@ std::optional<hal::DeviceProfile> device_profile_from_environment() {
     if (!explicit_file && !std::filesystem::exists(path)) return std::nullopt;
     std::string error;
     std::optional<hal::DeviceProfile> profile = hal::load_profile(path, &error);
+    if (profile && !explicit_file && hal::peak_measured_by_an_old_loop(*profile)) {
+        std::fprintf(stderr,
+                     "Tessera: warning: the device profile %s was measured by an older tessera-profile, whose FMA "
+                     "peak was 1.5-3x too high; run tessera-profile to measure again\n",
+                     path.c_str());
+    }
     if (profile) return profile;
     if (explicit_file) throw std::runtime_error("TESSERA_DEVICE_PROFILE: " + error);
     std::fprintf(stderr, "Tessera: warning: the device profile %s does not load; built-in figures are used\n",

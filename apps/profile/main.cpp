@@ -18,7 +18,8 @@ void usage(std::FILE *to) {
     std::fprintf(to, "usage: tessera-profile [--output FILE] [--quick] [--if-missing]\n"
                      "  --output      where to write the JSON profile (default %s)\n"
                      "  --quick       short, smaller measurements (for tests; less accurate)\n"
-                     "  --if-missing  do nothing when the output already holds a loadable profile\n",
+                     "  --if-missing  do nothing when the output already holds a loadable profile (one\n"
+                     "                measured by an older tessera-profile is measured again)\n",
                  tessera::default_profile_path().c_str());
 }
 
@@ -54,9 +55,16 @@ int main(int argc, char **argv) {
         }
     }
     std::string why;
-    if (if_missing && hal::load_profile(output, &why)) {
-        std::printf("tessera-profile: %s holds a profile already (remove it to measure again)\n", output.c_str());
-        return 0;
+    if (if_missing) {
+        if (const std::optional<hal::DeviceProfile> old = hal::load_profile(output, &why)) {
+            if (!hal::peak_measured_by_an_old_loop(*old)) {
+                std::printf("tessera-profile: %s holds a profile already (remove it to measure again)\n",
+                            output.c_str());
+                return 0;
+            }
+            std::printf("tessera-profile: %s was measured by an older tessera-profile, whose FMA peak was 1.5-3x "
+                        "too high: measuring again\n", output.c_str());
+        }
     }
     if (prof::fma_lanes() == 0) {
         std::fprintf(stderr, "tessera-profile: this CPU has neither AVX-512F nor AVX2+FMA; nothing to measure\n");
@@ -77,6 +85,7 @@ int main(int argc, char **argv) {
     std::printf("tessera-profile: %s, %d cores, %d fp32 lanes (%s)%s\n", p.cpu_model.c_str(), cores,
                 p.vector_lanes_fp32, p.vector_lanes_fp32 == 16 ? "AVX-512" : "AVX2", quick ? ", quick" : "");
     p.fma_gflops_per_core = prof::fma_gflops_one_core(quick ? 0.06 : 0.6);
+    p.fma_peak_revision = hal::kFmaPeakRevision;
 
     // Buffer per thread for each layer: half a private cache (the other half holds
     // the stack and code); for the LLC a buffer past the private L2 but well inside

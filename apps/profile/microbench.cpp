@@ -29,11 +29,21 @@ volatile float sink;
 // FMA: latency 4 cycles x 2 pipes needs >= 8 independent chains to keep both pipes
 // busy; 12 (AVX-512, 32 registers) and 10 (AVX2, 16 registers) leave headroom and
 // stay in registers. Each chain is x = x * m + a, which converges and never denormalises.
-__attribute__((target("avx512f"))) double fma_loop_avx512(uint64_t iters) {
+// Every chain starts at a value of its own, and the empty asm says each may have
+// changed after every step: chains that start equal compute equal values, and GCC
+// merged them into one, a single latency-bound FMA per iteration counted as twelve
+// (the peak reported 12 / 4 = 3 FMAs per cycle: 1.5x too high with two 512-bit pipes,
+// 3x on Zen 4's one). ProfileCli.FmaLoopsIssueEveryChainTheyCount reads the loops back.
+#define TESSERA_KEEP_CHAINS(...) asm volatile("" : __VA_ARGS__)
+__attribute__((target("avx512f"), noinline)) double fma_loop_avx512(uint64_t iters) {
     __m512 m = _mm512_set1_ps(0.999f), a = _mm512_set1_ps(0.001f);
-    __m512 x0 = _mm512_set1_ps(1.0f), x1 = x0, x2 = x0, x3 = x0, x4 = x0, x5 = x0;
-    __m512 x6 = x0, x7 = x0, x8 = x0, x9 = x0, x10 = x0, x11 = x0;
+    __m512 x0 = _mm512_set1_ps(1.00f), x1 = _mm512_set1_ps(1.01f), x2 = _mm512_set1_ps(1.02f);
+    __m512 x3 = _mm512_set1_ps(1.03f), x4 = _mm512_set1_ps(1.04f), x5 = _mm512_set1_ps(1.05f);
+    __m512 x6 = _mm512_set1_ps(1.06f), x7 = _mm512_set1_ps(1.07f), x8 = _mm512_set1_ps(1.08f);
+    __m512 x9 = _mm512_set1_ps(1.09f), x10 = _mm512_set1_ps(1.10f), x11 = _mm512_set1_ps(1.11f);
     for (uint64_t i = 0; i < iters; i++) {
+        TESSERA_KEEP_CHAINS("+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3), "+v"(x4), "+v"(x5), "+v"(x6), "+v"(x7),
+                            "+v"(x8), "+v"(x9), "+v"(x10), "+v"(x11));
         x0 = _mm512_fmadd_ps(x0, m, a);
         x1 = _mm512_fmadd_ps(x1, m, a);
         x2 = _mm512_fmadd_ps(x2, m, a);
@@ -54,11 +64,15 @@ __attribute__((target("avx512f"))) double fma_loop_avx512(uint64_t iters) {
     return double(iters) * 12 * 16 * 2;
 }
 
-__attribute__((target("avx2,fma"))) double fma_loop_avx2(uint64_t iters) {
+__attribute__((target("avx2,fma"), noinline)) double fma_loop_avx2(uint64_t iters) {
     __m256 m = _mm256_set1_ps(0.999f), a = _mm256_set1_ps(0.001f);
-    __m256 x0 = _mm256_set1_ps(1.0f), x1 = x0, x2 = x0, x3 = x0, x4 = x0, x5 = x0, x6 = x0, x7 = x0, x8 = x0,
-           x9 = x0;
+    __m256 x0 = _mm256_set1_ps(1.00f), x1 = _mm256_set1_ps(1.01f), x2 = _mm256_set1_ps(1.02f);
+    __m256 x3 = _mm256_set1_ps(1.03f), x4 = _mm256_set1_ps(1.04f), x5 = _mm256_set1_ps(1.05f);
+    __m256 x6 = _mm256_set1_ps(1.06f), x7 = _mm256_set1_ps(1.07f), x8 = _mm256_set1_ps(1.08f);
+    __m256 x9 = _mm256_set1_ps(1.09f);
     for (uint64_t i = 0; i < iters; i++) {
+        TESSERA_KEEP_CHAINS("+x"(x0), "+x"(x1), "+x"(x2), "+x"(x3), "+x"(x4), "+x"(x5), "+x"(x6), "+x"(x7),
+                            "+x"(x8), "+x"(x9));
         x0 = _mm256_fmadd_ps(x0, m, a);
         x1 = _mm256_fmadd_ps(x1, m, a);
         x2 = _mm256_fmadd_ps(x2, m, a);
@@ -78,6 +92,7 @@ __attribute__((target("avx2,fma"))) double fma_loop_avx2(uint64_t iters) {
     sink = lanes[0] + lanes[7];
     return double(iters) * 10 * 8 * 2;
 }
+#undef TESSERA_KEEP_CHAINS
 
 // Sums a buffer with 8 independent vector accumulators (add latency x pipes), so the
 // loads, not the adds, are the limit.

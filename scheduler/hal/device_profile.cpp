@@ -92,6 +92,10 @@ DeviceProfile builtin_profile() {
     return p;
 }
 
+bool peak_measured_by_an_old_loop(const DeviceProfile &p) {
+    return p.source.rfind("measured", 0) == 0 && p.fma_peak_revision < kFmaPeakRevision;
+}
+
 std::optional<DeviceProfile> load_profile(const std::string &path, std::string *error) {
     std::ifstream in(path);
     if (!in) {
@@ -126,6 +130,7 @@ std::optional<DeviceProfile> load_profile(const std::string &path, std::string *
         p.vector_registers = j.contains("vector_registers") ? integer_field<int>(j, "vector_registers") : 0;
         p.row_address_registers =
             j.contains("row_address_registers") ? integer_field<int>(j, "row_address_registers") : 0;
+        p.fma_peak_revision = j.contains("fma_peak_revision") ? integer_field<int>(j, "fma_peak_revision") : 0;
         // The HAL reads the layers by role (hal/device_spec.h): caches innermost
         // first, a shared "LLC" last among them, "DRAM" last of all. Anything else
         // once stopped the scheduler on an internal error or read past the layers
@@ -167,6 +172,7 @@ nlohmann::json profile_json(const DeviceProfile &p) {
     if (p.fma_latency > 0) j["fma_latency"] = p.fma_latency;
     if (p.vector_registers > 0) j["vector_registers"] = p.vector_registers;
     if (p.row_address_registers > 0) j["row_address_registers"] = p.row_address_registers;
+    if (p.fma_peak_revision > 0) j["fma_peak_revision"] = p.fma_peak_revision;
     j["layers"] = nlohmann::json::array();
     for (const MemoryLayerProfile &l : p.layers) {
         j["layers"].push_back({{"name", l.name},

@@ -19,6 +19,9 @@ struct MemoryLayerProfile {
     double read_gbs_all_cores = 0; // every core reading at once (what is shared gets split)
 };
 
+// The revision of tessera-profile's FMA peak loop: 2 keeps every chain it counts.
+constexpr int kFmaPeakRevision = 2;
+
 struct DeviceProfile {
     int version = 1;
     std::string source;  // "measured" (tessera-profile) or "built-in"
@@ -41,9 +44,16 @@ struct DeviceProfile {
     int fma_latency = 0;
     int vector_registers = 0;
     int row_address_registers = 0;
+    // Which revision of tessera-profile's FMA loop measured fma_gflops_per_core
+    // (kFmaPeakRevision); 0 for profiles written before it was recorded, whose loop
+    // ran one FMA chain where it counted twelve: a peak 1.5-3x too high.
+    int fma_peak_revision = 0;
 
     const MemoryLayerProfile *layer(const std::string &name) const;
 };
+
+// Whether `p` is a measured profile whose peak the old, merged FMA loop measured.
+bool peak_measured_by_an_old_loop(const DeviceProfile &p);
 
 // Cache capacities from sysfs, core count and vector width of this host, and
 // deliberately modest throughput figures.
