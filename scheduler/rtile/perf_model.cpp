@@ -109,7 +109,8 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
     const double tiles = double(tile_count(t_, tile));
     if (level == kRegisterTile) {
         double loads = 0;
-        for (const analysis::AccessMap &m : t_.reads) {
+        for (size_t i = 0; i < t_.reads.size(); i++) {
+            const analysis::AccessMap &m = t_.reads[i];
             if (!m.depends_on(p.vector_dim)) {
                 // One broadcast per element read: a stride skips the others (an
                 // NCHW 3x3 stride-2 tile of 7 points broadcasts 7 inputs per tap,
@@ -128,6 +129,16 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
             const int64_t stride = m.coef.empty() ? 1 : std::abs(m.coef[0][p.vector_dim]);
             const int64_t v = tile.shape[p.vector_dim];
             const int w = alignment_->vector_width(v);
+            if (stride == 0 && !(p.transposed && int(i) == p.packed_read)) {
+                // The vectorised dim moves only an outer storage dim (W(k, n) read along
+                // n): every lane is a load of its own and an insert (a transposed
+                // program's packed operand is stored with the vector dim innermost).
+                // Counted as whole vectors, BERT's out-projection (K innermost in both
+                // operands) took such a direct program over the transposed one and
+                // ran 7x slower.
+                loads += elems * 2.0;
+                continue;
+            }
             if (stride >= 2 && (w & (w - 1)) != 0) {
                 const double rows = elems / double(m.tile_extent(0, tile.shape));
                 loads += rows * double((v + w - 1) / w) * 2.0 * w;
