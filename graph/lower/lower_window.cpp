@@ -1,6 +1,6 @@
 // MaxPool, AveragePool and GlobalAveragePool through the op library's pooling (in
 // NCHW or, on nodes assign_layouts gave NHWC or NCHW[b]c, its nhwc and nchwc forms;
-// a dilated MaxPool in NCHW as a maximum over its taps);
+// dilated pools in NCHW as a maximum or a sum over their taps);
 // GlobalMaxPool (NCHW) through its reduce_max.
 #include "halide_axes.h"
 #include "image_layout.h"
@@ -31,15 +31,39 @@ Func dilated_max_pool(LowerContext &ctx, const LayoutImage &im, const Window &wi
     return out;
 }
 
+// An average pool whose taps are dilated (AveragePool's dilations, opset 19), NCHW:
+// the sum over its taps of the zero-padded input over the window's size, or with
+// count_include_pad = 0 over the taps inside the input.
+Func dilated_average_pool(LowerContext &ctx, const LayoutImage &im, const Window &win) {
+    const Halide::Region box = ops::halide_region({im.n, im.c, im.h, im.w});
+    Func padded = Halide::BoundaryConditions::constant_exterior(ctx.input(0), 0.0f, box);
+    Halide::Var x("x"), y("y"), c("c"), n("n");
+    Halide::RDom r(0, int(win.kernel[1]), 0, int(win.kernel[0]), ctx.name("taps"));
+    const Halide::Expr ix = x * int(win.strides[1]) - int(win.pad_begin[1]) + r.x * int(win.dilations[1]);
+    const Halide::Expr iy = y * int(win.strides[0]) - int(win.pad_begin[0]) + r.y * int(win.dilations[0]);
+    Func sum(ctx.name("dilated_sum")), inside(ctx.name("dilated_count")), out(ctx.name("dilated_average_pool"));
+    sum(x, y, c, n) = Halide::sum(padded(ix, iy, c, n));
+    if (ctx.node().get_int("count_include_pad", 0) != 0) {
+        out(x, y, c, n) = sum(x, y, c, n) / float(win.kernel[0] * win.kernel[1]);
+    } else {
+        const Halide::Expr in = ix >= 0 && ix < int(im.w) && iy >= 0 && iy < int(im.h);
+        inside(x, y) = Halide::sum(Halide::select(in, 1.0f, 0.0f));
+        out(x, y, c, n) = sum(x, y, c, n) / Halide::max(inside(x, y), 1.0f);
+    }
+    return out;
+}
+
 std::vector<Func> pool(LowerContext &ctx, bool max) {
     const LayoutImage im = layout_image(ctx, "2-D pooling windows");
     const std::vector<int64_t> kernel = ctx.node().get_ints("kernel_shape", {});
     const Window win = resolve_window(ctx.ic, {im.h, im.w}, kernel, ctx.node().get_int("ceil_mode", 0) != 0);
     const bool dilated = win.dilations[0] != 1 || win.dilations[1] != 1;
+    const bool ceil_mode = ctx.node().get_int("ceil_mode", 0) != 0;
     if (max && dilated && im.layout == Layout::nchw) return {dilated_max_pool(ctx, im, win)};
+    if (!max && dilated && im.layout == Layout::nchw && !ceil_mode) return {dilated_average_pool(ctx, im, win)};
     if (!uniform_window(win) || dilated) {
-        ctx.fail("the op library's pooling takes one pad and stride for both axes and sides, no dilation (a "
-                 "dilated MaxPool in NCHW is compiled)");
+        ctx.fail("the op library's pooling takes one pad and stride for both axes and sides, no dilation (dilated "
+                 "pools in NCHW are compiled, an average one without ceil_mode)");
     }
     ops::OpConfig config = ops::OpConfig::of(max ? "max_pool2d" : "avg_pool2d")
                                .with("n", im.n)

@@ -57,9 +57,10 @@ struct AfterWindow {
 };
 
 // A 2-D window made uniform in place: unit axes take the other's stride and dilation,
-// strides that still differ become their gcd (`after->every` keeps the outputs the
-// original computes), uneven pads go to a Pad node before it. Returns whether a Pad
-// was added.
+// a convolution's dilations that still differ become their gcd (its kernel inflated
+// with zero taps), strides that still differ become their gcd (`after->every` keeps
+// the outputs the original computes), uneven pads go to a Pad node before it.
+// Returns whether a Pad was added.
 bool make_uniform(Graph &g, GraphBuilder &b, Node &n, AfterWindow *after) {
     const Shape x = g.value(n.inputs[0]).shape;
     const std::vector<int64_t> kernel = window_kernel(g, n);
@@ -72,6 +73,29 @@ bool make_uniform(Graph &g, GraphBuilder &b, Node &n, AfterWindow *after) {
             strides[i] = strides[1 - i];
             dilations[i] = dilations[1 - i];
         }
+    }
+    if (n.op_type == "Conv" && dilations[0] != dilations[1] && g.is_constant(n.inputs[1])) {
+        // Dilations that still differ: the kernel inflated with zero taps to their gcd
+        // along each axis (3x3 dilated (1, 2) is 3x5 with zero columns, dilation 1):
+        // the library's conv2d takes one dilation. The extra taps are zeros it adds.
+        const int64_t common = std::gcd(dilations[0], dilations[1]);
+        const int64_t step_h = dilations[0] / common, step_w = dilations[1] / common;
+        const TensorData &w = *g.value(n.inputs[1]).data;
+        const Shape ws = w.shape;
+        const int64_t kh = (ws[2] - 1) * step_h + 1, kw = (ws[3] - 1) * step_w + 1;
+        TensorData inflated(DType::f32, {ws[0], ws[1], kh, kw});
+        for (int64_t oc = 0; oc < ws[0] * ws[1]; oc++) {
+            for (int64_t i = 0; i < ws[2]; i++) {
+                for (int64_t j = 0; j < ws[3]; j++) {
+                    inflated.f[size_t((oc * kh + i * step_h) * kw + j * step_w)] = w.f[size_t((oc * ws[2] + i) * ws[3] + j)];
+                }
+            }
+        }
+        const std::string name = g.unique_name((n.name.empty() ? n.outputs[0] : n.name) + "_inflated_weights");
+        g.set_constant(name, inflated);
+        n.inputs[1] = name;
+        if (n.has_attr("kernel_shape")) n.attrs["kernel_shape"] = Attribute::make_ints({kh, kw});
+        dilations = {common, common};
     }
     if (strides[0] != strides[1] && !ceil_mode) {
         const int64_t common = std::gcd(strides[0], strides[1]);

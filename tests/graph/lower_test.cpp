@@ -438,6 +438,40 @@ TEST(GraphLowering, GroupNormalizationInItsExportedFormMatchesTheReference) {
     expect_matches_reference(g, plan_fusion(g, {4.0, false}), 45);
 }
 
+// Dilations that differ between the axes and dilated averages (AveragePool's
+// dilations, opset 19): a convolution dilated (1, 2) and one (2, 3) (their kernels
+// inflated with zero taps), average pools dilated (2, 1) counting the padding or
+// not (uneven pads too), a max pool dilated (1, 3).
+TEST(GraphLowering, DilationsThatDifferBetweenAxesAndDilatedAverages) {
+    for (int count_include_pad : {0, 1}) {
+        ModelBuilder b(19);
+        b.input("x", {1, 3, 13, 15}).output("y");
+        b.initializer("w1", weights({6, 3, 3, 3}, 51));
+        b.initializer("w2", weights({4, 6, 2, 3}, 52));
+        auto &c1 = b.node("Conv", {"x", "w1"}, {"c1"});
+        testing::set_ints(c1, "dilations", {1, 2});
+        testing::set_ints(c1, "pads", {1, 2, 1, 2});
+        auto &c2 = b.node("Conv", {"c1", "w2"}, {"c2"});
+        testing::set_ints(c2, "dilations", {2, 3});
+        auto &avg = b.node("AveragePool", {"c2"}, {"a"});
+        testing::set_ints(avg, "kernel_shape", {3, 2});
+        testing::set_ints(avg, "dilations", {2, 1});
+        testing::set_ints(avg, "pads", {1, 0, 2, 1});
+        testing::set_int(avg, "count_include_pad", count_include_pad);
+        auto &mx = b.node("MaxPool", {"a"}, {"y"});
+        testing::set_ints(mx, "kernel_shape", {2, 2});
+        testing::set_ints(mx, "dilations", {1, 3});
+        const Graph written = prepared(b);
+        Graph g = written;
+        prepare_graph(g);  // the convolutions' dilations made one, the pads a Pad
+        for (const Node &n : g.nodes) {
+            if (n.op_type == "Conv") EXPECT_EQ(n.get_ints("dilations", {1, 1}), (std::vector<int64_t>{1, 1}));
+        }
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 46 + count_include_pad, &written);
+        expect_matches_reference(g, plan_fusion(g, {4.0, false}), 48 + count_include_pad, &written);
+    }
+}
+
 TEST(GraphLowering, CeilModePoolsAddTheLastWindow) {
     for (int count_include_pad : {0, 1}) {
         ModelBuilder b(13);
