@@ -60,6 +60,7 @@ TEST(PerfModel, StridedBroadcastsCountTheElementsRead) {
     p.vector_dim = 2;
     p.second_dim = 0;
     p.transposed = true;
+    p.packed_read = 1;  // the weights, packed with the output channels innermost
     // Tiles x taps x (7 broadcasts + the weight vector, charged two loads: the
     // model reads the weights' own layout, window innermost, not the packed copy).
     const double tiles = 1 * 7 * 64 * 3 * 3 * 512;
