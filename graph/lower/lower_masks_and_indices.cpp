@@ -1,8 +1,9 @@
 // Rules for the values models compute besides fp32 activations: Cast between fp32
 // and the integer-like types, comparisons and logic that make masks, Where that
-// applies them, ArgMax/ArgMin, CumSum (fp32 or integer), and the arithmetic of indices (position ids computed
-// from a mask: Add, Sub, Mul, Div, Mod, Neg, Abs, Max, Min of integers). Integer-like
-// values are int64 Funcs in compiled code (boundary_type); a boolean is 0 or 1.
+// applies them, ArgMax/ArgMin, CumSum (fp32 or integer), and the arithmetic of
+// indices (position ids computed from a mask: Add, Sub, Mul, Div, Mod, Neg, Abs,
+// Relu, Max, Min, Sum of integers). Integer-like values are int64 Funcs in compiled
+// code (boundary_type); a boolean is 0 or 1.
 #include "halide_axes.h"
 #include "index_maps.h"
 #include "lower_partition.h"
