@@ -15,7 +15,9 @@ namespace {
 std::vector<TensorSpec> specs(const nlohmann::json &list) {
     std::vector<TensorSpec> out;
     for (const auto &t : list) {
-        TensorSpec spec{t.at("name").get<std::string>(), t.at("shape").get<graph::Shape>()};
+        TensorSpec spec;
+        spec.name = t.at("name").get<std::string>();
+        spec.shape = t.at("shape").get<graph::Shape>();
         const std::string dtype = t.value("dtype", "float32");
         if (dtype == "int64") {
             spec.dtype = graph::DType::i64;
@@ -31,7 +33,10 @@ std::vector<TensorSpec> specs(const nlohmann::json &list) {
 }  // namespace
 
 TensorSpec graph_tensor_spec(const graph::Graph &g, const std::string &name) {
-    TensorSpec t{name, g.value(name).shape, g.value(name).dtype};
+    TensorSpec t;
+    t.name = name;
+    t.shape = g.value(name).shape;
+    t.dtype = g.value(name).dtype;
     if (!t.is_float()) t.range = graph::sample_range(g, name);
     return t;
 }
