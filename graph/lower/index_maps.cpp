@@ -68,8 +68,11 @@ Func reshape_func(const Func &in, const Shape &from, const Shape &to, const std:
 Func broadcast_func(const Func &in, const Shape &from, const Shape &to, const std::string &name) {
     std::vector<Var> v = ops::logical_vars(to.size(), "b");
     std::vector<Expr> coords;
-    const size_t offset = to.size() - from.size();
-    for (size_t k = 0; k < from.size(); k++) coords.push_back(from[k] == 1 ? Expr(0) : Expr(v[offset + k]));
+    const size_t extra = from.size() > to.size() ? from.size() - to.size() : 0;  // leading 1s
+    const size_t offset = to.size() + extra - from.size();
+    for (size_t k = 0; k < from.size(); k++) {
+        coords.push_back(k < extra || from[k] == 1 ? Expr(0) : Expr(v[offset + k]));
+    }
     Func out(name);
     ops::ref(out, ops::as_exprs(v)) = ops::at(in, coords);
     return out;

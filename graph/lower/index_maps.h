@@ -16,7 +16,8 @@ namespace tessera::graph {
 // really splits or merges get a division or a modulo.
 Halide::Func reshape_func(const Halide::Func &in, const Shape &from, const Shape &to, const std::string &name);
 
-// `in` (of shape `from`) broadcast to `to` (numpy rules).
+// `in` (of shape `from`) broadcast to `to` (numpy rules). `from` may have more axes
+// than `to` where the extra leading ones are 1 (a scalar the lowering holds as [1]).
 Halide::Func broadcast_func(const Halide::Func &in, const Shape &from, const Shape &to, const std::string &name);
 
 // An op-library shape key: "1x3x224x224"; a scalar is written as "1".

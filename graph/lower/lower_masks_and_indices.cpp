@@ -9,6 +9,8 @@
 #include "lower_partition.h"
 #include "lower_rule.h"
 
+#include <algorithm>
+
 namespace tessera::graph {
 
 using Halide::Expr;
@@ -23,12 +25,8 @@ Expr as_int64(const Expr &condition) {
 
 // Input k read at the output's coordinates `v` (ONNX's multidirectional broadcast).
 Expr broadcast_read(LowerContext &ctx, size_t k, const std::vector<Var> &v) {
-    const Shape &in = ctx.in_shape(k), &out = ctx.out_shape();
-    if (in.size() > out.size()) return ops::at(ctx.input(k), std::vector<Expr>(in.size(), Expr(0)));  // a scalar as [1]
-    std::vector<Expr> coords;
-    const size_t offset = out.size() - in.size();
-    for (size_t a = 0; a < in.size(); a++) coords.push_back(in[a] == 1 ? Expr(0) : Expr(v[offset + a]));
-    return ops::at(ctx.input(k), coords);
+    const Func b = broadcast_func(ctx.input(k), ctx.in_shape(k), ctx.out_shape(), ctx.name("in" + std::to_string(k)));
+    return ops::at(b, ops::as_exprs(v));
 }
 
 // out(v) = value(v) over the output's shape.
@@ -172,6 +170,22 @@ const std::vector<std::string> &integer_arithmetic_ops() {
     return ops;
 }
 
+// The rules of this file by op type (every one takes integer values).
+const LowerTable &mask_and_index_rules() {
+    static const LowerTable rules = {
+        {"Cast", cast},        {"Equal", comparison}, {"Greater", comparison}, {"Less", comparison},
+        {"GreaterOrEqual", comparison}, {"LessOrEqual", comparison}, {"Not", logic},  {"And", logic},
+        {"Or", logic},         {"Xor", logic},        {"Where", where},        {"ArgMax", arg_extreme},
+        {"ArgMin", arg_extreme}, {"CumSum", cumsum}};
+    return rules;
+}
+
+bool has_integer_rule(const std::string &op_type) {
+    const std::vector<std::string> &arithmetic = integer_arithmetic_ops();
+    return mask_and_index_rules().count(op_type) > 0 ||
+           std::find(arithmetic.begin(), arithmetic.end(), op_type) != arithmetic.end();
+}
+
 void register_mask_and_index_lowering(LowerTable &table) {
     // The fp32 rules (the op library's) stay; an integer node takes these.
     for (const std::string &op : integer_arithmetic_ops()) {
@@ -180,13 +194,7 @@ void register_mask_and_index_lowering(LowerTable &table) {
             return is_integer(ctx.g.value(ctx.node().outputs[0]).dtype) ? integer_arithmetic(ctx) : fp32(ctx);
         };
     }
-    table["Cast"] = cast;
-    for (const char *op : {"Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual"}) table[op] = comparison;
-    for (const char *op : {"Not", "And", "Or", "Xor"}) table[op] = logic;
-    table["Where"] = where;
-    table["ArgMax"] = arg_extreme;
-    table["ArgMin"] = arg_extreme;
-    table["CumSum"] = cumsum;
+    for (const auto &[op, rule] : mask_and_index_rules()) table[op] = rule;
 }
 
 }  // namespace tessera::graph

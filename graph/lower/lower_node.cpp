@@ -4,7 +4,6 @@
 #include "index_maps.h"
 #include "shape_inference.h"
 
-#include <algorithm>
 #include <set>
 
 namespace tessera::graph {
@@ -41,12 +40,10 @@ const LowerTable &lower_rules() {
 }
 
 bool lowers_integer_values(const std::string &op_type) {
-    static const std::set<std::string> ops = {
-        "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Expand", "Concat", "Split", "Slice", "Tile",
-        "Transpose", "Gather", "Cast", "Equal", "Greater", "Less", "GreaterOrEqual", "LessOrEqual", "Not", "And",
-        "Or", "Xor", "Where", "ArgMax", "ArgMin", "CumSum"};
-    const std::vector<std::string> &arithmetic = integer_arithmetic_ops();
-    return ops.count(op_type) > 0 || std::find(arithmetic.begin(), arithmetic.end(), op_type) != arithmetic.end();
+    // The index plumbing moves values of any type; the rest have integer rules.
+    static const std::set<std::string> plumbing = {"Reshape", "Flatten",  "Squeeze", "Unsqueeze", "Identity", "Expand",
+                                                   "Concat",  "Split",    "Slice",   "Tile",      "Transpose", "Gather"};
+    return plumbing.count(op_type) > 0 || has_integer_rule(op_type);
 }
 
 std::vector<Halide::Func> lower_node(const Graph &g, const Node &node, const std::vector<Halide::Func> &inputs) {

@@ -54,6 +54,10 @@ bool lowers_integer_values(const std::string &op_type);
 // Abs, Relu, Max, Min, Sum): position ids and other index arithmetic.
 const std::vector<std::string> &integer_arithmetic_ops();
 
+// Whether lower_masks_and_indices.cpp lowers `op_type` for integer values (its own
+// rules and integer_arithmetic_ops()).
+bool has_integer_rule(const std::string &op_type);
+
 void register_linear_lowering(LowerTable &table);
 void register_window_lowering(LowerTable &table);
 void register_elementwise_lowering(LowerTable &table);
