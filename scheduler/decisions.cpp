@@ -30,4 +30,15 @@ const StageDecision *ScheduleDecisions::stage(const std::string &func) const {
     return nullptr;
 }
 
+std::vector<hal::ModelTerms> ScheduleDecisions::chosen_terms() const {
+    std::vector<hal::ModelTerms> out;
+    for (const StageDecision &d : stages) {
+        const rtile::RProgram *p = d.chosen_program();
+        if (!p) continue;
+        out.push_back(p->terms);
+        out.back().weight = d.prediction_weight;
+    }
+    return out;
+}
+
 }  // namespace tessera

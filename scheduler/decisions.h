@@ -32,6 +32,10 @@ struct StageDecision {
     // first, and the one applied.
     std::vector<rtile::RProgram> candidates;
     int chosen = -1;
+    // The chosen program's share of the pipeline's predicted time: 1, or a producer
+    // computed per band of a fused chain's consumer (predicted for one band): bands
+    // over cores. ScheduleOutcome::predicted_ms sums predicted_ms x this.
+    double prediction_weight = 1;
     ProgramChoice choice = ProgramChoice::BestPredicted;
     analysis::TensorExpr compute;  // the stage the candidates tile (rtile::program_expr: each one's dims)
     // Which tiles of its epilogue the stage is computed per (None: at root, the
@@ -68,6 +72,9 @@ struct ScheduleDecisions {
 
     // The decision for Func `func`; null when none was recorded.
     const StageDecision *stage(const std::string &func) const;
+    // The chosen programs' model terms, weighted as predicted_ms sums them: what a
+    // tuning log records for the calibration (hal/model_calibration.h).
+    std::vector<hal::ModelTerms> chosen_terms() const;
 };
 
 }  // namespace tessera

@@ -129,10 +129,13 @@ void schedule_band_producer(SchedulingContext &c, const FunctionNode &epilogue, 
     const bool was_serial = c.builder.serial();
     c.builder.set_serial(true);
     const double before = c.predicted_ms;
+    const size_t first_decision = c.decisions.stages.size();
     c.row_of[pname] = schedule_compute_stage(c, inner, *analysis::compute_stage(c.plan.stages.at(inner.func.name())),
                                              &c.plan.stages.at(pname)[0], region);
     // Its prediction is one band's: every band, spread over the cores.
-    c.predicted_ms = before + (c.predicted_ms - before) * double(p.parallel_tasks) / c.device.cores;
+    const double bands_per_core = double(p.parallel_tasks) / c.device.cores;
+    c.predicted_ms = before + (c.predicted_ms - before) * bands_per_core;
+    for (size_t k = first_decision; k < c.decisions.stages.size(); k++) c.decisions.stages[k].prediction_weight = bands_per_core;
     c.builder.set_serial(was_serial);
     c.handled.insert(pname);
 }

@@ -1,9 +1,11 @@
 // Unit tests of the micro-performance model (scheduler/rtile/perf_model.h) on
 // hand-built NCHW convolutions (hand_built_exprs.h).
 #include "alignment.h"
+#include "construction.h"
 #include "device_spec.h"
 #include "hand_built_exprs.h"
 #include "perf_model.h"
+#include "program_family.h"
 
 #include <gtest/gtest.h>
 
@@ -129,6 +131,45 @@ TEST(PerfModel, PackedWeightsOfAPlainProgramAreSweptToo) {
     const int64_t resident = 64 * 512 * 3 + 512 * 9 * 7 + 64 * 7 * 7;
     ASSERT_GT(resident * 4, model.capacity(rtile::kL2Tile, p));
     EXPECT_EQ(model.mem_footprint(l2, rtile::kL2Tile, p), (16 * 512 * 3 + 512 * 6 + 64 * 7 * 7) * 4);
+}
+
+TEST(PerfModel, ProgramFamiliesFromTheAccessMaps) {
+    EXPECT_EQ(rtile::program_family(nchw_conv(3, 3, 1)), "conv");
+    EXPECT_EQ(rtile::program_family(nchw_conv(1, 1, 1)), "matmul");  // taps of one point: a product
+    EXPECT_EQ(rtile::program_family(test::gemm(64, 64, 64)), "matmul");
+    EXPECT_EQ(rtile::program_family(test::nhwc_conv(false)), "conv");
+}
+
+// A profile's calibration scales its family's terms: every constructed program is
+// predicted from its terms with the factors, and the ranking follows them.
+TEST(PerfModel, CalibrationScalesItsFamilysTermsAndTheRankingFollows) {
+    const analysis::TensorExpr t = test::gemm(96, 256, 512);
+    const hal::DeviceSpec plain = avx2();
+    hal::DeviceSpec calibrated = avx2();
+    hal::FamilyCalibration f;
+    f.compute = 3;  // arithmetic far slower than the peak: programs bound by loads lose their edge
+    f.l2 = 0.25;
+    calibrated.calibration["matmul"] = f;
+    hal::DeviceSpec other = avx2();
+    other.calibration["conv"] = f;  // another family's factors change nothing here
+
+    const std::vector<rtile::RProgram> before = rtile::construct_programs(t, plain, 8).programs;
+    const std::vector<rtile::RProgram> after = rtile::construct_programs(t, calibrated, 8).programs;
+    const std::vector<rtile::RProgram> unrelated = rtile::construct_programs(t, other, 8).programs;
+    ASSERT_GE(before.size(), 2u);
+    ASSERT_GE(after.size(), 2u);
+    for (const rtile::RProgram &p : before) {
+        EXPECT_EQ(p.terms.family, "matmul");
+        EXPECT_NEAR(p.predicted_ms, hal::calibrated_ms(p.terms, hal::FamilyCalibration{}), 1e-12);
+    }
+    for (size_t i = 0; i < after.size(); i++) {
+        EXPECT_NEAR(after[i].predicted_ms, hal::calibrated_ms(after[i].terms, f), 1e-12);
+        if (i > 0) EXPECT_LE(after[i - 1].predicted_ms, after[i].predicted_ms * 1.02);  // ranked (ties within 2%)
+    }
+    // Compute-bound programs are predicted 3x slower.
+    EXPECT_GT(after[0].predicted_ms, 2 * before[0].predicted_ms);
+    ASSERT_EQ(unrelated.size(), before.size());
+    for (size_t i = 0; i < before.size(); i++) EXPECT_DOUBLE_EQ(unrelated[i].predicted_ms, before[i].predicted_ms);
 }
 
 }  // namespace

@@ -112,7 +112,8 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
     }
     const graph::Graph &g = model.graph;
     const std::string target = model.target.to_string();
-    const std::string profile = hal::profile_fingerprint(profile_or_builtin(model.choice.options));
+    const hal::DeviceProfile device_profile = profile_or_builtin(model.choice.options);
+    const std::string profile = hal::profile_fingerprint(device_profile);
     TuningLog log;
     if (!settings.log_path.empty()) {
         log = read_tuning_log(settings.log_path, target, profile);
@@ -160,13 +161,17 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         std::vector<graph::LoweredPartition> built;
         std::vector<std::vector<graph::TensorData>> inputs;
         std::vector<graph::TensorData> outputs;
+        std::vector<std::vector<hal::ModelTerms>> stage_terms;  // per candidate built
         std::string dropped;
         for (size_t c = 0; c < choices.size(); c++) {
             try {
                 graph::LoweredPartition lp = graph::lower_partition(g, p);
                 double predicted = 0;
+                std::vector<hal::ModelTerms> terms;
                 if (choices[c].name == "Tessera") {
-                    predicted = schedule_pipeline(lp.pipeline, choices[c].target, choices[c].options).predicted_ms;
+                    const ScheduleOutcome o = schedule_pipeline(lp.pipeline, choices[c].target, choices[c].options);
+                    predicted = o.predicted_ms;
+                    terms = o.decisions.chosen_terms();
                 } else {
                     apply_scheduler(lp.pipeline, choices[c]);
                 }
@@ -176,6 +181,7 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
                 built.push_back(std::move(lp));
                 t.names.push_back(names[c]);
                 t.predicted_ms.push_back(predicted);
+                stage_terms.push_back(terms);
             } catch (const std::exception &e) {
                 if (c == 0) throw;
                 dropped += " (" + names[c] + " left out: " + std::string(e.what()).substr(0, 80) + ")";
@@ -216,6 +222,8 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         r.partition = p.name;
         r.target = target;
         r.profile = profile;
+        r.figures = hal::figures_fingerprint(device_profile);
+        r.stages = stage_terms;
         r.names = t.names;
         r.predicted_ms = t.predicted_ms;
         r.measured_ms = t.candidate_ms;

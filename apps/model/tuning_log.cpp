@@ -64,13 +64,16 @@ TuningLog read_tuning_log(const std::string &path, const std::string &target, co
             r.partition = j.value("partition", "");
             r.target = j.at("target").get<std::string>();
             r.profile = j.at("profile").get<std::string>();
+            r.figures = j.value("figures", "");
             for (const nlohmann::json &c : j.at("candidates")) {
                 r.names.push_back(c.at("name").get<std::string>());
                 r.predicted_ms.push_back(c.at("predicted_ms").get<double>());
                 r.measured_ms.push_back(c.at("measured_ms").get<double>());
+                r.stages.push_back(c.contains("stages") ? hal::model_terms_list_from_json(c.at("stages"))
+                                                        : std::vector<hal::ModelTerms>{});
             }
             r.chosen = j.at("chosen").get<int>();
-        } catch (const nlohmann::json::exception &e) {
+        } catch (const std::exception &e) {
             throw graph::GraphError(where + "not a tuning record (" + e.what() + ")");
         }
         if (r.measured_ms.empty() || r.chosen < 0 || r.chosen >= int(r.measured_ms.size())) {
@@ -95,13 +98,15 @@ void append_tuning_log(const std::string &path, const std::vector<TuningRecord> 
     for (const TuningRecord &r : records) {
         nlohmann::json candidates = nlohmann::json::array();
         for (size_t c = 0; c < r.measured_ms.size(); c++) {
-            candidates.push_back({{"name", r.names.at(c)},
-                                  {"predicted_ms", c < r.predicted_ms.size() ? r.predicted_ms[c] : 0.0},
-                                  {"measured_ms", r.measured_ms[c]}});
+            nlohmann::json c_json = {{"name", r.names.at(c)},
+                                     {"predicted_ms", c < r.predicted_ms.size() ? r.predicted_ms[c] : 0.0},
+                                     {"measured_ms", r.measured_ms[c]}};
+            if (c < r.stages.size() && !r.stages[c].empty()) c_json["stages"] = hal::model_terms_json(r.stages[c]);
+            candidates.push_back(c_json);
         }
-        const nlohmann::json j = {{"signature", r.signature}, {"ops", r.ops},       {"shape", r.shape},
-                                  {"partition", r.partition}, {"target", r.target}, {"profile", r.profile},
-                                  {"candidates", candidates}, {"chosen", r.chosen}};
+        const nlohmann::json j = {{"signature", r.signature}, {"ops", r.ops},         {"shape", r.shape},
+                                  {"partition", r.partition}, {"target", r.target},   {"profile", r.profile},
+                                  {"figures", r.figures},     {"candidates", candidates}, {"chosen", r.chosen}};
         out << j.dump() << "\n";
     }
     if (!out) throw std::runtime_error(path + ": cannot write the tuning log");

@@ -6,10 +6,14 @@
 //
 //   {"signature": "9f3c...", "ops": "Conv+Relu", "shape": "1x64x56x56", "partition": "p3_conv1",
 //    "target": "x86-64-linux-avx512...", "profile": "<device profile fingerprint>",
-//    "candidates": [{"name": "Tessera:0", "predicted_ms": 0.35, "measured_ms": 0.97}, ...], "chosen": 1}
+//    "figures": "<fingerprint of its measured figures, without the calibration>",
+//    "candidates": [{"name": "Tessera:0", "predicted_ms": 0.35, "measured_ms": 0.97,
+//                    "stages": [<the model's terms per compute stage>]}, ...], "chosen": 1}
+// The terms (hal/model_calibration.h) are what `tessera-profile --calibrate` fits to.
 #pragma once
 
 #include "graph.h"
+#include "model_calibration.h"
 #include "partition.h"
 
 #include <string>
@@ -21,8 +25,12 @@ struct TuningRecord {
     std::string signature;  // partition_signature
     std::string ops, shape, partition;  // for people reading the log
     std::string target, profile;
+    std::string figures;  // hal::figures_fingerprint of the profile ("" in older logs)
     std::vector<std::string> names;                 // per candidate: "Tessera:N" or a Halide autoscheduler
     std::vector<double> predicted_ms, measured_ms;  // per candidate (predicted 0: no prediction)
+    // Per candidate, the model's terms of its compute stages (empty: a Halide
+    // autoscheduler's, or an older log's).
+    std::vector<std::vector<hal::ModelTerms>> stages;
     int chosen = 0;
 };
 

@@ -2,13 +2,18 @@
 // bandwidth of every memory layer, DRAM copy and 2-D transpose bandwidth, and
 // writes the device profile the Tessera scheduler and tessera-bench read
 // (scheduler/hal/device_profile.h).
-// Exit status: 0 written, 1 measurement or write failed, 2 usage error.
+// With --calibrate it measures nothing: it fits the performance model's factors to
+// tuning logs and writes them into the profile (calibrate.h).
+// Exit status: 0 written, 1 measurement or write failed, 2 usage error or a bad
+// input file.
+#include "calibrate.h"
 #include "device_profile.h"
 #include "microbench.h"
 #include "options_from_environment.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -16,10 +21,16 @@ namespace {
 
 void usage(std::FILE *to) {
     std::fprintf(to, "usage: tessera-profile [--output FILE] [--quick] [--if-missing]\n"
-                     "  --output      where to write the JSON profile (default %s)\n"
-                     "  --quick       short, smaller measurements (for tests; less accurate)\n"
-                     "  --if-missing  do nothing when the output already holds a loadable profile (one\n"
-                     "                measured by an older tessera-profile is measured again)\n",
+                     "       tessera-profile --calibrate LOG [--calibrate LOG...] [--output FILE]\n"
+                     "                       [--min-partitions N] [--report-only]\n"
+                     "  --output          where to write the JSON profile (default %s)\n"
+                     "  --quick           short, smaller measurements (for tests; less accurate)\n"
+                     "  --if-missing      do nothing when the output already holds a loadable profile (one\n"
+                     "                    measured by an older tessera-profile is measured again)\n"
+                     "  --calibrate       fit the performance model to a tuning log of `tessera compile --tune`\n"
+                     "                    run under the profile FILE holds, and write the factors into it\n"
+                     "  --min-partitions  measured partitions a program family needs to be fitted (default 3)\n"
+                     "  --report-only     print the fit, write nothing\n",
                  tessera::default_profile_path().c_str());
 }
 
@@ -36,9 +47,27 @@ int main(int argc, char **argv) {
     namespace prof = tessera::profile;
     std::string output = tessera::default_profile_path();
     bool quick = false, if_missing = false;
+    prof::CalibrateSettings calibration;
+    bool calibration_options = false;  // --min-partitions or --report-only given
     for (int i = 1; i < argc; i++) {
         std::string arg = argv[i];
-        if (arg == "--quick") {
+        const bool has_value = i + 1 < argc;
+        if (arg == "--calibrate" && has_value) {
+            calibration.logs.push_back(argv[++i]);
+        } else if (arg == "--min-partitions" && has_value) {
+            const std::string v = argv[++i];
+            char *end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (v.empty() || *end || n < 1 || n > 1000000) {
+                std::fprintf(stderr, "tessera-profile: --min-partitions wants a positive integer, got '%s'\n", v.c_str());
+                return 2;
+            }
+            calibration.min_partitions = int(n);
+            calibration_options = true;
+        } else if (arg == "--report-only") {
+            calibration.write = false;
+            calibration_options = true;
+        } else if (arg == "--quick") {
             quick = true;
         } else if (arg == "--if-missing") {
             if_missing = true;
@@ -48,11 +77,24 @@ int main(int argc, char **argv) {
             usage(stdout);
             return 0;
         } else {
-            std::fprintf(stderr, "tessera-profile: %s '%s'\n", arg == "--output" ? "missing value for" : "unknown argument",
+            const bool wants_value = arg == "--output" || arg == "--calibrate" || arg == "--min-partitions";
+            std::fprintf(stderr, "tessera-profile: %s '%s'\n", wants_value ? "missing value for" : "unknown argument",
                          arg.c_str());
             usage(stderr);
             return 2;
         }
+    }
+    if (!calibration.logs.empty()) {
+        if (quick || if_missing) {
+            std::fprintf(stderr, "tessera-profile: --calibrate measures nothing: --quick and --if-missing do not apply\n");
+            return 2;
+        }
+        calibration.profile_path = output;
+        return prof::calibrate(calibration);
+    }
+    if (calibration_options) {
+        std::fprintf(stderr, "tessera-profile: --min-partitions and --report-only go with --calibrate\n");
+        return 2;
     }
     std::string why;
     if (if_missing) {

@@ -131,6 +131,7 @@ std::optional<DeviceProfile> load_profile(const std::string &path, std::string *
         p.row_address_registers =
             j.contains("row_address_registers") ? integer_field<int>(j, "row_address_registers") : 0;
         p.fma_peak_revision = j.contains("fma_peak_revision") ? integer_field<int>(j, "fma_peak_revision") : 0;
+        if (j.contains("calibration")) p.calibration = calibration_from_json(j.at("calibration"));
         // The HAL reads the layers by role (hal/device_spec.h): caches innermost
         // first, a shared "LLC" last among them, "DRAM" last of all. Anything else
         // once stopped the scheduler on an internal error or read past the layers
@@ -180,6 +181,7 @@ nlohmann::json profile_json(const DeviceProfile &p) {
                                {"read_gbs_per_core", l.read_gbs_per_core},
                                {"read_gbs_all_cores", l.read_gbs_all_cores}});
     }
+    if (!p.calibration.empty()) j["calibration"] = calibration_json(p.calibration);
     return j;
 }
 
@@ -193,6 +195,12 @@ std::string profile_fingerprint(const DeviceProfile &p) {
     char text[17];
     std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
     return text;
+}
+
+std::string figures_fingerprint(const DeviceProfile &p) {
+    DeviceProfile figures = p;
+    figures.calibration.clear();
+    return profile_fingerprint(figures);
 }
 
 void save_profile(const DeviceProfile &p, const std::string &path) {

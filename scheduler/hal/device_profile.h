@@ -5,6 +5,8 @@
 // Which file the tools read is decided at their edge (options_from_environment.h).
 #pragma once
 
+#include "model_calibration.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,6 +50,9 @@ struct DeviceProfile {
     // (kFmaPeakRevision); 0 for profiles written before it was recorded, whose loop
     // ran one FMA chain where it counted twelve: a peak 1.5-3x too high.
     int fma_peak_revision = 0;
+    // Factors fitted to this machine's measurements (tessera-profile --calibrate);
+    // empty: the performance model as built.
+    ModelCalibration calibration;
 
     const MemoryLayerProfile *layer(const std::string &name) const;
 };
@@ -68,6 +73,9 @@ void save_profile(const DeviceProfile &profile, const std::string &path);
 // writes it): recorded in every emitted schedule, so a schedule names the profile
 // it was built for.
 std::string profile_fingerprint(const DeviceProfile &profile);
+// The fingerprint of the measured figures alone (the calibration left out): what a
+// tuning log's measurements were made under, whichever calibration ranked them.
+std::string figures_fingerprint(const DeviceProfile &profile);
 
 // The device's balance: peak FLOP/s of all cores over DRAM copy bandwidth, in FLOP
 // per byte. A kernel whose arithmetic intensity is below it waits on memory; the

@@ -84,6 +84,8 @@ struct DeviceSpec {
     // into `layers`. The layers around them are read from their positions.
     std::vector<size_t> tile_layers;
     std::string profile_source;
+    // The profile's fitted factors on the performance model's terms, per program family.
+    ModelCalibration calibration;
     // Set on a GPU (arch "cuda" or "opencl"): what its schedules are built from.
     std::optional<GpuFigures> gpu;
 

@@ -75,6 +75,7 @@ DeviceSpec make_x86_device_spec(const Halide::Target &target, int parallelism, c
     d.fma_broadcasts_from_memory = isa.fma_broadcasts_from_memory;
     d.gathered_per_cycle = isa.gathered_per_cycle;
     d.profile_source = profile.source;
+    d.calibration = profile.calibration;
     // The profile measured the host's own vector width (fp32 lanes); scale to the target's.
     const double lanes_ratio = double(isa.vector_bytes / 4) / std::max(1, profile.vector_lanes_fp32);
     d.peak_gflops_per_core = profile.fma_gflops_per_core * std::min(1.0, lanes_ratio);

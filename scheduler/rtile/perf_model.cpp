@@ -1,6 +1,7 @@
 #include "perf_model.h"
 
 #include "alignment.h"
+#include "program_family.h"
 
 #include <algorithm>
 #include <cmath>
@@ -267,17 +268,14 @@ bool PerfModel::window_read(const analysis::AccessMap &m) const {
 }
 
 void PerfModel::predict(RProgram &p) const {
-    static const char *names[] = {"L1->registers", "L2->L1", "LLC/DRAM->L2"};
-    double best = compute_time_ms(p);
-    p.bottleneck = "compute";
-    p.register_ms = mem_time_ms(p.tiles[kRegisterTile], kRegisterTile, p);
-    for (int level = 0; level < kTileLevels; level++) {
-        double ms = mem_time_ms(p.tiles[level], TileLevel(level), p);
-        if (ms > best) {
-            best = ms;
-            p.bottleneck = names[level];
-        }
-    }
+    hal::ModelTerms &terms = p.terms;
+    terms.family = program_family(t_);
+    terms.compute_ms = compute_time_ms(p);
+    terms.registers_ms = mem_time_ms(p.tiles[kRegisterTile], kRegisterTile, p);
+    terms.l1_ms = mem_time_ms(p.tiles[kL1Tile], kL1Tile, p);
+    terms.l2_ms = mem_time_ms(p.tiles[kL2Tile], kL2Tile, p);
+    terms.overhead_ms = 0;
+    p.register_ms = terms.registers_ms;
     // A transposed program writes its outputs by scatter once per reduction chunk:
     // a scalar load and store per output point, on the load/store ports.
     if (p.transposed) {
@@ -287,14 +285,14 @@ void PerfModel::predict(RProgram &p) const {
             if (t_.dims[j].reduction) chunks *= std::ceil(double(t_.dims[j].extent) / l1.shape[j]);
             else outputs *= double(t_.dims[j].extent);
         }
-        best += outputs * chunks * 2 / (kLoadsPerCycle * ghz() * 1e9 * d_.cores) * 1e3;
+        terms.overhead_ms += outputs * chunks * 2 / (kLoadsPerCycle * ghz() * 1e9 * d_.cores) * 1e3;
         // Its packed operand is gathered (the vector dim's storage dim moved
         // innermost) per L2 tile and reduction chunk (DeviceSpec::gathered_per_cycle):
         // L2 tiles of one output row each regathered NCHW 7x7x512's weights 7 times
         // (16.5 M elements; 3.4-3.8 ms on Zen 3 against 2.8 for the next program).
         if (p.packed_read >= 0 && size_t(p.packed_read) < t_.reads.size()) {
             const double gathered = per_tile_elements(t_, p, t_.reads[size_t(p.packed_read)]);
-            best += gathered / (d_.gathered_per_cycle * ghz() * 1e9 * d_.cores) * 1e3;
+            terms.overhead_ms += gathered / (d_.gathered_per_cycle * ghz() * 1e9 * d_.cores) * 1e3;
         }
     }
     // A computed input (a padded copy) is made per chunk of every L2 tile (see
@@ -307,10 +305,26 @@ void PerfModel::predict(RProgram &p) const {
     for (const analysis::AccessMap &m : t_.reads) {
         if (m.is_input || !m.affine || m.coef.empty() || !window_read(m)) continue;
         const double row = double(std::max<int64_t>(1, m.tile_extent(0, p.tiles[kL2Tile].shape)));
-        best += per_tile_elements(t_, p, m) / row * kCopyRowCycles / (ghz() * 1e9 * d_.cores) * 1e3;
+        terms.overhead_ms += per_tile_elements(t_, p, m) / row * kCopyRowCycles / (ghz() * 1e9 * d_.cores) * 1e3;
     }
     // Uneven spread of tasks over cores.
-    p.predicted_ms = best / parallel_efficiency(p.tiles[kL2Tile]);
+    terms.parallel_efficiency = parallel_efficiency(p.tiles[kL2Tile]);
+    // The slowest bound names the bottleneck, with this machine's factors (if fitted).
+    const auto fitted = d_.calibration.find(terms.family);
+    const hal::FamilyCalibration f = fitted == d_.calibration.end() ? hal::FamilyCalibration{} : fitted->second;
+    const std::pair<double, const char *> bounds[] = {{terms.compute_ms * f.compute, "compute"},
+                                                      {terms.registers_ms * f.registers, "L1->registers"},
+                                                      {terms.l1_ms * f.l1, "L2->L1"},
+                                                      {terms.l2_ms * f.l2, "LLC/DRAM->L2"}};
+    p.bottleneck = bounds[0].second;
+    double slowest = bounds[0].first;
+    for (const auto &[ms, name] : bounds) {
+        if (ms > slowest) {
+            slowest = ms;
+            p.bottleneck = name;
+        }
+    }
+    p.predicted_ms = hal::calibrated_ms(terms, f);
     const RTile &l2 = p.tiles[kL2Tile];
     const std::optional<PanelSweep> sweep = panel_sweep(l2, p, resident_elements(t_, l2));
     p.swept_panels = sweep ? sweep->panels : 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "axis_fusion.h"
+#include "model_calibration.h"
 #include "tensor_expr.h"
 
 #include <optional>
@@ -59,6 +60,7 @@ struct RProgram {
     // Panels of the packed operand per L2 tile when the tile outgrows the L2 and is
     // swept panel by panel (PerfModel::panel_sweep); 0 when it stays resident.
     int64_t swept_panels = 0;
+    hal::ModelTerms terms;         // what predicted_ms is made of, before calibration
     double register_ms = 0;        // time of the register layer alone: breaks ties between equal predictions
     std::string bottleneck;        // memory layer (or "compute") that bounds the prediction
 };

@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <sys/wait.h>
@@ -90,6 +92,67 @@ TEST(ProfileCli, IfMissingMeasuresAgainAProfileOfTheOldPeakLoop) {
 TEST(ProfileCli, BadArgumentExitsTwo) {
     EXPECT_EQ(run(std::string(TESSERA_PROFILE_BIN) + " --frobnicate"), 2);
     EXPECT_EQ(run(std::string(TESSERA_PROFILE_BIN) + " --output"), 2);
+}
+
+// A tuning log of conv partitions whose candidates ran twice as slow as the model's
+// arithmetic predicts (and 0.9x its L2 traffic), measured under `profile`'s figures.
+void write_log(const std::string &path, const tessera::hal::DeviceProfile &profile, int partitions) {
+    std::ofstream out(path);
+    for (int p = 0; p < partitions; p++) {
+        out << R"({"partition": "p)" << p << R"(", "ops": "Conv", "figures": ")"
+            << tessera::hal::figures_fingerprint(profile) << R"(", "candidates": [)";
+        for (int c = 0; c < 3; c++) {
+            const double compute = 1 + p + c, l2 = 3 - c;
+            out << (c ? ", " : "") << R"({"name": "Tessera:)" << c << R"(", "measured_ms": )"
+                << std::max(2 * compute, 0.9 * l2) << R"(, "stages": [{"family": "conv", "compute_ms": )" << compute
+                << R"(, "registers_ms": 0.1, "l1_ms": 0.1, "l2_ms": )" << l2
+                << R"(, "overhead_ms": 0, "parallel_efficiency": 1, "weight": 1}]})";
+        }
+        out << "]}\n";
+    }
+}
+
+TEST(ProfileCli, CalibrateWritesTheFittedFactorsIntoTheProfile) {
+    namespace hal = tessera::hal;
+    const std::string dir = ::testing::TempDir() + "profile_test/";
+    const std::string profile_path = dir + "calibrated.json", log = dir + "calibrate.tune.jsonl";
+    std::string error;
+    const hal::DeviceProfile pinned = *hal::load_profile(std::string(TESSERA_TEST_PROFILES) + "/avx2_zen3.json", &error);
+    hal::save_profile(pinned, profile_path);
+    write_log(log, pinned, 4);
+    const std::string bin = std::string(TESSERA_PROFILE_BIN) + " --output " + profile_path;
+
+    // Report only: the profile is left as it was.
+    ASSERT_EQ(run(bin + " --calibrate " + log + " --report-only"), 0);
+    EXPECT_TRUE(hal::load_profile(profile_path, &error)->calibration.empty());
+
+    ASSERT_EQ(run(bin + " --calibrate " + log), 0);
+    const hal::DeviceProfile calibrated = *hal::load_profile(profile_path, &error);
+    ASSERT_EQ(calibrated.calibration.count("conv"), 1u);
+    EXPECT_NEAR(calibrated.calibration.at("conv").compute, 2.0, 0.2);
+    EXPECT_EQ(calibrated.calibration.at("conv").partitions, 4);
+    EXPECT_EQ(hal::figures_fingerprint(calibrated), hal::figures_fingerprint(pinned));
+    EXPECT_EQ(calibrated.fma_gflops_per_core, pinned.fma_gflops_per_core);
+    // Calibrating again from the same log (now under a calibrated profile) fits the same.
+    ASSERT_EQ(run(bin + " --calibrate " + log), 0);
+    EXPECT_EQ(hal::load_profile(profile_path, &error)->calibration.at("conv").compute,
+              calibrated.calibration.at("conv").compute);
+
+    // Too few partitions of a family: nothing fitted for it.
+    ASSERT_EQ(run(bin + " --calibrate " + log + " --min-partitions 5"), 0);
+    EXPECT_TRUE(hal::load_profile(profile_path, &error)->calibration.empty());
+
+    // A log of other figures has nothing to fit: exit 1; a malformed line: exit 2.
+    hal::DeviceProfile other = pinned;
+    other.fma_gflops_per_core *= 2;
+    write_log(log, other, 4);
+    EXPECT_EQ(run(bin + " --calibrate " + log), 1);
+    std::ofstream(log, std::ios::app) << "{not json\n";
+    EXPECT_EQ(run(bin + " --calibrate " + log), 2);
+    EXPECT_EQ(run(bin + " --calibrate " + dir + "no_such.jsonl"), 2);
+    EXPECT_EQ(run(std::string(TESSERA_PROFILE_BIN) + " --output " + dir + "no_profile.json --calibrate " + log), 2);
+    EXPECT_EQ(run(bin + " --report-only"), 2);  // only with --calibrate
+    EXPECT_EQ(run(bin + " --calibrate " + log + " --min-partitions 0"), 2);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // time. The untuned candidate wins when it is fastest (the never-slower rule), another
 // when it is; a log written by one tuning makes the next measure nothing; a log of
 // another device profile is ignored; candidate names and partition signatures.
+#include "device_profile.h"
 #include "graph_error.h"
 #include "lower_partition.h"
 #include "model_builder.h"
@@ -143,6 +144,41 @@ TEST(Tune, AMalformedLogNamesItsLine) {
     } catch (const graph::GraphError &e) {
         EXPECT_NE(std::string(e.what()).find("tune_bad.jsonl:2: not a tuning record"), std::string::npos) << e.what();
     }
+}
+
+// The log carries what the calibration fits to: the measured figures' fingerprint and,
+// per Tessera candidate, its compute stages' model terms, which add up to the
+// candidate's predicted time.
+TEST(Tune, TheLogRecordsTheModelsTermsForTheCalibration) {
+    const std::string log = graph::testing::temp_path("tune_terms.jsonl");
+    std::filesystem::remove(log);
+    const OpenedModel m = open(write_model("tune_e.onnx", 9));
+    TuneSettings s = settings(log, "Tessera:1");
+    s.candidates = 3;
+    tune_partitions(m, s);
+    const TuningLog read = read_tuning_log(log, m.target.to_string(),
+                                           hal::profile_fingerprint(profile_or_builtin(m.choice.options)));
+    ASSERT_FALSE(read.records.empty());
+    const std::string figures = hal::figures_fingerprint(profile_or_builtin(m.choice.options));
+    int stages = 0;
+    for (const TuningRecord &r : read.records) {
+        EXPECT_EQ(r.figures, figures);
+        ASSERT_EQ(r.stages.size(), r.names.size());
+        for (size_t c = 0; c < r.names.size(); c++) {
+            hal::CalibrationCandidate cand;
+            cand.stages = r.stages[c];
+            EXPECT_NEAR(hal::predicted_ms(cand, {}), r.predicted_ms[c], 1e-9 * r.predicted_ms[c]) << r.partition;
+            for (const hal::ModelTerms &t : r.stages[c]) {
+                EXPECT_TRUE(t.family == "conv" || t.family == "matmul") << t.family;
+                stages++;
+            }
+        }
+    }
+    EXPECT_GT(stages, 0);
+    int skipped = 0;
+    const std::vector<hal::CalibrationSample> samples = hal::read_calibration_samples(log, figures, &skipped);
+    EXPECT_EQ(samples.size(), read.records.size());
+    EXPECT_EQ(skipped, 0);
 }
 
 }  // namespace
