@@ -127,6 +127,8 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         if (has_compute_node(g, p)) todo.push_back(&p);
     }
     std::vector<TuningRecord> measured;
+    // Partitions measured in this run by signature (a model's repeated blocks are measured once).
+    std::map<std::string, size_t> measured_here;  // signature -> index in `tuning`
     Stopwatch clock;
     double spent_ms = 0;  // measuring, for the estimate of what is left
     for (size_t i = 0; i < todo.size(); i++) {
@@ -148,6 +150,14 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
             t.from_log = true;
             say(head + "from the log: " + t.names[size_t(t.chosen)]);
             tuning.push_back(t);
+            clock.lap_ms();
+            continue;
+        }
+        if (const auto seen = measured_here.find(signature); seen != measured_here.end()) {
+            graph::MeasuredCandidates same = tuning[seen->second];
+            say(head + "as " + same.partition + " (the same ops and shapes): " + same.names[size_t(same.chosen)]);
+            same.partition = p.name;
+            tuning.push_back(same);
             clock.lap_ms();
             continue;
         }
@@ -229,6 +239,7 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         r.measured_ms = t.candidate_ms;
         r.chosen = t.chosen;
         measured.push_back(r);
+        measured_here[signature] = tuning.size();
         tuning.push_back(t);
     }
     if (!settings.log_path.empty() && !measured.empty()) {

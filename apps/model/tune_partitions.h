@@ -32,7 +32,8 @@ struct TuneSettings {
 
 // Tunes every partition of `model` with a convolution or a matrix product (the others
 // keep candidate 0). A partition the log has a record for (same signature, target and
-// device profile) takes the record's choice unmeasured; the new measurements are
+// device profile) takes the record's choice unmeasured, and one with the signature of a
+// partition measured earlier in the run (a repeated block) takes its choice; the new measurements are
 // appended to the log. Throws graph::GraphError for a malformed log (file and line).
 // Only the Tessera scheduler has candidates: with another, returns nothing. `progress`
 // gets a line per partition.

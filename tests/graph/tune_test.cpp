@@ -181,5 +181,36 @@ TEST(Tune, TheLogRecordsTheModelsTermsForTheCalibration) {
     EXPECT_EQ(skipped, 0);
 }
 
+// A model's repeated blocks (the same ops and shapes, other weights) are measured once.
+TEST(Tune, RepeatedBlocksAreMeasuredOnce) {
+    ModelBuilder b(17);
+    b.input("image", {1, 8, 9, 9}).output("y");
+    std::string x = "image";
+    for (int k = 0; k < 3; k++) {
+        const std::string w = "w" + std::to_string(k), c = "c" + std::to_string(k);
+        const std::string r = k == 2 ? "y" : "r" + std::to_string(k);
+        b.initializer(w, graph::testing::random_floats({8, 8, 3, 3}, unsigned(k + 1), -0.3f, 0.3f));
+        graph::testing::set_ints(b.node("Conv", {x, w}, {c}), "pads", {1, 1, 1, 1});
+        b.node("Relu", {c}, {r});
+        x = r;
+    }
+    const OpenedModel m = open(b.save("tune_repeated.onnx"));
+    const std::string log = graph::testing::temp_path("tune_repeated.jsonl");
+    std::filesystem::remove(log);
+    TuneSettings s = settings(log, "Tessera:1");
+    int timed = 0;
+    s.timer_override = [&timed](const std::string &, const std::string &candidate) {
+        timed++;
+        return candidate == "Tessera:1" ? 1.0 : 2.0;
+    };
+    const std::vector<graph::MeasuredCandidates> t = tune_partitions(m, s);
+    ASSERT_EQ(t.size(), 3u);
+    EXPECT_EQ(timed, 2);  // two candidates, once
+    for (const graph::MeasuredCandidates &c : t) EXPECT_EQ(c.chosen, 1) << c.partition;
+    EXPECT_NE(t[1].partition, t[0].partition);
+    EXPECT_EQ(read_tuning_log(log, m.target.to_string(), hal::profile_fingerprint(profile_or_builtin(m.choice.options)))
+                  .records.size(), 1u);
+}
+
 }  // namespace
 }  // namespace tessera::cli
