@@ -1,11 +1,12 @@
 // tessera compile MODEL.onnx -o DIR: the model ahead of time, one library per model
 // (graph/emit/emit_model.h), with the fusion plan and progress per partition; with
-// --tune, each compute-intensive partition's top candidates measured first
-// (apps/model/tune_partitions.h).
+// --tune, the layout and fusion alternatives timed whole (apps/model/tune_graph.h), then
+// each compute-intensive partition's top candidates measured (apps/model/tune_partitions.h).
 #include "commands.h"
 
 #include "compile_model.h"
 #include "opened_model.h"
+#include "tune_graph.h"
 
 #include <cstdio>
 
@@ -18,6 +19,7 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
     CompileSettings c;
     c.cxx = cxx;
     bool explain = false;
+    bool tune_graph_alternatives = true;  // --tune times the layout and fusion alternatives too
     for (size_t i = 0; i < args.size(); i++) {
         const std::string &a = args[i];
         auto value = [&]() -> std::string {
@@ -35,6 +37,7 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
         else if (a == "--explain") explain = true;
         else if (a == "--embed-weights") c.embed_weights = true;
         else if (a == "--tune") c.tune = true;
+        else if (a == "--no-tune-graph") tune_graph_alternatives = false;
         else if (a == "--tune-with") {
             c.tuning.halide_schedulers.clear();
             std::string list = value();
@@ -88,6 +91,13 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
         c.tuning.log_path = c.out_dir + "/" + (c.name.empty() ? default_library_name(o.model) : c.name) + ".tune.jsonl";
     }
 
+    if (!tune_graph_alternatives && !c.tune) throw UsageError("compile: --no-tune-graph goes with --tune");
+    if (c.tune && tune_graph_alternatives) {
+        o = tune_graph(o, c.tuning, [](const std::string &line) {
+                std::printf("%s\n", line.c_str());
+                std::fflush(stdout);
+            }).chosen;
+    }
     OpenedModel s = open_model(o);
     const std::string opset = s.graph.model_opset && s.graph.model_opset != s.graph.opset
                                   ? std::to_string(s.graph.model_opset) + ", read as opset " + std::to_string(s.graph.opset)

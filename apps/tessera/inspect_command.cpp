@@ -4,6 +4,7 @@
 
 #include "memory_plan.h"
 #include "opened_model.h"
+#include "tune_graph.h"
 #include "tuning_log.h"
 
 #include "device_profile.h"
@@ -60,6 +61,10 @@ int inspect_command(const std::vector<std::string> &args, const SchedulerOptions
                                               hal::profile_fingerprint(profile_or_builtin(s.choice.options)));
         std::printf("tune log %s: %zu record(s) for this target and profile, %d for others\n", tune_log.c_str(),
                     log.records.size(), log.elsewhere);
+        if (const TuningRecord *r = log.find(graph_signature(s))) {
+            std::printf("  the graph: %s from the log (as asked, %s)\n", r->names[size_t(r->chosen)].c_str(),
+                        r->names[0].c_str());
+        }
         for (const graph::Partition &p : s.plan.partitions) {
             if (const TuningRecord *r = log.find(partition_signature(s.graph, p))) {
                 std::printf("  %s: %s from the log (measured %.3f ms; the untuned %.3f ms)\n", p.name.c_str(),

@@ -23,7 +23,7 @@ void usage(std::FILE *to) {
                  "                       [--input-shape name=AxBxC]... [--no-fusion] [--no-chains] [--layout L]\n"
                  "                       [--explain] [--embed-weights] [-j N]\n"
                  "                       [--tune [--tune-candidates K] [--tune-with S,...|none] [--threads T]\n"
-                 "                       [--tune-log F] [--tune-budget S]]\n"
+                 "                       [--tune-log F] [--tune-budget S] [--no-tune-graph]]\n"
                  "       tessera run MODEL.onnx|DIR [--input [name=]x.npy]... [--expect [name=]y.npy]...\n"
                  "                       [--output [name=]out.npy]... [--reps N] [--threads T] [--tolerance E]\n"
                  "                       [--json F] [--reference] [--profile] [--no-fusion] [--no-chains] [--scheduler S]\n"
@@ -54,7 +54,9 @@ void usage(std::FILE *to) {
                  "              core), the fastest kept; plan.json records each time. The tuning log F (default\n"
                  "              DIR/<name>.tune.jsonl) keeps each measurement: a later compile takes the\n"
                  "              choice of a partition it has seen (same ops and shapes, target, profile);\n"
-                 "              --tune-budget S: measuring stops after S seconds, the rest untuned\n");
+                 "              --tune-budget S: measuring stops after S seconds, the rest untuned. First the\n"
+                 "              model is timed whole as asked, with --layout chosen and with --no-fusion, and\n"
+                 "              the fastest compiled (logged too; --no-tune-graph: as asked)\n");
 }
 
 }  // namespace

@@ -68,7 +68,8 @@ std::string sample_family(const CalibrationSample &s);
 // candidate, plus the same for each candidate's time relative to its partition's
 // first (so the order inside a partition counts as much as the scale), plus the log
 // of the predicted-best candidate's measured time over the best's (what an untuned
-// compile loses), by coordinate descent on a grid of factors from 1/16 to 16. A
+// compile loses), plus a weak pull of every factor towards 1 (so a term the data never
+// bind keeps 1), by coordinate descent on a grid of factors from 1/16 to 16. A
 // family whose fitted factors would pick worse than the model as built takes one
 // factor for every term instead (its order kept, its times scaled). Families with
 // fewer partitions keep no entry (uncalibrated).

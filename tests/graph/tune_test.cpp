@@ -8,6 +8,7 @@
 #include "lower_partition.h"
 #include "model_builder.h"
 #include "opened_model.h"
+#include "tune_graph.h"
 #include "tune_partitions.h"
 #include "tuning_log.h"
 
@@ -210,6 +211,67 @@ TEST(Tune, RepeatedBlocksAreMeasuredOnce) {
     EXPECT_NE(t[1].partition, t[0].partition);
     EXPECT_EQ(read_tuning_log(log, m.target.to_string(), hal::profile_fingerprint(profile_or_builtin(m.choice.options)))
                   .records.size(), 1u);
+}
+
+TEST(TuneGraph, AlternativesAreNamedAndReadBack) {
+    ModelOptions asked;
+    asked.model = "m.onnx";
+    EXPECT_EQ(graph_alternative_names(asked),
+              (std::vector<std::string>{"layout=auto", "layout=chosen", "layout=auto,no-fusion"}));
+    const ModelOptions unfused = graph_alternative(asked, "layout=auto,no-fusion");
+    EXPECT_FALSE(unfused.fuse);
+    EXPECT_EQ(unfused.layout, "auto");
+    EXPECT_EQ(graph_alternative(asked, "layout=chosen").layout, "chosen");
+    EXPECT_TRUE(graph_alternative(asked, "layout=chosen").fuse);
+    asked.layout = "chosen";
+    asked.fuse = false;
+    EXPECT_EQ(graph_alternative_names(asked), (std::vector<std::string>{"layout=chosen,no-fusion"}));
+    for (const char *bad : {"layout=sideways", "no-fusion", "fast", ""}) {
+        EXPECT_THROW(graph_alternative(asked, bad), graph::GraphError) << bad;
+    }
+}
+
+// The fastest alternative is compiled, the one asked for when it is fastest, and a log
+// written by one compile is taken by the next without measuring.
+TEST(TuneGraph, TheFastestAlternativeIsChosenAndLogged) {
+    ModelOptions asked;
+    asked.model = write_model("tune_graph.onnx", 9);
+    asked.ahead_of_time = true;
+    const std::string log = graph::testing::temp_path("tune_graph.jsonl");
+    std::filesystem::remove(log);
+    TuneSettings s;
+    s.log_path = log;
+    std::vector<std::string> timed;
+    s.timer_override = [&timed](const std::string &partition, const std::string &name) {
+        EXPECT_EQ(partition, "graph");
+        timed.push_back(name);
+        return name == "layout=auto,no-fusion" ? 1.0 : 2.0;
+    };
+    const GraphTuning first = tune_graph(asked, s);
+    ASSERT_GE(timed.size(), 2u);
+    EXPECT_EQ(timed[0], "layout=auto");
+    EXPECT_FALSE(first.chosen.fuse);
+    EXPECT_EQ(first.names[size_t(first.choice)], "layout=auto,no-fusion");
+    EXPECT_FALSE(first.from_log);
+
+    s.timer_override = [](const std::string &, const std::string &name) -> double {
+        ADD_FAILURE() << name << " timed again though the log has the graph's choice";
+        return 1;
+    };
+    const GraphTuning again = tune_graph(asked, s);
+    EXPECT_TRUE(again.from_log);
+    EXPECT_FALSE(again.chosen.fuse);
+
+    // The one asked for wins where it is fastest (a fresh log).
+    std::filesystem::remove(log);
+    s.timer_override = [](const std::string &, const std::string &name) { return name == "layout=auto" ? 1.0 : 2.0; };
+    const GraphTuning kept = tune_graph(asked, s);
+    EXPECT_EQ(kept.choice, 0);
+    EXPECT_TRUE(kept.chosen.fuse);
+    EXPECT_EQ(kept.chosen.layout, "auto");
+    // The log's graph record is not a partition's: the partitions' tuning reads past it.
+    const OpenedModel m = open(asked.model);
+    EXPECT_NO_THROW(tune_partitions(m, settings(log, "Tessera:0")));
 }
 
 }  // namespace

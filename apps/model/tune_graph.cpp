@@ -1,0 +1,187 @@
+#include "tune_graph.h"
+
+#include "compiled_library.h"
+#include "device_profile.h"
+#include "graph_error.h"
+#include "jit_model.h"
+#include "stopwatch.h"
+#include "tuning_log.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <limits>
+#include <memory>
+
+namespace tessera::cli {
+
+namespace {
+
+std::string name_of(const ModelOptions &o) {
+    return "layout=" + o.layout + (o.fuse ? "" : ",no-fusion");
+}
+
+// Whether an alternative would compile to the same partitions as the model asked for.
+bool same_graph(const OpenedModel &asked, const OpenedModel &other) {
+    if (asked.plan.partitions.size() != other.plan.partitions.size()) return false;
+    if (asked.layouts.blocked_nodes != other.layouts.blocked_nodes) return false;
+    if (asked.layouts.nhwc_nodes != other.layouts.nhwc_nodes) return false;
+    for (size_t k = 0; k < asked.plan.partitions.size(); k++) {
+        if (asked.plan.partitions[k].nodes != other.plan.partitions[k].nodes) return false;
+    }
+    return asked.graph.nodes.size() == other.graph.nodes.size();
+}
+
+}  // namespace
+
+std::string graph_signature(const OpenedModel &m) {
+    graph::Partition all;
+    for (size_t n = 0; n < m.graph.nodes.size(); n++) all.nodes.push_back(int(n));
+    return "graph-" + partition_signature(m.graph, all);
+}
+
+std::vector<std::string> graph_alternative_names(const ModelOptions &asked) {
+    std::vector<std::string> names = {name_of(asked)};
+    if (asked.layout != "chosen") {
+        ModelOptions chosen = asked;
+        chosen.layout = "chosen";
+        names.push_back(name_of(chosen));
+    }
+    if (asked.fuse) {
+        ModelOptions unfused = asked;
+        unfused.fuse = false;
+        names.push_back(name_of(unfused));
+    }
+    return names;
+}
+
+ModelOptions graph_alternative(const ModelOptions &asked, const std::string &name) {
+    ModelOptions o = asked;
+    o.fuse = true;
+    size_t start = 0;
+    bool layout = false;
+    while (start <= name.size()) {
+        const size_t comma = std::min(name.find(',', start), name.size());
+        const std::string part = name.substr(start, comma - start);
+        if (part.rfind("layout=", 0) == 0) {
+            try {
+                set_layout(o, part.substr(7));
+            } catch (const UsageError &e) {
+                throw graph::GraphError("'" + name + "' is not a graph alternative (" + e.what() + ")");
+            }
+            layout = true;
+        } else if (part == "no-fusion") {
+            o.fuse = false;
+        } else {
+            throw graph::GraphError("'" + name + "' is not a graph alternative (layout=L[,no-fusion])");
+        }
+        start = comma + 1;
+    }
+    if (!layout) throw graph::GraphError("'" + name + "' is not a graph alternative (layout=L[,no-fusion])");
+    return o;
+}
+
+GraphTuning tune_graph(const ModelOptions &asked, const TuneSettings &settings,
+                       const std::function<void(const std::string &)> &progress) {
+    auto say = [&](const std::string &line) {
+        if (progress) progress(line);
+    };
+    GraphTuning result;
+    result.chosen = asked;
+    const OpenedModel base = open_model(asked);
+    if (base.target.has_gpu_feature()) {
+        say("tune graph: not on a GPU target (its alternatives would be timed in this process)");
+        return result;
+    }
+    const std::string signature = graph_signature(base);
+    const std::string target = base.target.to_string();
+    const hal::DeviceProfile profile = profile_or_builtin(asked.scheduler_options);
+    TuningLog log;
+    if (!settings.log_path.empty()) log = read_tuning_log(settings.log_path, target, hal::profile_fingerprint(profile));
+    if (const TuningRecord *r = log.find(signature)) {
+        try {
+            result.chosen = graph_alternative(asked, r->names.at(size_t(r->chosen)));
+        } catch (const graph::GraphError &e) {
+            throw graph::GraphError(settings.log_path + ": " + e.what());
+        }
+        result.names = r->names;
+        result.measured_ms = r->measured_ms;
+        result.choice = r->chosen;
+        result.from_log = true;
+        say("tune graph: from the log: " + r->names[size_t(r->chosen)]);
+        return result;
+    }
+
+    // The alternatives opened and JIT-compiled, the one asked for first.
+    std::vector<std::unique_ptr<OpenedModel>> opened;
+    std::vector<std::unique_ptr<graph::JitModel>> jit;
+    std::vector<ModelOptions> options;
+    std::string skipped;
+    for (const std::string &name : graph_alternative_names(asked)) {
+        const ModelOptions o = graph_alternative(asked, name);
+        auto m = std::make_unique<OpenedModel>(opened.empty() ? base : open_model(o));
+        if (!opened.empty() && same_graph(*opened[0], *m)) {
+            skipped += " (" + name + ": the same partitions)";
+            continue;
+        }
+        result.names.push_back(name);
+        options.push_back(o);
+        opened.push_back(std::move(m));
+    }
+    if (opened.size() > 1) {
+        for (size_t a = 0; a < opened.size(); a++) {
+            const OpenedModel &m = *opened[a];
+            say("tune graph: compiling " + result.names[a] + " (" + std::to_string(m.plan.partitions.size()) +
+                " partitions)");
+            jit.push_back(std::make_unique<graph::JitModel>(m.graph, m.plan, m.schedule, m.target,
+                                                            std::function<void(const std::string &)>{}, settings.threads));
+        }
+        std::vector<graph::TensorMap> inputs(opened.size());
+        for (size_t a = 0; a < opened.size(); a++) {
+            const graph::Graph &g = opened[a]->graph;
+            for (size_t k = 0; k < g.inputs.size(); k++) {
+                inputs[a][g.inputs[k]] = random_input(graph_tensor_spec(g, g.inputs[k]), unsigned(k + 1));
+            }
+        }
+        if (settings.timer_override) {
+            for (const std::string &name : result.names) result.measured_ms.push_back(settings.timer_override("graph", name));
+        } else {
+            const std::vector<std::vector<double>> times =
+                time_interleaved(opened.size(), 1, settings.rounds, settings.rounds,
+                                 std::numeric_limits<double>::infinity(), [&](size_t a) {
+                                     jit[a]->run(inputs[a]);
+                                     return true;
+                                 });
+            for (const std::vector<double> &ms : times) result.measured_ms.push_back(*std::min_element(ms.begin(), ms.end()));
+        }
+        result.choice = int(std::min_element(result.measured_ms.begin(), result.measured_ms.end()) -
+                            result.measured_ms.begin());
+    } else {
+        result.measured_ms.push_back(0);
+    }
+    result.chosen = options[size_t(result.choice)];
+    std::string line = "tune graph: ";
+    char buf[96];
+    for (size_t a = 0; a < result.names.size() && opened.size() > 1; a++) {
+        std::snprintf(buf, sizeof buf, "%s%s %.3f ms", a ? ", " : "", result.names[a].c_str(), result.measured_ms[a]);
+        line += buf;
+    }
+    say(line + (opened.size() > 1 ? " -> " : "no alternative: ") + result.names[size_t(result.choice)] + skipped);
+
+    if (!settings.log_path.empty()) {
+        TuningRecord r;
+        r.signature = signature;
+        r.ops = "graph";
+        r.partition = "(the graph: layout and fusion)";
+        r.target = target;
+        r.profile = hal::profile_fingerprint(profile);
+        r.figures = hal::figures_fingerprint(profile);
+        r.names = result.names;
+        r.predicted_ms.assign(result.names.size(), 0.0);
+        r.measured_ms = result.measured_ms;
+        r.chosen = result.choice;
+        append_tuning_log(settings.log_path, {r});
+    }
+    return result;
+}
+
+}  // namespace tessera::cli
