@@ -87,13 +87,17 @@ GraphTuning tune_graph(const ModelOptions &asked, const TuneSettings &settings,
     };
     GraphTuning result;
     result.chosen = asked;
-    const OpenedModel base = open_model(asked);
-    if (base.target.has_gpu_feature()) {
+    // Opened quietly: the alternatives' schedules are not the ones to explain.
+    ModelOptions quiet = asked;
+    quiet.scheduler_options.explain = false;
+    auto base = std::make_shared<OpenedModel>(open_model(quiet));
+    if (base->target.has_gpu_feature()) {
         say("tune graph: not on a GPU target (its alternatives would be timed in this process)");
+        result.opened = base;
         return result;
     }
-    const std::string signature = graph_signature(base);
-    const std::string target = base.target.to_string();
+    const std::string signature = graph_signature(*base);
+    const std::string target = base->target.to_string();
     const hal::DeviceProfile profile = profile_or_builtin(asked.scheduler_options);
     TuningLog log;
     if (!settings.log_path.empty()) log = read_tuning_log(settings.log_path, target, hal::profile_fingerprint(profile));
@@ -107,18 +111,19 @@ GraphTuning tune_graph(const ModelOptions &asked, const TuneSettings &settings,
         result.measured_ms = r->measured_ms;
         result.choice = r->chosen;
         result.from_log = true;
+        if (r->names[size_t(r->chosen)] == name_of(asked)) result.opened = base;
         say("tune graph: from the log: " + r->names[size_t(r->chosen)]);
         return result;
     }
 
     // The alternatives opened and JIT-compiled, the one asked for first.
-    std::vector<std::unique_ptr<OpenedModel>> opened;
+    std::vector<std::shared_ptr<OpenedModel>> opened;
     std::vector<std::unique_ptr<graph::JitModel>> jit;
     std::vector<ModelOptions> options;
     std::string skipped;
     for (const std::string &name : graph_alternative_names(asked)) {
         const ModelOptions o = graph_alternative(asked, name);
-        auto m = std::make_unique<OpenedModel>(opened.empty() ? base : open_model(o));
+        auto m = opened.empty() ? base : std::make_shared<OpenedModel>(open_model(graph_alternative(quiet, name)));
         if (!opened.empty() && same_graph(*opened[0], *m)) {
             skipped += " (" + name + ": the same partitions)";
             continue;
@@ -159,6 +164,7 @@ GraphTuning tune_graph(const ModelOptions &asked, const TuneSettings &settings,
         result.measured_ms.push_back(0);
     }
     result.chosen = options[size_t(result.choice)];
+    result.opened = opened[size_t(result.choice)];
     std::string line = "tune graph: ";
     char buf[96];
     for (size_t a = 0; a < result.names.size() && opened.size() > 1; a++) {

@@ -12,6 +12,7 @@
 #include "tune_partitions.h"
 
 #include <functional>
+#include <memory>
 #include <string>
 
 namespace tessera::cli {
@@ -22,6 +23,9 @@ struct GraphTuning {
     std::vector<double> measured_ms;
     int choice = 0;
     bool from_log = false;
+    // The chosen alternative as tune_graph opened it, its scheduler quiet (null: open
+    // `chosen` again), so a compile that takes the log's choice opens the model once.
+    std::shared_ptr<OpenedModel> opened;
 };
 
 // The model's identity in the log: "graph-" and the signature of all its nodes as

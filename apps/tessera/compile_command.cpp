@@ -92,13 +92,16 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
     }
 
     if (!tune_graph_alternatives && !c.tune) throw UsageError("compile: --no-tune-graph goes with --tune");
+    std::shared_ptr<OpenedModel> tuned;  // the graph alternative tune_graph chose, opened
     if (c.tune && tune_graph_alternatives) {
-        o = tune_graph(o, c.tuning, [](const std::string &line) {
-                std::printf("%s\n", line.c_str());
-                std::fflush(stdout);
-            }).chosen;
+        GraphTuning g = tune_graph(o, c.tuning, [](const std::string &line) {
+            std::printf("%s\n", line.c_str());
+            std::fflush(stdout);
+        });
+        o = g.chosen;
+        if (!explain) tuned = g.opened;  // opened quietly: with --explain, opened again to explain
     }
-    OpenedModel s = open_model(o);
+    const OpenedModel s = tuned ? std::move(*tuned) : open_model(o);
     const std::string opset = s.graph.model_opset && s.graph.model_opset != s.graph.opset
                                   ? std::to_string(s.graph.model_opset) + ", read as opset " + std::to_string(s.graph.opset)
                                   : std::to_string(s.graph.opset);
