@@ -16,9 +16,13 @@ double calibrated_ms(const ModelTerms &t, const FamilyCalibration &f) {
     return (bound + t.overhead_ms * f.overhead) / std::max(1e-9, t.parallel_efficiency);
 }
 
+FamilyCalibration family_factors(const ModelCalibration &calibration, const std::string &family) {
+    const auto it = calibration.find(family);
+    return it == calibration.end() ? FamilyCalibration{} : it->second;
+}
+
 double calibrated_ms(const ModelTerms &t, const ModelCalibration &calibration) {
-    const auto it = calibration.find(t.family);
-    return calibrated_ms(t, it == calibration.end() ? FamilyCalibration{} : it->second);
+    return calibrated_ms(t, family_factors(calibration, t.family));
 }
 
 double predicted_ms(const CalibrationCandidate &c, const ModelCalibration &calibration) {

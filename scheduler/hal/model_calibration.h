@@ -40,6 +40,9 @@ struct FamilyCalibration {
 // Per program family; a family without an entry is predicted uncalibrated.
 using ModelCalibration = std::map<std::string, FamilyCalibration>;
 
+// A family's factors in `calibration` (none: the model as built).
+FamilyCalibration family_factors(const ModelCalibration &calibration, const std::string &family);
+
 // The stage's time: the slowest of its bounds, plus the added costs, over the
 // parallel efficiency, each term scaled by its factor.
 double calibrated_ms(const ModelTerms &t, const FamilyCalibration &f);

@@ -310,8 +310,7 @@ void PerfModel::predict(RProgram &p) const {
     // Uneven spread of tasks over cores.
     terms.parallel_efficiency = parallel_efficiency(p.tiles[kL2Tile]);
     // The slowest bound names the bottleneck, with this machine's factors (if fitted).
-    const auto fitted = d_.calibration.find(terms.family);
-    const hal::FamilyCalibration f = fitted == d_.calibration.end() ? hal::FamilyCalibration{} : fitted->second;
+    const hal::FamilyCalibration f = hal::family_factors(d_.calibration, terms.family);
     const std::pair<double, const char *> bounds[] = {{terms.compute_ms * f.compute, "compute"},
                                                       {terms.registers_ms * f.registers, "L1->registers"},
                                                       {terms.l1_ms * f.l1, "L2->L1"},
