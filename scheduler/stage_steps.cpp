@@ -112,34 +112,6 @@ std::vector<const FunctionNode *> pure_producers(const SchedulingContext &c, con
     return out;
 }
 
-// A fused chain's producer under its consumer's program `p` (of `p_expr`, attached
-// at `row`): the producer's pure epilogue per L2 tile (band) of the consumer, the
-// producer (`inner`) per tile of that with programs built for one band, its loops
-// serial inside the consumer's tasks.
-void schedule_band_producer(SchedulingContext &c, const FunctionNode &epilogue, const FunctionNode &inner,
-                            const rtile::RProgram &p, const TensorExpr &p_expr, const rules::Attachment &row) {
-    const std::string &pname = epilogue.func.name();
-    // The band: the epilogue's points one L2 tile of the consumer reads.
-    std::vector<int64_t> region;
-    for (const analysis::AccessMap &m : p_expr.reads) {
-        if (m.tensor != pname) continue;
-        for (size_t d = 0; d < m.coef.size(); d++) region.push_back(m.tile_extent(d, p.tiles[rtile::kL2Tile].shape));
-    }
-    c.builder.compute_at(pname, row.consumer, row.var);
-    const bool was_serial = c.builder.serial();
-    c.builder.set_serial(true);
-    const double before = c.predicted_ms;
-    const size_t first_decision = c.decisions.stages.size();
-    c.row_of[pname] = schedule_compute_stage(c, inner, *analysis::compute_stage(c.plan.stages.at(inner.func.name())),
-                                             &c.plan.stages.at(pname)[0], region);
-    // Its prediction is one band's: every band, spread over the cores.
-    const double bands_per_core = double(p.parallel_tasks) / c.device.cores;
-    c.predicted_ms = before + (c.predicted_ms - before) * bands_per_core;
-    for (size_t k = first_decision; k < c.decisions.stages.size(); k++) c.decisions.stages[k].prediction_weight = bands_per_core;
-    c.builder.set_serial(was_serial);
-    c.handled.insert(pname);
-}
-
 }  // namespace
 
 void record_decision(SchedulingContext &c, const std::string &func, StageRole role) {
@@ -164,19 +136,24 @@ struct ProducerDecision {
     ProducerPlacement placement = ProducerPlacement::PerTile;
     const FunctionNode *inner = nullptr;  // RootWithItsComputeStage, PerBand: the compute stage under it
     double recompute = 0;                 // RootOnce: how many times over per tile
+    int nested = -1;                      // RootWithItsComputeStage, PerBand: its plan in ComputeStagePlan::nested
 };
 
-// What schedule_compute_stage decides for a compute stage before it writes a step:
-// the program (StageDecision), where each producer goes, and whether the epilogue
-// is computed per tile of the stage.
+// What a compute stage is to be, decided whole before any step is written: the
+// program (StageDecision), where each producer goes, whether the epilogue is
+// computed per tile of the stage, and the plans of the compute stages under its
+// producers (an epilogue's own stage at root, a fused chain's producer per band).
 struct ComputeStagePlan {
+    const FunctionNode *node = nullptr;
     std::vector<TensorExpr> stages;  // the Func's stages (within the band)
     std::optional<TensorExpr> epilogue;
     bool chain_consumer = false;
     rtile::TilingContext tiling;
     StageDecision decision;
     std::vector<ProducerDecision> producers;
-    bool fuse = false;  // the stage computed per tile of its epilogue
+    std::vector<ComputeStagePlan> nested;
+    bool fuse = false;    // the stage computed per tile of its epilogue
+    bool serial = false;  // computed inside another stage's parallel tiles: its own loops serial
 };
 
 // The rProgram index to apply to stage `name`: its entry in stage_candidates, else
@@ -186,10 +163,17 @@ int candidate_for(const SchedulerOptions &o, const std::string &name) {
     return it != o.stage_candidates.end() ? it->second : o.candidate;
 }
 
+// `band` (per pure dim, Halide order; empty: the whole stage): the stage is
+// computed per band of that shape (a fused chain's producer under its
+// consumer's tiles), its programs built for one band. `weight`: its share of
+// the pipeline's predicted time (StageDecision::prediction_weight).
 ComputeStagePlan decide_compute_stage(const SchedulingContext &c, const FunctionNode &node, const TensorExpr &whole,
-                                      const TensorExpr *whole_epilogue, const std::vector<int64_t> &band) {
+                                      const TensorExpr *whole_epilogue, const std::vector<int64_t> &band, double weight,
+                                      bool serial) {
     const std::string &name = node.func.name();
     ComputeStagePlan plan;
+    plan.node = &node;
+    plan.serial = serial;
     plan.stages = c.plan.stages.at(name);
     if (!band.empty()) {
         for (TensorExpr &t : plan.stages) t = within_band(t, band);
@@ -236,6 +220,7 @@ ComputeStagePlan decide_compute_stage(const SchedulingContext &c, const Function
                       : pick == 0 ? ProgramChoice::BestPredicted
                                   : ProgramChoice::CandidateOption;
     decision.chain_member = !band.empty();
+    decision.prediction_weight = weight;
     decision.compute = compute;
     const rtile::RProgram &best = built.programs[pick];
     const TensorExpr best_expr = rtile::program_expr(compute, best);  // its tiles' dims
@@ -243,8 +228,21 @@ ComputeStagePlan decide_compute_stage(const SchedulingContext &c, const Function
         ProducerDecision p;
         p.producer = producer;
         if (banded >= 0 && producer == band_epilogue) {
+            // The band: the epilogue's points one L2 tile of this stage reads. The
+            // producer's programs are built for one band; its prediction is one
+            // band's, every band spread over the cores.
             p.placement = ProducerPlacement::PerBand;
             p.inner = band_inner;
+            std::vector<int64_t> region;
+            for (const analysis::AccessMap &m : best_expr.reads) {
+                if (m.tensor != producer->func.name()) continue;
+                for (size_t d = 0; d < m.coef.size(); d++) region.push_back(m.tile_extent(d, best.tiles[rtile::kL2Tile].shape));
+            }
+            const double bands_per_core = double(best.parallel_tasks) / c.device.cores;
+            p.nested = int(plan.nested.size());
+            plan.nested.push_back(decide_compute_stage(
+                c, *band_inner, *analysis::compute_stage(c.plan.stages.at(band_inner->func.name())),
+                &c.plan.stages.at(producer->func.name())[0], region, weight * bands_per_core, true));
         } else if (const FunctionNode *inner = unscheduled_epilogue_producer(c, *producer)) {
             // The pure epilogue of another compute stage (a chain's first convolution's
             // bias and relu, read by the second): at root, that stage computed per L2
@@ -253,6 +251,10 @@ ComputeStagePlan decide_compute_stage(const SchedulingContext &c, const Function
             // C4 4.72 -> 2.97 ms, C5 0.72 -> 0.57).
             p.placement = ProducerPlacement::RootWithItsComputeStage;
             p.inner = inner;
+            p.nested = int(plan.nested.size());
+            plan.nested.push_back(decide_compute_stage(c, *inner,
+                                                       *analysis::compute_stage(c.plan.stages.at(inner->func.name())),
+                                                       &c.plan.stages.at(producer->func.name())[0], {}, weight, serial));
         } else {
             // A non-inlined pure producer (a padded input): computed per chunk of
             // each L2 tile, in cache when read, unless the tasks would compute it
@@ -274,15 +276,19 @@ ComputeStagePlan decide_compute_stage(const SchedulingContext &c, const Function
     return plan;
 }
 
-// Writes the steps of a decided compute stage; returns the loop its consumers'
+// Writes the steps of a decided compute stage, and of the stages under it, each
+// where its producer's placement puts it; returns the loop its consumers'
 // producers attach to.
-rules::Attachment lower_compute_stage(SchedulingContext &c, const FunctionNode &node, ComputeStagePlan &plan) {
+rules::Attachment lower_compute_stage(SchedulingContext &c, const ComputeStagePlan &plan) {
+    const FunctionNode &node = *plan.node;
     const std::string &name = node.func.name();
-    StageDecision &decision = plan.decision;
+    StageDecision decision = plan.decision;  // lowering adds the epilogue's tiles
     const TensorExpr &compute = decision.compute;
     const rtile::RProgram &best = *decision.chosen_program();
     const TensorExpr *epilogue = plan.epilogue ? &*plan.epilogue : nullptr;
-    c.predicted_ms += best.predicted_ms;
+    const bool was_serial = c.builder.serial();
+    c.builder.set_serial(plan.serial);
+    c.predicted_ms += best.predicted_ms * decision.prediction_weight;
     c.predicted_stages++;
     std::vector<rules::TileOperand> packs;
     std::ostringstream root_notes;
@@ -293,8 +299,7 @@ rules::Attachment lower_compute_stage(SchedulingContext &c, const FunctionNode &
         case ProducerPlacement::PerBand: per_band = &p; break;
         case ProducerPlacement::RootWithItsComputeStage:
             c.builder.compute_root(pname);
-            c.row_of[pname] = schedule_compute_stage(
-                c, *p.inner, *analysis::compute_stage(c.plan.stages.at(p.inner->func.name())), &c.plan.stages.at(pname)[0]);
+            c.row_of[pname] = lower_compute_stage(c, plan.nested[size_t(p.nested)]);
             c.handled.insert(pname);
             break;
         case ProducerPlacement::RootOnce:
@@ -317,7 +322,13 @@ rules::Attachment lower_compute_stage(SchedulingContext &c, const FunctionNode &
                                                            plan.fuse ? epilogue : nullptr, &decision.epilogue_tiles);
     if (epilogue && !plan.fuse) row = rules::schedule_pure_output(c.builder, *epilogue, c.device);
     c.decisions.stages.push_back(decision);
-    if (per_band) schedule_band_producer(c, *per_band->producer, *per_band->inner, best, rtile::program_expr(compute, best), row);
+    if (per_band) {
+        // The chain's producer epilogue per band, the producer per tile of that.
+        const std::string &pname = per_band->producer->func.name();
+        c.builder.compute_at(pname, row.consumer, row.var);
+        c.row_of[pname] = lower_compute_stage(c, plan.nested[size_t(per_band->nested)]);
+        c.handled.insert(pname);
+    }
     for (const rules::TileOperand &o : packs)
         c.handled.insert(o.func);
     c.handled.insert(name);
@@ -358,15 +369,15 @@ rules::Attachment lower_compute_stage(SchedulingContext &c, const FunctionNode &
             << "\n";
     }
     explain_candidates(out, decision);
+    c.builder.set_serial(was_serial);
     return row;
 }
 
 }  // namespace
 
-rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNode &node, const TensorExpr &whole,
-                                         const TensorExpr *whole_epilogue, const std::vector<int64_t> &band) {
-    ComputeStagePlan plan = decide_compute_stage(c, node, whole, whole_epilogue, band);
-    return lower_compute_stage(c, node, plan);
+rules::Attachment schedule_compute_stage(SchedulingContext &c, const FunctionNode &node, const TensorExpr &compute,
+                                         const TensorExpr *epilogue) {
+    return lower_compute_stage(c, decide_compute_stage(c, node, compute, epilogue, {}, 1, false));
 }
 
 void schedule_scalar(SchedulingContext &c, const FunctionNode &node) {

@@ -50,15 +50,14 @@ void record_decision(SchedulingContext &c, const std::string &func, StageRole ro
 // sum at root both read the exponentials).
 rules::Attachment shared_row_of(SchedulingContext &c, const analysis::FunctionNode &node);
 
-// A compute-intensive stage with one update: its rPrograms constructed, the chosen
-// one applied (with `epilogue`, computed per tile of that pure output). Returns
-// the loop its consumers' producers attach to. `band` (per pure dim, Halide
-// order; empty: the whole stage): the stage is computed per band of that shape
-// (a fused chain's producer under its consumer's tiles), its programs built for
-// one band, its loops serial.
+// A compute-intensive stage with one update: decided whole first (its rPrograms
+// constructed and one chosen, each producer placed, the compute stages under
+// them decided in turn: an epilogue's own stage at root, a fused chain's
+// producer per band of this stage's L2 tiles, its programs built for one band,
+// its loops serial), then lowered into steps; with `epilogue`, computed per tile
+// of that pure output. Returns the loop its consumers' producers attach to.
 rules::Attachment schedule_compute_stage(SchedulingContext &c, const analysis::FunctionNode &node,
-                                         const analysis::TensorExpr &compute, const analysis::TensorExpr *epilogue,
-                                         const std::vector<int64_t> &band = {});
+                                         const analysis::TensorExpr &compute, const analysis::TensorExpr *epilogue);
 // A scalar (a full reduction, a 0-D output): computed at root, serially.
 void schedule_scalar(SchedulingContext &c, const analysis::FunctionNode &node);
 // A stage the analysis cannot read: the rules' safe schedule, with a warning.

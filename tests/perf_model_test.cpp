@@ -164,7 +164,9 @@ TEST(PerfModel, CalibrationScalesItsFamilysTermsAndTheRankingFollows) {
     }
     for (size_t i = 0; i < after.size(); i++) {
         EXPECT_NEAR(after[i].predicted_ms, hal::calibrated_ms(after[i].terms, f), 1e-12);
-        if (i > 0) EXPECT_LE(after[i - 1].predicted_ms, after[i].predicted_ms * 1.02);  // ranked (ties within 2%)
+        if (i > 0) {
+            EXPECT_LE(after[i - 1].predicted_ms, after[i].predicted_ms * 1.02);  // ranked (ties within 2%)
+        }
     }
     // Compute-bound programs are predicted 3x slower.
     EXPECT_GT(after[0].predicted_ms, 2 * before[0].predicted_ms);
