@@ -521,7 +521,8 @@ int run_models(const Options &o) {
     base.scheduler_options = tessera::scheduler_options_from_environment(o.threads);
     base.cxx = tessera::cxx_from_environment();
     base.tune = o.tune;
-    base.python = find_peer_python(o.python, TESSERA_SOURCE_DIR, base.python_missing);
+    const char *peer_python = std::getenv("TESSERA_PEER_PYTHON");
+    base.python = find_peer_python(o.python, peer_python ? peer_python : "", TESSERA_SOURCE_DIR, base.python_missing);
     const char *runner = std::getenv("TESSERA_PEER_RUNNER");
     base.runner = runner && *runner ? runner : std::string(TESSERA_SOURCE_DIR) + "/scripts/peer_runner.py";
     std::string peers;

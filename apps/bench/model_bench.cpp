@@ -109,14 +109,16 @@ double settle(const std::vector<int> &pids, double max_ms) {
     return waited;
 }
 
-std::string find_peer_python(const std::string &flag, const std::string &repo_dir, std::string &missing) {
+std::string find_peer_python(const std::string &flag, const std::string &from_environment, const std::string &repo_dir,
+                             std::string &missing) {
     if (!flag.empty()) {
         if (!executable(flag)) throw ModelInputError("--python " + flag + ": not an executable file");
         return flag;
     }
-    if (const char *env = std::getenv("TESSERA_PEER_PYTHON"); env && *env) {
-        if (!executable(env)) throw ModelInputError(std::string("TESSERA_PEER_PYTHON=") + env + ": not an executable file");
-        return env;
+    if (!from_environment.empty()) {
+        if (!executable(from_environment))
+            throw ModelInputError("TESSERA_PEER_PYTHON=" + from_environment + ": not an executable file");
+        return from_environment;
     }
     const std::string venv = repo_dir + "/.venv-peers/bin/python";
     if (executable(venv)) return venv;

@@ -43,11 +43,13 @@ struct ModelBenchOptions {
     bool tune = false;                     // tessera compile --tune (at `threads`)
 };
 
-// The peers' interpreter: `flag` (--python) when given, else $TESSERA_PEER_PYTHON, else
-// REPO/.venv-peers/bin/python (scripts/install-peers.sh). Empty when none is found, with
-// `missing` set to the line saying how to get one. Throws ModelInputError when `flag`
-// or $TESSERA_PEER_PYTHON names no executable.
-std::string find_peer_python(const std::string &flag, const std::string &repo_dir, std::string &missing);
+// The peers' interpreter: `flag` (--python) when given, else `from_environment` (the
+// tool's $TESSERA_PEER_PYTHON), else REPO/.venv-peers/bin/python
+// (scripts/install-peers.sh). Empty when none is found, with `missing` set to the line
+// saying how to get one. Throws ModelInputError when `flag` or `from_environment`
+// names no executable.
+std::string find_peer_python(const std::string &flag, const std::string &from_environment, const std::string &repo_dir,
+                             std::string &missing);
 
 // Max over the outputs of graph::relative_error(actual, reference): +infinity when the
 // counts, shapes or dtypes differ or an actual value is NaN (NaN never passes).

@@ -273,15 +273,14 @@ TEST(ModelSuite, BuiltInSuiteAndBadLines) {
 
 TEST(ModelBenchPython, FlagEnvironmentThenTheRepositorysEnvironment) {
     std::string missing;
-    unsetenv("TESSERA_PEER_PYTHON");
     const std::string repo = fresh_dir("repo_without_venv");
-    EXPECT_EQ(find_peer_python("", repo, missing), "");
+    EXPECT_EQ(find_peer_python("", "", repo, missing), "");
     EXPECT_TRUE(contains(missing, "bash scripts/install-peers.sh")) << missing;
-    EXPECT_EQ(find_peer_python("/usr/bin/python3", repo, missing), "/usr/bin/python3");
-    EXPECT_THROW(find_peer_python("/nonexistent/python", repo, missing), ModelInputError);
-    setenv("TESSERA_PEER_PYTHON", "/usr/bin/python3", 1);
-    EXPECT_EQ(find_peer_python("", repo, missing), "/usr/bin/python3");
-    unsetenv("TESSERA_PEER_PYTHON");
+    EXPECT_EQ(find_peer_python("/usr/bin/python3", "", repo, missing), "/usr/bin/python3");
+    EXPECT_THROW(find_peer_python("/nonexistent/python", "", repo, missing), ModelInputError);
+    EXPECT_EQ(find_peer_python("", "/usr/bin/python3", repo, missing), "/usr/bin/python3");
+    EXPECT_EQ(find_peer_python("/usr/bin/python3", "/nonexistent/python", repo, missing), "/usr/bin/python3");
+    EXPECT_THROW(find_peer_python("", "/nonexistent/python", repo, missing), ModelInputError);
 }
 
 TEST(ModelBenchSettle, WaitsWhileAProcessSpinsAndNotWhenIdle) {
