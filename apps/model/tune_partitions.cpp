@@ -12,12 +12,15 @@
 #include "tuning_log.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <limits>
 #include <map>
+#include <optional>
 #include <random>
+#include <thread>
 
 namespace tessera::cli {
 
@@ -94,6 +97,58 @@ bool has_compute_node(const graph::Graph &g, const graph::Partition &p) {
     return p.compute_intensive;
 }
 
+// A candidate's pipeline, scheduled, with the model's prediction for it.
+struct Candidate {
+    graph::LoweredPartition lowered;
+    double predicted_ms = 0;
+    std::vector<hal::ModelTerms> terms;  // the chosen programs' model terms (Tessera's candidates)
+};
+
+Candidate schedule_candidate(const graph::Graph &g, const graph::Partition &p, const SchedulerChoice &choice) {
+    Candidate c{graph::lower_partition(g, p), 0, {}};
+    if (choice.name == "Tessera") {
+        const ScheduleOutcome o = schedule_pipeline(c.lowered.pipeline, choice.target, choice.options);
+        c.predicted_ms = o.predicted_ms;
+        c.terms = o.decisions.chosen_terms();
+    } else {
+        apply_scheduler(c.lowered.pipeline, choice);
+    }
+    return c;
+}
+
+// JIT-compiles every scheduled candidate, `jobs` at a time; one that fails is reset,
+// its message in `failed`. Returns the wall time spent.
+double compile_in_parallel(std::vector<std::optional<Candidate>> &candidates, std::vector<std::string> &failed,
+                           const Halide::Target &target, int jobs) {
+    Stopwatch clock;
+    std::atomic<size_t> next{0};
+    std::vector<std::exception_ptr> errors(candidates.size());
+    auto work = [&] {
+        for (size_t c = next++; c < candidates.size(); c = next++) {
+            if (!candidates[c]) continue;
+            try {
+                candidates[c]->lowered.pipeline.compile_jit(target);
+            } catch (...) {
+                errors[c] = std::current_exception();
+            }
+        }
+    };
+    std::vector<std::thread> workers;
+    for (int k = 1; k < std::min<int>(jobs, int(candidates.size())); k++) workers.emplace_back(work);
+    work();
+    for (std::thread &w : workers) w.join();
+    for (size_t c = 0; c < candidates.size(); c++) {
+        if (!errors[c]) continue;
+        try {
+            std::rethrow_exception(errors[c]);
+        } catch (const std::exception &e) {
+            failed[c] = e.what();
+        }
+        candidates[c].reset();
+    }
+    return clock.lap_ms();
+}
+
 }  // namespace
 
 std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model, const TuneSettings &settings,
@@ -122,6 +177,7 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
             (log.elsewhere ? ", " + std::to_string(log.elsewhere) + " for another target or device profile ignored" : ""));
     }
     graph::JitThreadPool pool(settings.threads);
+    const int jobs = settings.jobs > 0 ? settings.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
     std::vector<const graph::Partition *> todo;
     for (const graph::Partition &p : model.plan.partitions) {
         if (has_compute_node(g, p)) todo.push_back(&p);
@@ -167,35 +223,38 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         }
         // Every candidate built first (fresh Funcs each), then timed in interleaved rounds.
         // One that cannot be scheduled or compiled is left out (said so); Tessera:0, what
-        // an untuned compile builds, always is.
+        // an untuned compile builds, always is. Scheduling is quick and runs here, one
+        // candidate after another; LLVM's compiles, the bulk of the time, run `jobs` at a
+        // time (Halide compiles independent pipelines on separate threads).
+        std::vector<std::optional<Candidate>> scheduled(choices.size());
+        std::vector<std::string> failed(choices.size());
+        for (size_t c = 0; c < choices.size(); c++) {
+            try {
+                scheduled[c] = schedule_candidate(g, p, choices[c]);
+            } catch (const std::exception &e) {
+                if (c == 0) throw;
+                failed[c] = e.what();
+            }
+        }
+        const double compile_ms = compile_in_parallel(scheduled, failed, model.target, jobs);
         std::vector<graph::LoweredPartition> built;
         std::vector<std::vector<graph::TensorData>> inputs;
         std::vector<graph::TensorData> outputs;
         std::vector<std::vector<hal::ModelTerms>> stage_terms;  // per candidate built
         std::string dropped;
         for (size_t c = 0; c < choices.size(); c++) {
-            try {
-                graph::LoweredPartition lp = graph::lower_partition(g, p);
-                double predicted = 0;
-                std::vector<hal::ModelTerms> terms;
-                if (choices[c].name == "Tessera") {
-                    const ScheduleOutcome o = schedule_pipeline(lp.pipeline, choices[c].target, choices[c].options);
-                    predicted = o.predicted_ms;
-                    terms = o.decisions.chosen_terms();
-                } else {
-                    apply_scheduler(lp.pipeline, choices[c]);
-                }
-                lp.pipeline.compile_jit(model.target);
-                inputs.push_back(partition_inputs(g, lp));
-                outputs.push_back(graph::poisoned_output(g.value(lp.output_value)));
-                built.push_back(std::move(lp));
-                t.names.push_back(names[c]);
-                t.predicted_ms.push_back(predicted);
-                stage_terms.push_back(terms);
-            } catch (const std::exception &e) {
-                if (c == 0) throw;
-                dropped += " (" + names[c] + " left out: " + std::string(e.what()).substr(0, 80) + ")";
+            if (!scheduled[c]) {
+                if (c == 0) throw graph::GraphError(p.name + ": " + failed[c]);
+                dropped += " (" + names[c] + " left out: " + failed[c].substr(0, 80) + ")";
+                continue;
             }
+            Candidate &built_one = *scheduled[c];
+            inputs.push_back(partition_inputs(g, built_one.lowered));
+            outputs.push_back(graph::poisoned_output(g.value(built_one.lowered.output_value)));
+            t.names.push_back(names[c]);
+            t.predicted_ms.push_back(built_one.predicted_ms);
+            stage_terms.push_back(std::move(built_one.terms));
+            built.push_back(std::move(built_one.lowered));
         }
         auto run = [&](size_t c) {
             graph::LoweredPartition &lp = built[c];
@@ -214,15 +273,17 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         }
         t.chosen = int(std::min_element(t.candidate_ms.begin(), t.candidate_ms.end()) - t.candidate_ms.begin());
         std::string line = head;
-        char buf[128];
+        char buf[192];
         for (size_t c = 0; c < t.candidate_ms.size(); c++) {
             std::snprintf(buf, sizeof buf, "%s%s %.3f ms", c ? ", " : "", t.names[c].c_str(), t.candidate_ms[c]);
             line += buf;
         }
-        spent_ms += clock.lap_ms();
+        const double partition_ms = clock.lap_ms();
+        spent_ms += partition_ms;
         const double left_s = spent_ms / 1e3 / double(measured.size() + 1) * double(todo.size() - i - 1);
-        std::snprintf(buf, sizeof buf, " -> %s (%.2fx the untuned), about %.0f s left", t.names[size_t(t.chosen)].c_str(),
-                      t.candidate_ms[0] / t.candidate_ms[size_t(t.chosen)], left_s);
+        std::snprintf(buf, sizeof buf, " -> %s (%.2fx the untuned; compiled in %.1f s of %.1f), about %.0f s left",
+                      t.names[size_t(t.chosen)].c_str(), t.candidate_ms[0] / t.candidate_ms[size_t(t.chosen)],
+                      compile_ms / 1e3, partition_ms / 1e3, left_s);
         say(line + buf + dropped);
 
         TuningRecord r;

@@ -1,6 +1,6 @@
 // Measured selection for a model's partitions, as Roller profiles its top-K kernels on
 // the device: each partition with a convolution or a matrix product is scheduled with each of Tessera's top
-// rPrograms (and Halide's Mullapudi2016), JIT-compiled and timed on this machine (the model's thread count, random
+// rPrograms (and Halide's Mullapudi2016), JIT-compiled (`jobs` at once) and timed on this machine (the model's thread count, random
 // inputs of the partition's shapes, the candidates in interleaved rounds), and the
 // fastest is kept. Candidate 0, the untuned choice, is always among them, so a tuned
 // partition is never slower than the untuned one beyond noise. `tessera compile --tune`.
@@ -22,6 +22,7 @@ struct TuneSettings {
     std::vector<std::string> halide_schedulers = {"Mullapudi2016"};
     int threads = 0;     // the model's thread pool (0: every core this process may use)
     int rounds = 5;      // timed interleaved rounds, after one warm-up round
+    int jobs = 0;        // candidates JIT-compiled at once (threads); 0: one per core
     std::string log_path;  // the tuning log read and appended to (tuning_log.h); empty: none
     double budget_s = 0;   // measuring stops once this is spent (the rest untuned); 0: no limit
     // Replaces the timing of the candidates (each still scheduled and compiled): given the

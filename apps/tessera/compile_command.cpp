@@ -91,6 +91,7 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
         c.tuning.log_path = c.out_dir + "/" + (c.name.empty() ? default_library_name(o.model) : c.name) + ".tune.jsonl";
     }
 
+    c.tuning.jobs = c.jobs;  // -j: the candidates compiled at once too
     if (!tune_graph_alternatives && !c.tune) throw UsageError("compile: --no-tune-graph goes with --tune");
     std::shared_ptr<OpenedModel> tuned;  // the graph alternative tune_graph chose, opened
     if (c.tune && tune_graph_alternatives) {

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -211,6 +212,28 @@ TEST(Tune, RepeatedBlocksAreMeasuredOnce) {
     EXPECT_NE(t[1].partition, t[0].partition);
     EXPECT_EQ(read_tuning_log(log, m.target.to_string(), hal::profile_fingerprint(profile_or_builtin(m.choice.options)))
                   .records.size(), 1u);
+}
+
+TEST(Tune, CandidatesCompiledAtOnceRunAndMatchOneByOne) {
+    const OpenedModel m = open(write_model("tune_jobs.onnx", 9));
+    TuneSettings one = settings("", "Tessera:1");
+    one.halide_schedulers = {"Mullapudi2016"};
+    one.jobs = 1;
+    TuneSettings three = one;
+    three.jobs = 3;
+    three.rounds = 1;
+    three.timer_override = nullptr;  // each compiled candidate runs
+    const std::vector<graph::MeasuredCandidates> serial = tune_partitions(m, one);
+    const std::vector<graph::MeasuredCandidates> parallel = tune_partitions(m, three);
+    ASSERT_EQ(parallel.size(), serial.size());
+    for (size_t k = 0; k < serial.size(); k++) {
+        EXPECT_EQ(parallel[k].names, (std::vector<std::string>{"Tessera:0", "Tessera:1", "Mullapudi2016"}));
+        EXPECT_EQ(parallel[k].names, serial[k].names);
+        EXPECT_EQ(parallel[k].predicted_ms, serial[k].predicted_ms) << parallel[k].partition;
+        ASSERT_EQ(parallel[k].candidate_ms.size(), 3u);
+        for (double ms : parallel[k].candidate_ms) EXPECT_TRUE(ms > 0 && std::isfinite(ms)) << parallel[k].partition;
+        EXPECT_EQ(serial[k].chosen, 1);
+    }
 }
 
 TEST(TuneGraph, AlternativesAreNamedAndReadBack) {
