@@ -138,7 +138,8 @@ GraphTuning tune_graph(const ModelOptions &asked, const TuneSettings &settings,
             say("tune graph: compiling " + result.names[a] + " (" + std::to_string(m.plan.partitions.size()) +
                 " partitions)");
             jit.push_back(std::make_unique<graph::JitModel>(m.graph, m.plan, m.schedule, m.target,
-                                                            std::function<void(const std::string &)>{}, settings.threads));
+                                                            std::function<void(const std::string &)>{}, settings.threads,
+                                                            settings.jobs));
         }
         std::vector<graph::TensorMap> inputs(opened.size());
         for (size_t a = 0; a < opened.size(); a++) {

@@ -1,5 +1,6 @@
 #include "tune_partitions.h"
 
+#include "compile_at_once.h"
 #include "device_profile.h"
 #include "jit_model.h"
 #include "jit_thread_pool.h"
@@ -12,7 +13,6 @@
 #include "tuning_log.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -20,7 +20,6 @@
 #include <map>
 #include <optional>
 #include <random>
-#include <thread>
 
 namespace tessera::cli {
 
@@ -116,39 +115,6 @@ Candidate schedule_candidate(const graph::Graph &g, const graph::Partition &p, c
     return c;
 }
 
-// JIT-compiles every scheduled candidate, `jobs` at a time; one that fails is reset,
-// its message in `failed`. Returns the wall time spent.
-double compile_in_parallel(std::vector<std::optional<Candidate>> &candidates, std::vector<std::string> &failed,
-                           const Halide::Target &target, int jobs) {
-    Stopwatch clock;
-    std::atomic<size_t> next{0};
-    std::vector<std::exception_ptr> errors(candidates.size());
-    auto work = [&] {
-        for (size_t c = next++; c < candidates.size(); c = next++) {
-            if (!candidates[c]) continue;
-            try {
-                candidates[c]->lowered.pipeline.compile_jit(target);
-            } catch (...) {
-                errors[c] = std::current_exception();
-            }
-        }
-    };
-    std::vector<std::thread> workers;
-    for (int k = 1; k < std::min<int>(jobs, int(candidates.size())); k++) workers.emplace_back(work);
-    work();
-    for (std::thread &w : workers) w.join();
-    for (size_t c = 0; c < candidates.size(); c++) {
-        if (!errors[c]) continue;
-        try {
-            std::rethrow_exception(errors[c]);
-        } catch (const std::exception &e) {
-            failed[c] = e.what();
-        }
-        candidates[c].reset();
-    }
-    return clock.lap_ms();
-}
-
 }  // namespace
 
 std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model, const TuneSettings &settings,
@@ -177,7 +143,6 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
             (log.elsewhere ? ", " + std::to_string(log.elsewhere) + " for another target or device profile ignored" : ""));
     }
     graph::JitThreadPool pool(settings.threads);
-    const int jobs = settings.jobs > 0 ? settings.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
     std::vector<const graph::Partition *> todo;
     for (const graph::Partition &p : model.plan.partitions) {
         if (has_compute_node(g, p)) todo.push_back(&p);
@@ -236,7 +201,22 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
                 failed[c] = e.what();
             }
         }
-        const double compile_ms = compile_in_parallel(scheduled, failed, model.target, jobs);
+        std::vector<Halide::Pipeline> pipelines;
+        std::vector<size_t> of;  // the candidate each pipeline is
+        for (size_t c = 0; c < scheduled.size(); c++) {
+            if (!scheduled[c]) continue;
+            pipelines.push_back(scheduled[c]->lowered.pipeline);
+            of.push_back(c);
+        }
+        Stopwatch compile_clock;
+        const std::vector<std::exception_ptr> compiled = graph::compile_jit_at_once(pipelines, model.target, settings.jobs);
+        const double compile_ms = compile_clock.lap_ms();
+        for (size_t k = 0; k < compiled.size(); k++) {
+            if (!compiled[k]) continue;
+            if (of[k] == 0) std::rethrow_exception(compiled[k]);
+            failed[of[k]] = graph::failure_message(compiled[k]);
+            scheduled[of[k]].reset();
+        }
         std::vector<graph::LoweredPartition> built;
         std::vector<std::vector<graph::TensorData>> inputs;
         std::vector<graph::TensorData> outputs;
@@ -244,7 +224,6 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         std::string dropped;
         for (size_t c = 0; c < choices.size(); c++) {
             if (!scheduled[c]) {
-                if (c == 0) throw graph::GraphError(p.name + ": " + failed[c]);
                 dropped += " (" + names[c] + " left out: " + failed[c].substr(0, 80) + ")";
                 continue;
             }

@@ -8,8 +8,10 @@
 #include "tuning_log.h"
 
 #include "device_profile.h"
+#include "graph_error.h"
 
 #include <cstdio>
+#include <optional>
 #include <iostream>
 
 namespace tessera::cli {
@@ -61,12 +63,23 @@ int inspect_command(const std::vector<std::string> &args, const SchedulerOptions
                                               hal::profile_fingerprint(profile_or_builtin(s.choice.options)));
         std::printf("tune log %s: %zu record(s) for this target and profile, %d for others\n", tune_log.c_str(),
                     log.records.size(), log.elsewhere);
+        // A compile takes the graph's alternative from the log first, then its partitions'.
+        std::optional<OpenedModel> alternative;
         if (const TuningRecord *r = log.find(graph_signature(s))) {
             std::printf("  the graph: %s from the log (as asked, %s)\n", r->names[size_t(r->chosen)].c_str(),
                         r->names[0].c_str());
+            if (r->chosen != 0) {
+                try {
+                    alternative = open_model(graph_alternative(o, r->names[size_t(r->chosen)]));
+                } catch (const graph::GraphError &e) {
+                    throw graph::GraphError(tune_log + ": " + e.what());
+                }
+                std::printf("  its %zu partitions:\n", alternative->plan.partitions.size());
+            }
         }
-        for (const graph::Partition &p : s.plan.partitions) {
-            if (const TuningRecord *r = log.find(partition_signature(s.graph, p))) {
+        const OpenedModel &compiled = alternative ? *alternative : s;
+        for (const graph::Partition &p : compiled.plan.partitions) {
+            if (const TuningRecord *r = log.find(partition_signature(compiled.graph, p))) {
                 std::printf("  %s: %s from the log (measured %.3f ms; the untuned %.3f ms)\n", p.name.c_str(),
                             r->names[size_t(r->chosen)].c_str(), r->measured_ms[size_t(r->chosen)], r->measured_ms[0]);
             }

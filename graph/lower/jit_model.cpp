@@ -1,5 +1,6 @@
 #include "jit_model.h"
 
+#include "compile_at_once.h"
 #include "graph_error.h"
 
 #include <algorithm>
@@ -26,21 +27,25 @@ TensorData poisoned_output(const TensorInfo &info) {
 
 JitModel::JitModel(const Graph &g, const FusionPlan &plan, const std::function<void(Halide::Pipeline &)> &schedule,
                    const Halide::Target &target, const std::function<void(const std::string &)> &progress,
-                   int threads)
+                   int threads, int jobs)
     : graph_(g), target_(target), pool_(std::make_unique<JitThreadPool>(threads)) {
-    for (size_t k = 0; k < plan.partitions.size(); k++) {
-        const auto start = std::chrono::steady_clock::now();
-        LoweredPartition lp = lower_partition(g, plan.partitions[k]);
-        schedule(lp.pipeline);
-        lp.pipeline.compile_jit(target);
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        if (progress) {
-            char line[256];
-            std::snprintf(line, sizeof line, "[%zu/%zu] %s compiled in %.0f ms", k + 1, plan.partitions.size(),
-                          lp.name.c_str(), ms);
-            progress(line);
-        }
-        partitions_.push_back(std::move(lp));
+    std::vector<Halide::Pipeline> pipelines;
+    for (const Partition &p : plan.partitions) {
+        partitions_.push_back(lower_partition(g, p));
+        schedule(partitions_.back().pipeline);
+        pipelines.push_back(partitions_.back().pipeline);
+    }
+    size_t finished = 0;
+    const std::vector<std::exception_ptr> failed = compile_jit_at_once(pipelines, target, jobs, [&](size_t k, double ms) {
+        finished++;
+        if (!progress) return;
+        char line[256];
+        std::snprintf(line, sizeof line, "[%zu/%zu] %s compiled in %.0f ms", finished, partitions_.size(),
+                      partitions_[k].name.c_str(), ms);
+        progress(line);
+    });
+    for (const std::exception_ptr &f : failed) {
+        if (f) std::rethrow_exception(f);  // the first in plan order, as it was thrown
     }
 }
 
