@@ -435,6 +435,7 @@ void schedule_reduction_stage(SchedulingContext &c, const FunctionNode &node, ru
     if (!node.is_output && !at.var.empty() && at.row_width == 0 && reader != c.plan.stages.end()) {
         const int64_t points = rules::points_read_per_iteration(c.builder, reader->second[0], name, at.var);
         if (points > 0 && points < rules::pure_dims(stages[0])[0].second) at.row_width = points;
+        at.read_through_other_stage = !analysis::reads_tensor(reader->second[0], name);
     }
     if (at.row_width > 0 && at.row_width <= c.device.vector_lanes) at = rules::Attachment{};
     rules::Attachment row = rules::schedule_reduction(c.builder, stages, c.device, node.is_output, at);

@@ -127,6 +127,13 @@ bool reads_matrix_vector(const TensorExpr &out, const FunctionDag &dag, const St
     return false;
 }
 
+bool reads_tensor(const TensorExpr &t, const std::string &name) {
+    for (const AccessMap &m : t.reads) {
+        if (m.tensor == name) return true;
+    }
+    return false;
+}
+
 bool reads_at_point(const TensorExpr &t, const std::string &name) {
     for (const AccessMap &m : t.reads) {
         if (m.tensor == name && identity_read(m, t)) return true;

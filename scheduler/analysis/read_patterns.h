@@ -49,6 +49,9 @@ bool producers_reread(const TensorExpr &out, const FunctionDag &dag, const Stage
 // rules::Attachment::register_rows).
 bool reads_matrix_vector(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan);
 
+// Whether stage `t` reads Function `name` (through the Functions it inlines).
+bool reads_tensor(const TensorExpr &t, const std::string &name);
+
 // Whether stage `t` reads Function `name` at the point it writes.
 bool reads_at_point(const TensorExpr &t, const std::string &name);
 

@@ -37,6 +37,10 @@ struct Attachment {
     // matrix-vector reduction it reads keeps one partial-sum vector per row of the
     // block in registers, sharing the vector's loads (0: none); rows along row_dim.
     int64_t register_rows = 0;
+    // The producer is read in this loop only through another stage computed there
+    // (a window reduction of the same rows): how many points of its dim 0 one
+    // iteration needs is not known, so its splits must not round past them.
+    bool read_through_other_stage = false;
 };
 
 // Computes f where `at` says: at root when it has no row loop, else per iteration

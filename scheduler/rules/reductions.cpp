@@ -141,8 +141,11 @@ struct VectorBlocks {
     std::string chunk_loop;                       // the loop over blocks
     int64_t chunks = 1, points = 1, vectors = 1;  // blocks; points and vectors per block
 };
+// `whole_row`: each iteration computes the whole row (or `width` points of it), so a
+// split that divides `width` needs no tail.
 VectorBlocks split_vector_blocks(schedule::StageBuilder &s, const std::string &v, int64_t width,
-                                 const hal::DeviceSpec &d, bool is_output, bool reads_computed, int64_t min_vec) {
+                                 const hal::DeviceSpec &d, bool is_output, bool reads_computed, int64_t min_vec,
+                                 bool whole_row) {
     // Computed inside its consumer and reading the row only from computed
     // Funcs (a padded input), the reduction may compute past the row's end:
     // the row rounds up to whole blocks of full vectors. A guarded tail
@@ -167,9 +170,13 @@ VectorBlocks split_vector_blocks(schedule::StageBuilder &s, const std::string &v
     const int64_t most = std::min<int64_t>(8, vectors);
     int64_t block = rtile::largest_divisor(vectors, most, round_up ? std::min<int64_t>(4, vectors) : 1);
     if (block == 0) block = 8;  // rounded up to whole blocks
-    TailStrategy tail = width % (vw * block) == 0 ? TailStrategy::Auto
-                        : round_up                ? TailStrategy::RoundUp
-                                                  : TailStrategy::GuardWithIf;
+    // Where an iteration may need fewer points than `width` (read per channel
+    // through a max pool's windows: a squeeze-excite's channel sums), an update's
+    // untailed split rounds its few points up to the vector and reads an input
+    // past its end (channel 16 of 9): guarded.
+    TailStrategy tail = width % (vw * block) == 0 && (whole_row || reads_computed) ? TailStrategy::Auto
+                        : round_up                                              ? TailStrategy::RoundUp
+                                                                                : TailStrategy::GuardWithIf;
     s.split(v, suffixed(v, "blk"), suffixed(v, "in"), int(vw * block), tail);
     // The block is whole vectors: only its own split needs a tail strategy.
     s.split(suffixed(v, "in"), suffixed(v, "vo"), suffixed(v, "vi"), int(vw),
@@ -210,7 +217,9 @@ std::string update_in_vector_blocks(const ReductionUpdate &r) {
     const std::vector<size_t> rdims = u.reduction_dims();
     schedule::StageBuilder s = script.stage(u.func, r.update);
     VectorBlocks blocks;
-    if (vec) blocks = split_vector_blocks(s, dims[0].first, dims[0].second, d, is_output, r.reads_computed, r.min_vec);
+    if (vec)
+        blocks = split_vector_blocks(s, dims[0].first, dims[0].second, d, is_output, r.reads_computed, r.min_vec,
+                                     !r.at.read_through_other_stage);
     std::vector<std::string> order = blocks.order;
     const std::string &chunk_loop = blocks.chunk_loop;
     const int64_t chunks = blocks.chunks, vw_block = blocks.points, block_vectors = blocks.vectors;

@@ -31,14 +31,14 @@ uint64_t env_number(const char *name, uint64_t fallback) {
     return v && *v ? std::strtoull(v, nullptr, 10) : fallback;
 }
 
-void schedule_with_tessera(Halide::Pipeline &p) {
-    p.auto_schedule("Tessera", Halide::get_host_target(), Halide::MachineParams(2, 32 << 20, 40));
-}
-
 // The first difference between the evaluator and a compiled run, or "".
-std::string difference(const Graph &g, const FusionPlan &plan, const TensorMap &inputs, const TensorMap &want) {
+std::string difference(const Graph &g, const FusionPlan &plan, const TensorMap &inputs, const TensorMap &want,
+                       const Halide::Target &target = Halide::get_host_target()) {
     try {
-        JitModel model(g, plan, schedule_with_tessera, Halide::get_host_target());
+        const auto schedule_with_tessera = [&target](Halide::Pipeline &p) {
+            p.auto_schedule("Tessera", target, Halide::MachineParams(2, 32 << 20, 40));
+        };
+        JitModel model(g, plan, schedule_with_tessera, target);
         const TensorMap got = model.run(inputs);
         for (const std::string &name : g.outputs) {
             const double err = testing::relative_error(got.at(name), want.at(name));
@@ -91,6 +91,33 @@ LayoutOptions preferring(Layout preferred) {
         return node_layout(graph.nodes[size_t(node)]) == preferred ? 1.0 : 2.0;
     };
     return o;
+}
+
+// A seed's smallest failing graph, kept: a squeeze-excite's channel sums read per
+// channel only through a max pool's window reduction (on AVX2's 8 lanes, 9 channels
+// made one 9-lane vector whose update rounded a channel's iteration up to 9 and read
+// input channel 16 of 9).
+TEST(RandomGraphs, ChannelSumsReadThroughAPoolStayInsideTheInput) {
+    Halide::load_plugin(TESSERA_PLUGIN_PATH);
+    const Halide::Target avx2("x86-64-linux-avx-avx2-f16c-fma-sse41");
+    if (!Halide::get_host_target().has_feature(Halide::Target::AVX2)) GTEST_SKIP() << "runs AVX2 code";
+    testing::ModelBuilder b;
+    b.input("x", {1, 9, 6, 5}).output("pool");
+    TensorData pads(DType::i64, {8});
+    pads.i = {0, 0, 3, 2, 0, 0, 1, 2};
+    b.initializer("pads", pads);
+    b.node("GlobalAveragePool", {"x"}, {"gap"});
+    b.node("Sigmoid", {"gap"}, {"gate"});
+    b.node("Mul", {"x", "gate"}, {"se"});
+    b.node("Elu", {"se"}, {"act"});
+    b.node("Pad", {"act", "pads"}, {"padded"});
+    onnx::NodeProto &pool = b.node("MaxPool", {"padded"}, {"pool"});
+    testing::set_ints(pool, "kernel_shape", {2, 2});
+    testing::set_ints(pool, "pads", {1, 1, 1, 1});
+    Graph g = import_onnx_bytes(b.bytes(), "squeeze-excite then pool");
+    prepare_graph(g);
+    const TensorMap inputs = {{"x", testing::random_floats({1, 9, 6, 5}, 14, -2, 2)}};
+    EXPECT_EQ(difference(g, plan_fusion(g, {4.0, true}), inputs, evaluate(g, inputs), avx2), "");
 }
 
 TEST(RandomGraphs, CompiledMatchesTheEvaluator) {
