@@ -23,10 +23,10 @@ public:
     // Schedules each partition's pipeline with `schedule` (e.g. the Tessera plugin
     // through Pipeline::auto_schedule), one after another, and JIT-compiles them for
     // `target`, `jobs` at once (0: one per core; compile_at_once.h). `progress` gets one
-    // line per partition. Throws GraphError (a node that cannot be lowered) or what
-    // the first partition that does not compile threw (Halide::CompileError). The partitions' parallel loops
-    // run on the model's own thread pool of `threads` threads (0: the cores this
-    // process may run on), as in a compiled library.
+    // line per partition. Throws GraphError (a node that cannot be lowered) or what the
+    // first partition that does not compile threw (Halide::CompileError). The
+    // partitions' parallel loops run on the model's own thread pool of `threads`
+    // threads (0: the cores this process may run on), as in a compiled library.
     JitModel(const Graph &g, const FusionPlan &plan, const std::function<void(Halide::Pipeline &)> &schedule,
              const Halide::Target &target, const std::function<void(const std::string &)> &progress = {},
              int threads = 0, int jobs = 0);
