@@ -63,14 +63,62 @@ TEST(PerfModel, StridedBroadcastsCountTheElementsRead) {
     p.second_dim = 0;
     p.transposed = true;
     p.packed_read = 1;  // the weights, packed with the output channels innermost
-    // Tiles x taps x (7 broadcasts + the weight vector, charged two loads: the
-    // model reads the weights' own layout, window innermost, not the packed copy).
-    const double tiles = 1 * 7 * 64 * 3 * 3 * 512;
-    EXPECT_DOUBLE_EQ(rtile::PerfModel(t, d).mem_traffic(reg, rtile::kRegisterTile, p), tiles * (7 + 2));
     // Under a whole window the strided columns are all touched: 2 x 6 + 3.
     EXPECT_EQ(t.reads[0].touched_extent(0, tile(7, 1, 8, 3, 1, 1).shape), 15);
+    // Tiles x taps x (broadcasts + the weight vector, charged two loads: the model
+    // reads the weights' own layout, window innermost, not the packed copy). With
+    // AVX2's broadcasts as instructions of their own, the 3 unrolled taps share
+    // them: 15 inputs over 3 taps, 5 per tap.
+    const double tiles = 1 * 7 * 64 * 3 * 3 * 512;
+    ASSERT_FALSE(d.fma_broadcasts_from_memory);
+    EXPECT_DOUBLE_EQ(rtile::PerfModel(t, d).mem_traffic(reg, rtile::kRegisterTile, p), tiles * (5 + 2));
+    // AVX-512 folds each broadcast into its FMA: 7 per tap.
+    const hal::DeviceSpec wide =
+        hal::make_device_spec(Halide::Target("x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake"), 2,
+                              hal::builtin_profile());
+    ASSERT_TRUE(wide.fma_broadcasts_from_memory);
+    rtile::RProgram q = p;
+    const rtile::RTile wide_reg = tile(7, 1, 16, 1, 1, 1);
+    EXPECT_DOUBLE_EQ(rtile::PerfModel(t, wide).mem_traffic(wide_reg, rtile::kRegisterTile, q),
+                     1 * 7 * 32 * 3 * 3 * 512 * (7.0 + 2));
     // The 7 columns are constant offsets from one address: one row stream.
     EXPECT_EQ(rtile::register_tile_row_streams(t, reg, p), 1);
+}
+
+TEST(PerfModel, AMeasuredBroadcastRateChargesBroadcastHeavyTiles) {
+    // NCHW 3x3, 256 -> 256 channels, 14 x 14 outputs on a core that issues one
+    // broadcast per cycle beside its two FMA pipes (Zen 3's profile: 50-61%).
+    hal::DeviceSpec d = avx2();
+    const analysis::TensorExpr t = nchw_conv(3, 3, 1, 14, 256, 256);
+    // Direct: 8 points in a vector x 8 channels: per tap 8 weight broadcasts and
+    // one unaligned input vector (two loads).
+    rtile::RProgram direct;
+    direct.vector_dim = 0;
+    direct.second_dim = 2;
+    direct.split_reduction = 5;
+    const rtile::RTile direct_reg = tile(8, 1, 8, 1, 1, 1);
+    // Transposed: 7 points x 8 channels in a vector: per tap 3 input broadcasts
+    // (9 over the 3 unrolled taps) and the weight vector.
+    rtile::RProgram transposed = direct;
+    transposed.vector_dim = 2;
+    transposed.second_dim = 0;
+    transposed.transposed = true;
+    transposed.packed_read = 1;
+    const rtile::RTile transposed_reg = tile(7, 1, 8, 1, 1, 1);
+    auto register_ms = [&](const rtile::RProgram &p, const rtile::RTile &reg) {
+        return rtile::PerfModel(t, d).mem_time_ms(reg, rtile::kRegisterTile, p);
+    };
+    const double direct_loads = register_ms(direct, direct_reg), transposed_loads = register_ms(transposed, transposed_reg);
+    d.broadcasts_per_cycle = 1.0;
+    // Direct: max(10 loads / 2, 8 broadcasts / 1) cycles per tap, was 5.
+    EXPECT_DOUBLE_EQ(register_ms(direct, direct_reg) / direct_loads, 8.0 / 5.0);
+    // Transposed: max(5 loads / 2, 3 broadcasts / 1), was 2.5.
+    EXPECT_DOUBLE_EQ(register_ms(transposed, transposed_reg) / transposed_loads, 3.0 / 2.5);
+    // The construction's pick follows: the transposed program, ahead of the
+    // direct one that ran 1.6x slower on Zen 3.
+    const rtile::ConstructionResult r = rtile::construct_programs(t, d, 4);
+    ASSERT_FALSE(r.programs.empty());
+    EXPECT_TRUE(r.programs.front().transposed);
 }
 
 // A transposed program of an NCHW 3x3 stride-2 convolution, 512 -> 512 channels,

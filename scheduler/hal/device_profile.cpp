@@ -131,6 +131,10 @@ std::optional<DeviceProfile> load_profile(const std::string &path, std::string *
         p.row_address_registers =
             j.contains("row_address_registers") ? integer_field<int>(j, "row_address_registers") : 0;
         p.fma_peak_revision = j.contains("fma_peak_revision") ? integer_field<int>(j, "fma_peak_revision") : 0;
+        p.broadcast_fma_share = j.value("broadcast_fma_share", 0.0);
+        if (!(p.broadcast_fma_share >= 0 && p.broadcast_fma_share <= 1)) {
+            throw std::runtime_error("'broadcast_fma_share' must be 0 to 1");
+        }
         if (j.contains("calibration")) p.calibration = calibration_from_json(j.at("calibration"));
         // The HAL reads the layers by role (hal/device_spec.h): caches innermost
         // first, a shared "LLC" last among them, "DRAM" last of all. Anything else
@@ -174,6 +178,7 @@ nlohmann::json profile_json(const DeviceProfile &p) {
     if (p.vector_registers > 0) j["vector_registers"] = p.vector_registers;
     if (p.row_address_registers > 0) j["row_address_registers"] = p.row_address_registers;
     if (p.fma_peak_revision > 0) j["fma_peak_revision"] = p.fma_peak_revision;
+    if (p.broadcast_fma_share > 0) j["broadcast_fma_share"] = p.broadcast_fma_share;
     j["layers"] = nlohmann::json::array();
     for (const MemoryLayerProfile &l : p.layers) {
         j["layers"].push_back({{"name", l.name},

@@ -79,6 +79,9 @@ DeviceSpec make_x86_device_spec(const Halide::Target &target, int parallelism, c
     // The profile measured the host's own vector width (fp32 lanes); scale to the target's.
     const double lanes_ratio = double(isa.vector_bytes / 4) / std::max(1, profile.vector_lanes_fp32);
     d.peak_gflops_per_core = profile.fma_gflops_per_core * std::min(1.0, lanes_ratio);
+    // Measured with the host's own vector width and broadcast form: a target of
+    // another width broadcasts otherwise (AVX-512 folds them into its FMAs).
+    if (lanes_ratio == 1.0) d.broadcasts_per_cycle = profile.broadcast_fma_share * d.fma_pipes;
 
     const int64_t line = 64;
     d.layers.push_back({"registers", MemoryRole::Registers, int64_t(d.vector_registers) * d.vector_bytes,

@@ -106,51 +106,75 @@ int64_t PerfModel::mem_footprint(const RTile &tile, TileLevel level, const RProg
     return resident * t_.element_bytes;
 }
 
+PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RProgram &p) const {
+    double loads = 0, broadcasts = 0;
+    // A window of a few taps is unrolled in the micro-kernel (alignment.h's
+    // kUnrolledWindow); where broadcasts are instructions of their own, the
+    // unrolled body shares those that read one element.
+    int window = -1;
+    const std::vector<size_t> reductions = t_.reduction_dims();
+    if (!d_.fma_broadcasts_from_memory && !reductions.empty() && !p.chunk_innermost) {
+        const size_t w = reductions.front();
+        const int64_t points = t_.dims[w].extent;
+        if (w != p.split_reduction && points >= 2 && points <= kUnrolledWindow) window = int(w);
+    }
+    for (size_t i = 0; i < t_.reads.size(); i++) {
+        const analysis::AccessMap &m = t_.reads[i];
+        if (!m.depends_on(p.vector_dim)) {
+            // One broadcast per element read: a stride skips the others (an
+            // NCHW 3x3 stride-2 tile of 7 points broadcasts 7 inputs per tap,
+            // not the 13 its box spans; counted as 13, x=7 x 8 channels was
+            // ranked below x=2 x 16 channels, which ran 1.43x slower).
+            double b = double(m.touched_elements(tile.shape));
+            if (window >= 0 && m.depends_on(size_t(window))) {
+                // Over the unrolled window LLVM loads each element once: a
+                // transposed 3x3 tile of 7 points broadcasts 9 inputs per 3 taps.
+                std::vector<int64_t> whole = tile.shape;
+                whole[size_t(window)] = t_.dims[size_t(window)].extent;
+                b = double(m.touched_elements(whole)) * double(tile.shape[size_t(window)]) /
+                    double(whole[size_t(window)]);
+            }
+            loads += b;
+            broadcasts += b;
+            continue;
+        }
+        const double elems = double(m.tile_elements(tile.shape));
+        // A stride along the vectorised storage dim (2x + r.x) in vectors of
+        // an odd width: LLVM assembles each lane by lane, a load and an insert
+        // per lane (NCHW 3x3 stride 2 with 7-wide rows kept x=7 x 4 channels,
+        // predicted 2.07 ms and measured 5.5; charged so, it yields to a
+        // transposed program that ran 1.9-2.5, side by side on Zen 3).
+        // Power-of-two widths load whole vectors and shuffle them.
+        const int64_t stride = m.coef.empty() ? 1 : std::abs(m.coef[0][p.vector_dim]);
+        const int64_t v = tile.shape[p.vector_dim];
+        const int w = alignment_->vector_width(v);
+        if (stride == 0 && !(p.transposed && int(i) == p.packed_read)) {
+            // The vectorised dim moves only an outer storage dim (W(k, n) read along
+            // n): every lane is a load of its own and an insert (a transposed
+            // program's packed operand is stored with the vector dim innermost).
+            // Counted as whole vectors, BERT's out-projection (K innermost in both
+            // operands) took such a direct program over the transposed one and
+            // ran 7x slower.
+            loads += elems * 2.0;
+            continue;
+        }
+        if (stride >= 2 && (w & (w - 1)) != 0) {
+            const double rows = elems / double(m.tile_extent(0, tile.shape));
+            loads += rows * double((v + w - 1) / w) * 2.0 * w;
+            continue;
+        }
+        // A window sliding along the vectorised storage dim (x + r.x) makes
+        // most vector loads unaligned; a full-width unaligned load spans two
+        // cache lines and costs two loads.
+        loads += std::ceil(elems / d_.vector_lanes) * (t_.slides_innermost(m) ? 2 : 1);
+    }
+    return {loads, broadcasts};
+}
+
 double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram &p) const {
     const double tiles = double(tile_count(t_, tile));
     if (level == kRegisterTile) {
-        double loads = 0;
-        for (size_t i = 0; i < t_.reads.size(); i++) {
-            const analysis::AccessMap &m = t_.reads[i];
-            if (!m.depends_on(p.vector_dim)) {
-                // One broadcast per element read: a stride skips the others (an
-                // NCHW 3x3 stride-2 tile of 7 points broadcasts 7 inputs per tap,
-                // not the 13 its box spans; counted as 13, x=7 x 8 channels was
-                // ranked below x=2 x 16 channels, which ran 1.43x slower).
-                loads += double(m.touched_elements(tile.shape));
-                continue;
-            }
-            const double elems = double(m.tile_elements(tile.shape));
-            // A stride along the vectorised storage dim (2x + r.x) in vectors of
-            // an odd width: LLVM assembles each lane by lane, a load and an insert
-            // per lane (NCHW 3x3 stride 2 with 7-wide rows kept x=7 x 4 channels,
-            // predicted 2.07 ms and measured 5.5; charged so, it yields to a
-            // transposed program that ran 1.9-2.5, side by side on Zen 3).
-            // Power-of-two widths load whole vectors and shuffle them.
-            const int64_t stride = m.coef.empty() ? 1 : std::abs(m.coef[0][p.vector_dim]);
-            const int64_t v = tile.shape[p.vector_dim];
-            const int w = alignment_->vector_width(v);
-            if (stride == 0 && !(p.transposed && int(i) == p.packed_read)) {
-                // The vectorised dim moves only an outer storage dim (W(k, n) read along
-                // n): every lane is a load of its own and an insert (a transposed
-                // program's packed operand is stored with the vector dim innermost).
-                // Counted as whole vectors, BERT's out-projection (K innermost in both
-                // operands) took such a direct program over the transposed one and
-                // ran 7x slower.
-                loads += elems * 2.0;
-                continue;
-            }
-            if (stride >= 2 && (w & (w - 1)) != 0) {
-                const double rows = elems / double(m.tile_extent(0, tile.shape));
-                loads += rows * double((v + w - 1) / w) * 2.0 * w;
-                continue;
-            }
-            // A window sliding along the vectorised storage dim (x + r.x) makes
-            // most vector loads unaligned; a full-width unaligned load spans two
-            // cache lines and costs two loads.
-            loads += std::ceil(elems / d_.vector_lanes) * (t_.slides_innermost(m) ? 2 : 1);
-        }
-        return tiles * loads;
+        return tiles * register_loads(tile, p).loads;
     }
     // Partial sums go out and come back once per reduction chunk.
     bool chunked = false;
@@ -170,7 +194,18 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
 
 double PerfModel::mem_time_ms(const RTile &tile, TileLevel level, const RProgram &p) const {
     double traffic = mem_traffic(tile, level, p);
-    if (level == kRegisterTile) return traffic / (kLoadsPerCycle * ghz() * 1e9 * d_.cores) * 1e3;
+    if (level == kRegisterTile) {
+        double cycles = traffic / kLoadsPerCycle;
+        if (d_.broadcasts_per_cycle > 0) {
+            // Where the profile measured the broadcasts slower than the load ports
+            // (Zen 3, AVX2: one per cycle beside the FMAs; a direct NCHW 3x3 tile of
+            // 8 points x 8 channels, 8 broadcasts per vector load, ran at 55% of
+            // the peak, the model's 80% before).
+            const double tiles = double(tile_count(t_, tile));
+            cycles = std::max(cycles, tiles * register_loads(tile, p).broadcasts / d_.broadcasts_per_cycle);
+        }
+        return cycles / (ghz() * 1e9 * d_.cores) * 1e3;
+    }
     // Tiles of a level are filled from the layer outside theirs; an L2 tile comes
     // from the LLC share when the stage's data fits there, otherwise from DRAM.
     size_t source = d_.tile_layers.at(level) + 1;

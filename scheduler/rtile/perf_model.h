@@ -52,6 +52,12 @@ public:
     double ghz() const;
 
 private:
+    // Load instructions of one register tile per step of the reduction: all of them
+    // and, among them, the broadcasts (reads that do not move with the vector dim).
+    struct RegisterLoads {
+        double loads = 0, broadcasts = 0;
+    };
+    RegisterLoads register_loads(const RTile &tile, const RProgram &p) const;
     // Whether read `m` moves along reduction dims only with a spatial dim in the
     // same storage dim (a convolution window, not a channel reduction).
     bool window_read(const analysis::AccessMap &m) const;
