@@ -62,6 +62,7 @@ struct Options {
     double tolerance = 1e-3;
     bool timeout_given = false;
     bool per_layer = false;  // --per-layer: every partition against the same nodes in onnxruntime
+    bool tune_graph = true;  // --no-tune-graph: with --tune (models), the partitions only
     bool tune = false;       // --tune: Tessera's library compiled with tessera compile --tune
     bool models() const { return !model.empty() || suite == "models" || !models_dir.empty(); }
     bool default_schedulers = false;  // no --schedulers: Tessera-unfused joins for chain ops
@@ -180,7 +181,7 @@ void usage(std::FILE *to) {
                  "                     [--threads T] [--reps N] [--warmup N] [--timing interleaved|alone]\n"
                  "                     [--tolerance E] [--python PY]\n"
                  "                     [--json F] [--plot F.png] [--work-dir D] [--layout L] [--timeout S]\n"
-                 "                     [--verbose]\n"
+                 "                     [--tune [--no-tune-graph] | --per-layer] [--verbose]\n"
                  "       tessera-bench --suite models [--models DIR] [same options as --model but --input]\n"
                  "       tessera-bench --list\n"
                  "  --op, --shape  one op, e.g. --op matmul --shape M=512,N=1024,K=64\n"
@@ -226,7 +227,9 @@ void usage(std::FILE *to) {
                  "  --layout       auto (default), chosen, blocked, nhwc, packed or fixed: as tessera compile --layout\n"
                  "  --timeout      seconds for each model, and for each peer's reply (default 900)\n"
                  "  --json, --plot one record per model and contender; a bar chart of the speedups over onnxruntime\n"
-                 "  --tune         Tessera's library compiled with tessera compile --tune (candidates measured)\n"
+                 "  --tune         Tessera's library compiled with tessera compile --tune: the graph's layout and\n"
+                 "                 fusion alternatives timed whole, then each partition's candidates\n"
+                 "  --no-tune-graph  with --tune, the partitions' candidates only (the layout as --layout says)\n"
                  "  --per-layer    where a model loses: every partition timed inside model runs (JIT, --threads)\n"
                  "                 against the same nodes cut out as a model of their own in onnxruntime\n"
                  "                 (scripts/per_layer_peer.py); a table by time lost, sums per op family; --json\n",
@@ -255,6 +258,7 @@ void check_model_options(Options &o, int argc, char **argv, const std::string &s
     if (!o.csv.empty()) throw UsageError("--csv is for ops; write a model run with --json");
     if (o.per_layer && !o.plot.empty()) throw UsageError("--plot draws whole models; --per-layer writes --json");
     if (o.per_layer && o.tune) throw UsageError("--per-layer times the untuned partitions: no --tune");
+    if (!o.tune_graph && !o.tune) throw UsageError("--no-tune-graph goes with --tune");
     if (o.per_layer && o.timing == "alone") throw UsageError("--per-layer times partitions inside model runs: no --timing");
     for (int i = 1; i < argc; i++) {
         if (std::string(argv[i]) == "--seed") throw UsageError("--seed is for ops; a model runs on its input files");
@@ -280,6 +284,7 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--work-dir") o.work_dir = next();
         else if (arg == "--per-layer") o.per_layer = true;
         else if (arg == "--tune") o.tune = true;
+        else if (arg == "--no-tune-graph") o.tune_graph = false;
         else if (arg == "--layout") {
             o.layout = next();
             if (const std::string error = tessera::layout_option_error(o.layout); !error.empty()) throw UsageError(error);
@@ -521,6 +526,7 @@ int run_models(const Options &o) {
     base.scheduler_options = tessera::scheduler_options_from_environment(o.threads);
     base.cxx = tessera::cxx_from_environment();
     base.tune = o.tune;
+    base.tune_graph = o.tune_graph;
     const char *peer_python = std::getenv("TESSERA_PEER_PYTHON");
     base.python = find_peer_python(o.python, peer_python ? peer_python : "", TESSERA_SOURCE_DIR, base.python_missing);
     const char *runner = std::getenv("TESSERA_PEER_RUNNER");

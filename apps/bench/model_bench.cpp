@@ -11,6 +11,7 @@
 #include "stopwatch.h"
 #include "suite_file.h"
 #include "tensor_files.h"
+#include "tune_graph.h"
 
 #include <nlohmann/json.hpp>
 
@@ -250,13 +251,37 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
         settings.cxx = o.cxx;
         settings.tune = o.tune;
         settings.tuning.threads = o.threads;
-        const graph::EmitReport report =
-            cli::compile_model(opened, model_options, settings, [&](const std::string &line) {
-                if (o.verbose) say("  %s\n", line.c_str());
-            });
+        auto progress = [&](const std::string &line) {
+            if (o.verbose) say("  %s\n", line.c_str());
+        };
+        // As tessera compile --tune: the graph's alternatives (layout, fusion) timed
+        // whole first, then the chosen one's partitions tuned.
+        const cli::OpenedModel *compiled = &opened;
+        cli::ModelOptions compiled_options = model_options;
+        std::shared_ptr<cli::OpenedModel> alternative;
+        std::string graph_choice;
+        if (o.tune && o.tune_graph) {
+            cli::GraphTuning g = cli::tune_graph(model_options, settings.tuning, progress);
+            compiled_options = g.chosen;
+            alternative = g.opened ? g.opened : std::make_shared<cli::OpenedModel>(cli::open_model(g.chosen));
+            compiled = alternative.get();
+            graph_choice = g.names.at(size_t(g.choice));
+            std::string timed;
+            for (size_t k = 0; k < g.measured_ms.size() && k < g.names.size(); k++) {
+                char ms[32];
+                std::snprintf(ms, sizeof ms, " %.2f ms", g.measured_ms[k]);
+                timed += (k ? ", " : "") + g.names[k] + ms;
+            }
+            say("tessera: graph alternative %s%s\n", graph_choice.c_str(),
+                g.from_log ? " (from the tuning log)" : timed.empty() ? "" : (" of " + timed).c_str());
+        }
+        const size_t compiled_kernels = compiled->plan.partitions.size();
+        const graph::EmitReport report = cli::compile_model(*compiled, compiled_options, settings, progress);
         tessera.record.compile_s = watch.lap_ms() / 1e3;
         library = std::make_unique<cli::CompiledLibrary>(settings.out_dir, o.threads);
-        tessera.record.impl = "Tessera, " + std::to_string(kernels) + (kernels == 1 ? " kernel" : " kernels");
+        tessera.record.impl = "Tessera, " + std::to_string(compiled_kernels) +
+                              (compiled_kernels == 1 ? " kernel" : " kernels") +
+                              (graph_choice.empty() ? "" : ", " + graph_choice);
         say("tessera: compiled in %.1f s (schedule %.0f ms, codegen %.0f ms summed over the partitions)\n",
             tessera.record.compile_s, report.schedule_ms, report.codegen_ms);
         tessera.running = true;

@@ -41,6 +41,7 @@ struct ModelBenchOptions {
     SchedulerOptions scheduler_options;    // Tessera's, as tessera compile gets them
     std::string cxx = "c++";               // compiles the library's generated wrapper
     bool tune = false;                     // tessera compile --tune (at `threads`)
+    bool tune_graph = true;                // with tune: the layout and fusion alternatives timed first
 };
 
 // The peers' interpreter: `flag` (--python) when given, else `from_environment` (the

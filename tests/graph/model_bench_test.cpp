@@ -424,6 +424,37 @@ TEST(ModelBenchCli, PerLayerTimesEveryPartitionAgainstThePeer) {
     expect_exit(bench(common + " --plot x.png"), 2, "--per-layer writes --json");
 }
 
+// --tune, as tessera compile --tune: the graph's alternatives (layout, fusion) timed
+// whole first, the one chosen named in the impl; --no-tune-graph keeps the layout asked.
+TEST(ModelBenchCli, TuneTimesTheGraphAlternativesFirst) {
+    const std::string dir = fresh_dir("model_cli_tune");
+    ModelBuilder b(13);
+    b.input("image", {1, 4, 10, 10}).output("y");
+    b.initializer("w", graph::testing::random_floats({8, 4, 3, 3}, 1, -0.4f, 0.4f));
+    auto &conv = b.node("Conv", {"image", "w"}, {"c"});
+    graph::testing::set_ints(conv, "kernel_shape", {3, 3});
+    graph::testing::set_ints(conv, "pads", {1, 1, 1, 1});
+    b.node("Relu", {"c"}, {"y"});
+    const std::string model = dir + "/convnet.onnx";
+    std::ofstream(model, std::ios::binary) << b.bytes();
+    graph::write_npy(dir + "/convnet.input.npy", graph::testing::random_floats({1, 4, 10, 10}, 5));
+
+    const std::string common = "--model " + model + " --against none --tune --reps 2 --warmup 1 --threads 2";
+    CommandResult r = bench(common + " --json " + dir + "/tuned.json");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "tessera: graph alternative layout=")) << r.output;
+    EXPECT_TRUE(contains(r.output, " ms, ")) << r.output;  // each alternative's time
+    const nlohmann::json tuned = nlohmann::json::parse(std::ifstream(dir + "/tuned.json"));
+    ASSERT_EQ(tuned.size(), 1u);
+    EXPECT_TRUE(tuned[0]["ok"].get<bool>()) << tuned.dump();
+    EXPECT_TRUE(contains(tuned[0]["impl"].get<std::string>(), "layout=")) << tuned.dump();
+
+    r = bench(common + " --no-tune-graph");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_FALSE(contains(r.output, "graph alternative")) << r.output;
+    expect_exit(bench("--model " + model + " --against none --no-tune-graph"), 2, "--no-tune-graph goes with --tune");
+}
+
 TEST(ModelBenchCli, BadInputFilesExitTwoBeforeCompiling) {
     const std::string dir = fresh_dir("model_cli_inputs");
     const SmallModel m = small_model(dir);
