@@ -121,6 +121,30 @@ TEST(PerfModel, AMeasuredBroadcastRateChargesBroadcastHeavyTiles) {
     EXPECT_TRUE(r.programs.front().transposed);
 }
 
+TEST(PerfModel, AnL1TileHoldsTheWholeLinesItReadsPartOf) {
+    // NCHW 1x1, 56x56, vectorised along x: an L1 tile 8 points wide reads 8 floats of
+    // each 56-float input row and holds the 16 of its line; 16 wide, whole lines.
+    const hal::DeviceSpec d = avx2();
+    const analysis::TensorExpr t = nchw_conv(1, 1, 1, 56, 64, 64);
+    rtile::RProgram p;
+    p.vector_dim = 0;
+    p.second_dim = 2;
+    const rtile::PerfModel model(t, d);
+    auto footprint = [&](const rtile::RTile &l1, const rtile::RProgram &q) {
+        return model.mem_footprint(l1, rtile::kL1Tile, q);
+    };
+    const rtile::RTile narrow = tile(8, 1, 4, 1, 1, 64), wide = tile(16, 1, 4, 1, 1, 64);
+    // Input 8 x 64 channels, weights 4 x 64; the input's rows in lines of 16.
+    EXPECT_EQ(footprint(narrow, p), (16 * 64 + 4 * 64) * 4);
+    EXPECT_EQ(footprint(wide, p), (16 * 64 + 4 * 64) * 4);
+    // A transposed program reads its packed copy, the vector dim innermost.
+    rtile::RProgram transposed = p;
+    transposed.transposed = true;
+    transposed.vector_dim = 2;
+    transposed.second_dim = 0;
+    EXPECT_EQ(footprint(narrow, transposed), (8 * 64 + 4 * 64) * 4);
+}
+
 // A transposed program of an NCHW 3x3 stride-2 convolution, 512 -> 512 channels,
 // 7 x 7 outputs: vectorised along c, its weights (read 1) packed per panel of 8.
 rtile::RProgram transposed(const rtile::RTile &l2) {

@@ -96,7 +96,7 @@ int64_t PerfModel::mem_footprint(const RTile &tile, TileLevel level, const RProg
     if (level == kRegisterTile) return alignment_->register_tile_registers(tile, p);
     const int64_t resident = resident_elements(t_, tile);
     // The L1 tile's output is the register tile's accumulators: not in L1.
-    if (level == kL1Tile) return (resident - tile.write_tile(t_)) * t_.element_bytes;
+    if (level == kL1Tile) return (resident - tile.write_tile(t_) + line_waste(tile, p)) * t_.element_bytes;
     if (const std::optional<PanelSweep> sweep = panel_sweep(tile, p, resident)) {
         // Per panel the L2 holds the panel, one L1 tile's piece of the other
         // reads and the tile's outputs.
@@ -104,6 +104,20 @@ int64_t PerfModel::mem_footprint(const RTile &tile, TileLevel level, const RProg
         return (resident_elements(t_, piece) - piece.write_tile(t_) + tile.write_tile(t_)) * t_.element_bytes;
     }
     return resident * t_.element_bytes;
+}
+
+int64_t PerfModel::line_waste(const RTile &tile, const RProgram &p) const {
+    if (p.transposed) return 0;  // its operand is packed with the vector dim innermost
+    const int64_t line = d_.tile_layer(kL1Tile).line_bytes / t_.element_bytes;
+    const std::vector<int64_t> full = t_.extents();
+    int64_t waste = 0;
+    for (const analysis::AccessMap &m : t_.reads) {
+        if (m.coef.empty() || m.coef[0][p.vector_dim] == 0) continue;
+        const int64_t inner = m.tile_extent(0, tile.shape);
+        if (inner >= line || inner >= m.tile_extent(0, full)) continue;
+        waste += m.tile_elements(tile.shape) / inner * (line - inner);
+    }
+    return waste;
 }
 
 PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RProgram &p) const {
