@@ -128,7 +128,6 @@ int main(int argc, char **argv) {
                 p.vector_lanes_fp32, p.vector_lanes_fp32 == 16 ? "AVX-512" : "AVX2", quick ? ", quick" : "");
     p.fma_gflops_per_core = prof::fma_gflops_one_core(quick ? 0.06 : 0.6);
     p.fma_peak_revision = hal::kFmaPeakRevision;
-    p.broadcast_fma_share = prof::broadcast_fma_share(quick ? 0.06 : 0.6);
 
     // Buffer per thread for each layer: half a private cache (the other half holds
     // the stack and code); for the LLC a buffer past the private L2 but well inside
@@ -160,7 +159,6 @@ int main(int argc, char **argv) {
 
     std::printf("  peak fp32 FMA   %8.1f GFLOP/s per core, %.1f all cores\n", p.fma_gflops_per_core,
                 p.fma_gflops_per_core * cores);
-    std::printf("  FMAs with a broadcast operand from memory: %.0f%% of the peak\n", 100 * p.broadcast_fma_share);
     std::printf("  %-5s %12s %18s %18s\n", "layer", "capacity", "read GB/s 1 core", "read GB/s all");
     for (const hal::MemoryLayerProfile &layer : p.layers) {
         std::string cap = layer.capacity_bytes ? std::to_string(layer.capacity_bytes >> 10) + " KiB" : "-";

@@ -92,71 +92,6 @@ __attribute__((target("avx2,fma"), noinline)) double fma_loop_avx2(uint64_t iter
     sink = lanes[0] + lanes[7];
     return double(iters) * 10 * 8 * 2;
 }
-
-// The FMA loops again, each FMA multiplying by a value broadcast from memory (a
-// small buffer in L1, the address moving each iteration so no load is hoisted):
-// the operand of a direct convolution's register tile, a weight per output channel.
-// Where the broadcast is an instruction of its own (AVX2) some cores issue it on a
-// shuffle pipe, not a load port: Zen 3 ran such a loop at half its FMA peak.
-__attribute__((target("avx512f"), noinline)) double fma_broadcast_loop_avx512(uint64_t iters, const float *buf) {
-    __m512 a = _mm512_set1_ps(0.001f);
-    __m512 x0 = _mm512_set1_ps(1.00f), x1 = _mm512_set1_ps(1.01f), x2 = _mm512_set1_ps(1.02f);
-    __m512 x3 = _mm512_set1_ps(1.03f), x4 = _mm512_set1_ps(1.04f), x5 = _mm512_set1_ps(1.05f);
-    __m512 x6 = _mm512_set1_ps(1.06f), x7 = _mm512_set1_ps(1.07f), x8 = _mm512_set1_ps(1.08f);
-    __m512 x9 = _mm512_set1_ps(1.09f), x10 = _mm512_set1_ps(1.10f), x11 = _mm512_set1_ps(1.11f);
-    for (uint64_t i = 0; i < iters; i++) {
-        TESSERA_KEEP_CHAINS("+v"(x0), "+v"(x1), "+v"(x2), "+v"(x3), "+v"(x4), "+v"(x5), "+v"(x6), "+v"(x7),
-                            "+v"(x8), "+v"(x9), "+v"(x10), "+v"(x11));
-        const float *p = buf + ((i & 15) << 4);
-        x0 = _mm512_fmadd_ps(x0, _mm512_set1_ps(p[0]), a);
-        x1 = _mm512_fmadd_ps(x1, _mm512_set1_ps(p[1]), a);
-        x2 = _mm512_fmadd_ps(x2, _mm512_set1_ps(p[2]), a);
-        x3 = _mm512_fmadd_ps(x3, _mm512_set1_ps(p[3]), a);
-        x4 = _mm512_fmadd_ps(x4, _mm512_set1_ps(p[4]), a);
-        x5 = _mm512_fmadd_ps(x5, _mm512_set1_ps(p[5]), a);
-        x6 = _mm512_fmadd_ps(x6, _mm512_set1_ps(p[6]), a);
-        x7 = _mm512_fmadd_ps(x7, _mm512_set1_ps(p[7]), a);
-        x8 = _mm512_fmadd_ps(x8, _mm512_set1_ps(p[8]), a);
-        x9 = _mm512_fmadd_ps(x9, _mm512_set1_ps(p[9]), a);
-        x10 = _mm512_fmadd_ps(x10, _mm512_set1_ps(p[10]), a);
-        x11 = _mm512_fmadd_ps(x11, _mm512_set1_ps(p[11]), a);
-    }
-    __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(x0, x1), _mm512_add_ps(x2, x3)),
-                             _mm512_add_ps(_mm512_add_ps(x4, x5), _mm512_add_ps(x6, x7)));
-    s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(x8, x9), _mm512_add_ps(x10, x11)));
-    sink = _mm512_reduce_add_ps(s);
-    return double(iters) * 12 * 16 * 2;
-}
-
-__attribute__((target("avx2,fma"), noinline)) double fma_broadcast_loop_avx2(uint64_t iters, const float *buf) {
-    __m256 a = _mm256_set1_ps(0.001f);
-    __m256 x0 = _mm256_set1_ps(1.00f), x1 = _mm256_set1_ps(1.01f), x2 = _mm256_set1_ps(1.02f);
-    __m256 x3 = _mm256_set1_ps(1.03f), x4 = _mm256_set1_ps(1.04f), x5 = _mm256_set1_ps(1.05f);
-    __m256 x6 = _mm256_set1_ps(1.06f), x7 = _mm256_set1_ps(1.07f), x8 = _mm256_set1_ps(1.08f);
-    __m256 x9 = _mm256_set1_ps(1.09f);
-    for (uint64_t i = 0; i < iters; i++) {
-        TESSERA_KEEP_CHAINS("+x"(x0), "+x"(x1), "+x"(x2), "+x"(x3), "+x"(x4), "+x"(x5), "+x"(x6), "+x"(x7),
-                            "+x"(x8), "+x"(x9));
-        const float *p = buf + ((i & 15) << 4);
-        x0 = _mm256_fmadd_ps(x0, _mm256_broadcast_ss(p + 0), a);
-        x1 = _mm256_fmadd_ps(x1, _mm256_broadcast_ss(p + 1), a);
-        x2 = _mm256_fmadd_ps(x2, _mm256_broadcast_ss(p + 2), a);
-        x3 = _mm256_fmadd_ps(x3, _mm256_broadcast_ss(p + 3), a);
-        x4 = _mm256_fmadd_ps(x4, _mm256_broadcast_ss(p + 4), a);
-        x5 = _mm256_fmadd_ps(x5, _mm256_broadcast_ss(p + 5), a);
-        x6 = _mm256_fmadd_ps(x6, _mm256_broadcast_ss(p + 6), a);
-        x7 = _mm256_fmadd_ps(x7, _mm256_broadcast_ss(p + 7), a);
-        x8 = _mm256_fmadd_ps(x8, _mm256_broadcast_ss(p + 8), a);
-        x9 = _mm256_fmadd_ps(x9, _mm256_broadcast_ss(p + 9), a);
-    }
-    __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(x0, x1), _mm256_add_ps(x2, x3)),
-                             _mm256_add_ps(_mm256_add_ps(x4, x5), _mm256_add_ps(x6, x7)));
-    s = _mm256_add_ps(s, _mm256_add_ps(x8, x9));
-    alignas(32) float lanes[8];
-    _mm256_store_ps(lanes, s);
-    sink = lanes[0] + lanes[7];
-    return double(iters) * 10 * 8 * 2;
-}
 #undef TESSERA_KEEP_CHAINS
 
 // Sums a buffer with 8 independent vector accumulators (add latency x pipes), so the
@@ -321,11 +256,10 @@ int fma_lanes() {
     return 0;
 }
 
-namespace {
-
-// Best GFLOP/s of three trials of `loop`, about `seconds` in all.
-template <typename Loop>
-double best_gflops(Loop loop, double seconds) {
+double fma_gflops_one_core(double seconds) {
+    const int lanes = fma_lanes();
+    if (lanes == 0) return 0;
+    auto loop = lanes == 16 ? fma_loop_avx512 : fma_loop_avx2;
     loop(1 << 16);  // warm up (and let the core reach its vector frequency)
     double best = 0;
     for (int trial = 0; trial < 3; trial++) {
@@ -338,28 +272,6 @@ double best_gflops(Loop loop, double seconds) {
         best = std::max(best, flops / seconds_since(t0) / 1e9);
     }
     return best;
-}
-
-}  // namespace
-
-double fma_gflops_one_core(double seconds) {
-    const int lanes = fma_lanes();
-    if (lanes == 0) return 0;
-    return best_gflops(lanes == 16 ? fma_loop_avx512 : fma_loop_avx2, seconds);
-}
-
-double broadcast_fma_share(double seconds) {
-    const int lanes = fma_lanes();
-    if (lanes == 0) return 0;
-    alignas(64) static float buf[16 * 16 + 16];
-    std::fill(std::begin(buf), std::end(buf), 0.999f);
-    auto broadcasting = [&](uint64_t iters) {
-        return lanes == 16 ? fma_broadcast_loop_avx512(iters, buf) : fma_broadcast_loop_avx2(iters, buf);
-    };
-    // The two side by side, so a slow spell of the host hits both alike.
-    const double plain = fma_gflops_one_core(seconds / 2);
-    const double with_broadcasts = best_gflops(broadcasting, seconds / 2);
-    return plain > 0 ? std::min(1.0, with_broadcasts / plain) : 0;
 }
 
 double read_gbs(size_t bytes_per_thread, int threads, double seconds, int trials) {

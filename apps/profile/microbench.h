@@ -14,11 +14,6 @@ int fma_lanes();
 // of independent FMA chains held in registers.
 double fma_gflops_one_core(double seconds);
 
-// The FMA rate with each FMA's multiplier broadcast from memory (L1), as a share of
-// fma_gflops_one_core's (both measured here, side by side; at most 1): how fast a
-// direct convolution's register tile can take its broadcast weights.
-double broadcast_fma_share(double seconds);
-
 // Read bandwidth in GB/s of `threads` threads each summing its own `bytes_per_thread`
 // buffer repeatedly (best of `trials`, each about `seconds`). Buffers are touched
 // first, so a buffer that fits a cache layer is read from it.

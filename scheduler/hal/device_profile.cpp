@@ -131,9 +131,9 @@ std::optional<DeviceProfile> load_profile(const std::string &path, std::string *
         p.row_address_registers =
             j.contains("row_address_registers") ? integer_field<int>(j, "row_address_registers") : 0;
         p.fma_peak_revision = j.contains("fma_peak_revision") ? integer_field<int>(j, "fma_peak_revision") : 0;
-        p.broadcast_fma_share = j.value("broadcast_fma_share", 0.0);
-        if (!(p.broadcast_fma_share >= 0 && p.broadcast_fma_share <= 1)) {
-            throw std::runtime_error("'broadcast_fma_share' must be 0 to 1");
+        p.broadcasts_per_cycle = j.value("broadcasts_per_cycle", 0.0);
+        if (!(p.broadcasts_per_cycle >= 0 && p.broadcasts_per_cycle <= 16)) {
+            throw std::runtime_error("'broadcasts_per_cycle' must be 0 to 16");
         }
         if (j.contains("calibration")) p.calibration = calibration_from_json(j.at("calibration"));
         // The HAL reads the layers by role (hal/device_spec.h): caches innermost
@@ -178,7 +178,7 @@ nlohmann::json profile_json(const DeviceProfile &p) {
     if (p.vector_registers > 0) j["vector_registers"] = p.vector_registers;
     if (p.row_address_registers > 0) j["row_address_registers"] = p.row_address_registers;
     if (p.fma_peak_revision > 0) j["fma_peak_revision"] = p.fma_peak_revision;
-    if (p.broadcast_fma_share > 0) j["broadcast_fma_share"] = p.broadcast_fma_share;
+    if (p.broadcasts_per_cycle > 0) j["broadcasts_per_cycle"] = p.broadcasts_per_cycle;
     j["layers"] = nlohmann::json::array();
     for (const MemoryLayerProfile &l : p.layers) {
         j["layers"].push_back({{"name", l.name},

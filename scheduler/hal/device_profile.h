@@ -50,10 +50,9 @@ struct DeviceProfile {
     // (kFmaPeakRevision); 0 for profiles written before it was recorded, whose loop
     // ran one FMA chain where it counted twelve: a peak 1.5-3x too high.
     int fma_peak_revision = 0;
-    // The FMA rate with each FMA's multiplier broadcast from memory, as a share of
-    // fma_gflops_per_core (tessera-profile; 0: not measured, a broadcast costs what
-    // any load does). Zen 3 (AVX2, a broadcast an instruction of its own): 0.5.
-    double broadcast_fma_share = 0;
+    // Broadcasts from memory a core issues per cycle beside its FMAs, over the
+    // architecture's table (hal/x86_device.cpp: one with AVX2) when set (0: not set).
+    double broadcasts_per_cycle = 0;
     // Factors fitted to this machine's measurements (tessera-profile --calibrate);
     // empty: the performance model as built.
     ModelCalibration calibration;

@@ -74,8 +74,7 @@ struct DeviceSpec {
     int row_address_registers = 6;
     // FMAs take a broadcast operand straight from memory (no register for it).
     bool fma_broadcasts_from_memory = false;
-    // Broadcasts from memory a core issues per cycle beside its FMAs (the profile's
-    // broadcast_fma_share x fma_pipes); 0: not measured, a broadcast is any load.
+    // Broadcasts from memory a core issues per cycle beside its FMAs; 0: as any load.
     double broadcasts_per_cycle = 0;
     // Elements a core gathers per cycle (a transposed program packs its operand by
     // gathers); infinity: not charged.

@@ -24,11 +24,18 @@ struct VectorIsa {
     // and their gathers never showed as the cost; charging even a quarter of the AVX2
     // figure moved four NCHW choices there that no machine at hand can measure.
     double gathered_per_cycle;
+    // Broadcasts from memory a core issues per cycle beside its FMAs (0: as any
+    // load). AVX2's vbroadcastss is an instruction of its own: on Zen 3 a direct NCHW
+    // 3x3 register tile of 8 points x 8 channels (8 broadcasts and one vector load
+    // per 8 FMAs) ran at 50-55% of the peak, in Halide's code and in a hand-written
+    // loop, every run, where 2 vectors x 6 channels ran at 85%: about one per cycle.
+    // AVX-512 folds them into its FMAs (loads as any other).
+    double broadcasts_per_cycle;
 };
 constexpr double kNotCharged = std::numeric_limits<double>::infinity();
-const VectorIsa kAvx512 = {"AVX-512", 64, 32, true, kNotCharged};
-const VectorIsa kAvx2 = {"AVX2", 32, 16, false, 1.0};
-const VectorIsa kSse = {"SSE", 16, 16, false, 1.0};
+const VectorIsa kAvx512 = {"AVX-512", 64, 32, true, kNotCharged, 0};
+const VectorIsa kAvx2 = {"AVX2", 32, 16, false, 1.0, 1.0};
+const VectorIsa kSse = {"SSE", 16, 16, false, 1.0, 1.0};
 
 // Core figures every x86 core Tessera has met shares (a profile may override each):
 // Skylake-SP and later server cores, Zen 3-5: two FMA pipes of four cycles, so 8
@@ -79,9 +86,7 @@ DeviceSpec make_x86_device_spec(const Halide::Target &target, int parallelism, c
     // The profile measured the host's own vector width (fp32 lanes); scale to the target's.
     const double lanes_ratio = double(isa.vector_bytes / 4) / std::max(1, profile.vector_lanes_fp32);
     d.peak_gflops_per_core = profile.fma_gflops_per_core * std::min(1.0, lanes_ratio);
-    // Measured with the host's own vector width and broadcast form: a target of
-    // another width broadcasts otherwise (AVX-512 folds them into its FMAs).
-    if (lanes_ratio == 1.0) d.broadcasts_per_cycle = profile.broadcast_fma_share * d.fma_pipes;
+    d.broadcasts_per_cycle = profile.broadcasts_per_cycle > 0 ? profile.broadcasts_per_cycle : isa.broadcasts_per_cycle;
 
     const int64_t line = 64;
     d.layers.push_back({"registers", MemoryRole::Registers, int64_t(d.vector_registers) * d.vector_bytes,

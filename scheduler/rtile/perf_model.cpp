@@ -211,10 +211,10 @@ double PerfModel::mem_time_ms(const RTile &tile, TileLevel level, const RProgram
     if (level == kRegisterTile) {
         double cycles = traffic / kLoadsPerCycle;
         if (d_.broadcasts_per_cycle > 0) {
-            // Where the profile measured the broadcasts slower than the load ports
-            // (Zen 3, AVX2: one per cycle beside the FMAs; a direct NCHW 3x3 tile of
-            // 8 points x 8 channels, 8 broadcasts per vector load, ran at 55% of
-            // the peak, the model's 80% before).
+            // Broadcasts issue slower than the load ports where they are instructions
+            // of their own (AVX2: about one per cycle beside the FMAs; a direct NCHW
+            // 3x3 tile of 8 points x 8 channels, 8 broadcasts per vector load, ran at
+            // 55% of the peak on Zen 3, the model's 80% before).
             const double tiles = double(tile_count(t_, tile));
             cycles = std::max(cycles, tiles * register_loads(tile, p).broadcasts / d_.broadcasts_per_cycle);
         }
