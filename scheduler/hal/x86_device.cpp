@@ -60,7 +60,8 @@ const VectorIsa &isa_of(const Halide::Target &target) {
     return avx512 ? kAvx512 : avx ? kAvx2 : kSse;
 }
 
-int or_default(int profile_value, int table_value) {
+template <typename T>
+T or_default(T profile_value, T table_value) {
     return profile_value > 0 ? profile_value : table_value;
 }
 
@@ -86,7 +87,7 @@ DeviceSpec make_x86_device_spec(const Halide::Target &target, int parallelism, c
     // The profile measured the host's own vector width (fp32 lanes); scale to the target's.
     const double lanes_ratio = double(isa.vector_bytes / 4) / std::max(1, profile.vector_lanes_fp32);
     d.peak_gflops_per_core = profile.fma_gflops_per_core * std::min(1.0, lanes_ratio);
-    d.broadcasts_per_cycle = profile.broadcasts_per_cycle > 0 ? profile.broadcasts_per_cycle : isa.broadcasts_per_cycle;
+    d.broadcasts_per_cycle = or_default(profile.broadcasts_per_cycle, isa.broadcasts_per_cycle);
 
     const int64_t line = 64;
     d.layers.push_back({"registers", MemoryRole::Registers, int64_t(d.vector_registers) * d.vector_bytes,

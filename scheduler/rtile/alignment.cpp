@@ -129,13 +129,22 @@ int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, 
     return streams;
 }
 
-int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p,
-                                const hal::DeviceSpec &d) {
+int unrolled_broadcast_window(const analysis::TensorExpr &t, const RProgram &p, const hal::DeviceSpec &d) {
     const std::vector<size_t> reductions = t.reduction_dims();
-    if (d.fma_broadcasts_from_memory || reductions.empty() || p.second_dim < 0 || p.chunk_innermost) return 0;
+    if (d.fma_broadcasts_from_memory || reductions.empty() || p.chunk_innermost) return -1;
     const size_t window = reductions.front();  // the micro-kernel's innermost loop
     const int64_t points = t.dims[window].extent;
-    if (window == p.split_reduction || points < 2 || points > kUnrolledWindow) return 0;
+    if (window == p.split_reduction || points < 2 || points > kUnrolledWindow) return -1;
+    return int(window);
+}
+
+int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p,
+                                const hal::DeviceSpec &d) {
+    if (p.second_dim < 0) return 0;
+    const int w = unrolled_broadcast_window(t, p, d);
+    if (w < 0) return 0;
+    const size_t window = size_t(w);
+    const int64_t points = t.dims[window].extent;
     if (register_tile_vectors(tile, p, d) < 2) return 0;  // each broadcast used once
     const size_t second = size_t(p.second_dim);
     for (const analysis::AccessMap &m : t.reads) {

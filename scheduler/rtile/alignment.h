@@ -70,6 +70,9 @@ int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, 
 // the one register_tile_registers counts. (NCHW 3x3 with 4 channel rows x 2
 // vectors held 12 broadcasts and spilled 5: 14x14x256 ran 2.11 ms on Zen 3.)
 constexpr int64_t kUnrolledWindow = 4;
+// That window: the innermost reduction dim when LLVM unrolls it and AVX2 issues its
+// broadcasts as instructions of their own (no FMA broadcasts from memory); -1 if none.
+int unrolled_broadcast_window(const analysis::TensorExpr &t, const RProgram &p, const hal::DeviceSpec &d);
 int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p,
                                 const hal::DeviceSpec &d);
 

@@ -122,16 +122,9 @@ int64_t PerfModel::line_waste(const RTile &tile, const RProgram &p) const {
 
 PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RProgram &p) const {
     double loads = 0, broadcasts = 0;
-    // A window of a few taps is unrolled in the micro-kernel (alignment.h's
-    // kUnrolledWindow); where broadcasts are instructions of their own, the
-    // unrolled body shares those that read one element.
-    int window = -1;
-    const std::vector<size_t> reductions = t_.reduction_dims();
-    if (!d_.fma_broadcasts_from_memory && !reductions.empty() && !p.chunk_innermost) {
-        const size_t w = reductions.front();
-        const int64_t points = t_.dims[w].extent;
-        if (w != p.split_reduction && points >= 2 && points <= kUnrolledWindow) window = int(w);
-    }
+    // Over an unrolled window of a few taps, where broadcasts are instructions of
+    // their own, the unrolled body shares those that read one element.
+    const int window = unrolled_broadcast_window(t_, p, d_);
     for (size_t i = 0; i < t_.reads.size(); i++) {
         const analysis::AccessMap &m = t_.reads[i];
         if (!m.depends_on(p.vector_dim)) {
@@ -207,19 +200,20 @@ double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram
 }
 
 double PerfModel::mem_time_ms(const RTile &tile, TileLevel level, const RProgram &p) const {
-    double traffic = mem_traffic(tile, level, p);
     if (level == kRegisterTile) {
-        double cycles = traffic / kLoadsPerCycle;
+        const RegisterLoads per_tile = register_loads(tile, p);
+        const double tiles = double(tile_count(t_, tile));
+        double cycles = tiles * per_tile.loads / kLoadsPerCycle;
         if (d_.broadcasts_per_cycle > 0) {
             // Broadcasts issue slower than the load ports where they are instructions
             // of their own (AVX2: about one per cycle beside the FMAs; a direct NCHW
             // 3x3 tile of 8 points x 8 channels, 8 broadcasts per vector load, ran at
             // 55% of the peak on Zen 3, the model's 80% before).
-            const double tiles = double(tile_count(t_, tile));
-            cycles = std::max(cycles, tiles * register_loads(tile, p).broadcasts / d_.broadcasts_per_cycle);
+            cycles = std::max(cycles, tiles * per_tile.broadcasts / d_.broadcasts_per_cycle);
         }
         return cycles / (ghz() * 1e9 * d_.cores) * 1e3;
     }
+    double traffic = mem_traffic(tile, level, p);
     // Tiles of a level are filled from the layer outside theirs; an L2 tile comes
     // from the LLC share when the stage's data fits there, otherwise from DRAM.
     size_t source = d_.tile_layers.at(level) + 1;
