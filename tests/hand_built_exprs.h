@@ -63,6 +63,36 @@ inline analysis::TensorExpr nchw_conv(int64_t kh, int64_t kw, int64_t stride = 1
     return t;
 }
 
+// A 1x1 convolution's update over weights packed into panels of 32 output channels
+// (the graph layer's packed form), in -> out channels on a side x side map:
+// out(xi, x, y, co) += in(x, y, r.z) * w(xi, r.z, co). Loop dims: xi (a panel's
+// channels), x, y, co (panels; spatial), then r.z (input channels).
+inline analysis::TensorExpr pointwise_conv_on_panels(int64_t side, int64_t in_channels, int64_t out_channels) {
+    analysis::TensorExpr t;
+    t.func = "conv";
+    t.stage = 1;
+    t.dims = {{"xi", 0, 32, false},
+              {"x", 0, side, false},
+              {"y", 0, side, false},
+              {"co", 0, out_channels / 32, false},
+              {"r$z", 0, in_channels, true}};
+    analysis::AccessMap in;
+    in.tensor = "input";
+    in.is_input = true;
+    in.coef = {{0, 1, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 0, 1}};
+    in.offset = {0, 0, 0};
+    analysis::AccessMap w;
+    w.tensor = "panels";
+    w.is_input = true;
+    w.coef = {{1, 0, 0, 0, 0}, {0, 0, 0, 0, 1}, {0, 0, 0, 1, 0}};
+    w.offset = {0, 0, 0};
+    t.reads = {in, w};
+    t.write.tensor = "conv";
+    t.write.coef = {{1, 0, 0, 0, 0}, {0, 1, 0, 0, 0}, {0, 0, 1, 0, 0}, {0, 0, 0, 1, 0}};
+    t.write.offset = {0, 0, 0, 0};
+    return t;
+}
+
 // A GEMM's update, out(n, m) += a(k, m) * b(n, k): loop dims n, m (spatial),
 // then k.
 inline analysis::TensorExpr gemm(int64_t m, int64_t n, int64_t k) {

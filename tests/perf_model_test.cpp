@@ -124,6 +124,25 @@ TEST(PerfModel, AMeasuredBroadcastRateChargesBroadcastHeavyTiles) {
     EXPECT_TRUE(r.programs.front().transposed);
 }
 
+TEST(PerfModel, ATileOneAccumulatorShortOfTheLatencyStaysACandidate) {
+    // A 1x1 convolution at 7x7 over packed panels: with the output channels in the
+    // vectors, the only tiles with more than one point per weight vector are a row
+    // of 7 points, one vector wide (7 accumulators, one short of AVX2's 2 pipes x
+    // latency 4: an eighth of the FMA rate). Without them every tile loaded one
+    // weight vector per FMA (320 -> 1280 channels measured 0.93 ms, with the row
+    // 0.57-0.73 on Zen 3).
+    const hal::DeviceSpec d = avx2();
+    ASSERT_EQ(d.min_accumulators(), 8);
+    const analysis::TensorExpr t = test::pointwise_conv_on_panels(7, 320, 1280);
+    const rtile::ConstructionResult r = rtile::construct_programs(t, d, 8);
+    ASSERT_FALSE(r.programs.empty());
+    const rtile::RProgram &best = r.programs.front();
+    EXPECT_EQ(best.vector_dim, 0u);  // xi
+    const rtile::RTile &reg = best.tiles[rtile::kRegisterTile];
+    EXPECT_EQ(reg.shape[1] * reg.shape[2], 7) << "a row of the 7x7 map";
+    EXPECT_EQ(rtile::register_tile_accumulators(reg, best, d), 7);
+}
+
 TEST(PerfModel, AnL1TileHoldsTheWholeLinesItReadsPartOf) {
     // NCHW 1x1, 56x56, vectorised along x: an L1 tile 8 points wide reads 8 floats of
     // each 56-float input row and holds the 16 of its line; 16 wide, whole lines.

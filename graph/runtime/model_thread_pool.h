@@ -22,6 +22,7 @@
 
 #include "HalideRuntime.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -97,6 +98,7 @@ public:
         job_.closure = closure;
         job_.min = min;
         job_.size = size;
+        job_.chunk = std::max(1, size / (threads_ * kChunksPerThread));
         job_.next.store(0);
         job_.finished.store(0);
         job_.error.store(0);
@@ -115,11 +117,19 @@ public:
     }
 
 private:
+    // A thread claims a loop's indices a chunk at a time, about this many chunks per
+    // thread: claimed one by one, the thousands of row tasks a model's run hands out
+    // moved the counters' cache line between the cores per task, and the run took up
+    // to its one-thread time whenever the two cores shared no cache (MobileNetV2,
+    // 9,000 tasks per run on 2 threads: 11-12 or 17-19 ms from one minute to the
+    // next, against 11-12 steadily in chunks).
+    static constexpr int kChunksPerThread = 4;
+
     struct Job {
         halide_task_t task = nullptr;
         void *user_context = nullptr;
         uint8_t *closure = nullptr;
-        int min = 0, size = 0;
+        int min = 0, size = 0, chunk = 1;
         std::atomic<int> next{0}, finished{0}, error{0};
         std::atomic<bool> open{false};
     };
@@ -136,12 +146,15 @@ private:
         return 0;
     }
 
-    // Takes indices of the open loop until none are left.
+    // Takes chunks of the open loop's indices until none are left.
     void run_tasks() {
         inside_task() = true;
-        for (int i; (i = job_.next.fetch_add(1)) < job_.size;) {
-            if (int e = job_.task(job_.user_context, job_.min + i, job_.closure)) job_.error.store(e);
-            job_.finished.fetch_add(1, std::memory_order_release);
+        for (int i; (i = job_.next.fetch_add(job_.chunk)) < job_.size;) {
+            const int end = std::min(i + job_.chunk, job_.size);
+            for (int k = i; k < end; k++) {
+                if (int e = job_.task(job_.user_context, job_.min + k, job_.closure)) job_.error.store(e);
+            }
+            job_.finished.fetch_add(end - i, std::memory_order_release);
         }
         inside_task() = false;
     }

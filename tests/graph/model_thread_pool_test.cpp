@@ -55,7 +55,7 @@ TEST_P(ModelThreadPoolTest, RunsEveryIndexOnce) {
     ModelThreadPool pool(GetParam(), false);
     EXPECT_EQ(pool.threads(), GetParam());
     pool.begin_run();
-    for (int size : {1, 2, 3, 17, 1000}) {
+    for (int size : {1, 2, 3, 17, 1000, 1001}) {  // odd sizes: a last chunk shorter than the rest
         Counts c(size_t(size) + 5);
         ASSERT_EQ(pool.parallel_for(&c, count_index, 5, size, reinterpret_cast<uint8_t *>(&c)), 0);
         for (int i = 0; i < 5; i++) EXPECT_EQ(c.hits[size_t(i)].load(), 0);
