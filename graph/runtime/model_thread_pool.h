@@ -119,10 +119,10 @@ public:
 private:
     // A thread claims a loop's indices a chunk at a time, about this many chunks per
     // thread: claimed one by one, the thousands of row tasks a model's run hands out
-    // moved the counters' cache line between the cores per task, and the run took up
-    // to its one-thread time whenever the two cores shared no cache (MobileNetV2,
-    // 9,000 tasks per run on 2 threads: 11-12 or 17-19 ms from one minute to the
-    // next, against 11-12 steadily in chunks).
+    // move the counters' cache line between the cores per task, which costs most
+    // when the cores share no cache (MobileNetV2, 9,000 tasks per run on 2 threads,
+    // six alternating rounds on Zen 3: medians 12.5-19.3 ms one by one, 12.0-16.6 in
+    // chunks).
     static constexpr int kChunksPerThread = 4;
 
     struct Job {
