@@ -167,6 +167,24 @@ TEST(PerfModel, AnL1TileHoldsTheWholeLinesItReadsPartOf) {
     EXPECT_EQ(footprint(narrow, transposed), (8 * 64 + 4 * 64) * 4);
 }
 
+TEST(PerfModel, BroadcastsAcrossPanelsHoldTheirWholeLines) {
+    // A 1x1 convolution over packed weight panels, vectorised along the points: a
+    // tile of 1 of a panel's 32 channels in each of 4 panels broadcasts one float of
+    // every 16-float line it holds (56x56, 256 -> 128: it ran 7.8 ms, the tile of
+    // 4 channels in one panel 2.4).
+    const hal::DeviceSpec d = avx2();
+    const analysis::TensorExpr t = test::pointwise_conv_on_panels(56, 256, 128);
+    rtile::RProgram p;
+    p.vector_dim = 1;  // x
+    p.second_dim = 3;  // co
+    const rtile::PerfModel model(t, d);
+    // Dims xi, x, y, co, r.z. Input 8 x 64 channels (its 56-float rows in lines
+    // of 16); weights 4 panels x 64 channels, a line each.
+    const rtile::RTile across{{1, 8, 1, 4, 64}}, within{{4, 8, 1, 1, 64}};
+    EXPECT_EQ(model.mem_footprint(across, rtile::kL1Tile, p), (16 * 64 + 4 * 64 * 16) * 4);
+    EXPECT_EQ(model.mem_footprint(within, rtile::kL1Tile, p), (16 * 64 + 64 * 16) * 4);
+}
+
 // A transposed program of an NCHW 3x3 stride-2 convolution, 512 -> 512 channels,
 // 7 x 7 outputs: vectorised along c, its weights (read 1) packed per panel of 8.
 rtile::RProgram transposed(const rtile::RTile &l2) {

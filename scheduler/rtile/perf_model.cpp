@@ -112,7 +112,10 @@ int64_t PerfModel::line_waste(const RTile &tile, const RProgram &p) const {
     const std::vector<int64_t> full = t_.extents();
     int64_t waste = 0;
     for (const analysis::AccessMap &m : t_.reads) {
-        if (m.coef.empty() || m.coef[0][p.vector_dim] == 0) continue;
+        if (m.coef.empty()) continue;
+        bool spatial_inner = false;
+        for (size_t j : t_.spatial_dims()) spatial_inner = spatial_inner || m.coef[0][j] != 0;
+        if (!spatial_inner) continue;
         const int64_t inner = m.tile_extent(0, tile.shape);
         if (inner >= line || inner >= m.tile_extent(0, full)) continue;
         waste += m.tile_elements(tile.shape) / inner * (line - inner);

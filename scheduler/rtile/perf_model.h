@@ -58,10 +58,12 @@ private:
         double loads = 0, broadcasts = 0;
     };
     RegisterLoads register_loads(const RTile &tile, const RProgram &p) const;
-    // Elements of L1 lines a tile holds but does not read: a read stored with the
-    // vectorised dim innermost whose tile covers less than a line of a longer row
+    // Elements of L1 lines a tile holds but does not read: a read stored with a
+    // spatial dim innermost whose tile covers less than a line of a longer row
     // (8 of a packed weight panel's 32 output channels fill half of each line: its
-    // 20 KiB of weights held 40, past Zen 3's L1, and ran 2-4x slower than 16).
+    // 20 KiB of weights held 40, past Zen 3's L1, and ran 2-4x slower than 16;
+    // broadcasts of 1 channel in each of 4 panels, a float per line, 3.3x slower
+    // than 4 channels of one).
     int64_t line_waste(const RTile &tile, const RProgram &p) const;
     // Whether read `m` moves along reduction dims only with a spatial dim in the
     // same storage dim (a convolution window, not a channel reduction).
