@@ -110,12 +110,12 @@ int64_t PerfModel::line_waste(const RTile &tile, const RProgram &p) const {
     if (p.transposed) return 0;  // its operand is packed with the vector dim innermost
     const int64_t line = d_.tile_layer(kL1Tile).line_bytes / t_.element_bytes;
     const std::vector<int64_t> full = t_.extents();
+    const std::vector<size_t> spatial = t_.spatial_dims();
     int64_t waste = 0;
     for (const analysis::AccessMap &m : t_.reads) {
-        if (m.coef.empty()) continue;
-        bool spatial_inner = false;
-        for (size_t j : t_.spatial_dims()) spatial_inner = spatial_inner || m.coef[0][j] != 0;
-        if (!spatial_inner) continue;
+        if (m.coef.empty() ||
+            std::none_of(spatial.begin(), spatial.end(), [&](size_t j) { return m.coef[0][j] != 0; }))
+            continue;  // stored with a reduction dim innermost (or a constant)
         const int64_t inner = m.tile_extent(0, tile.shape);
         if (inner >= line || inner >= m.tile_extent(0, full)) continue;
         waste += m.tile_elements(tile.shape) / inner * (line - inner);
