@@ -116,9 +116,27 @@ int64_t PerfModel::line_waste(const RTile &tile, const RProgram &p) const {
         if (m.coef.empty() ||
             std::none_of(spatial.begin(), spatial.end(), [&](size_t j) { return m.coef[0][j] != 0; }))
             continue;  // stored with a reduction dim innermost (or a constant)
-        const int64_t inner = m.tile_extent(0, tile.shape);
-        if (inner >= line || inner >= m.tile_extent(0, full)) continue;
-        waste += m.tile_elements(tile.shape) / inner * (line - inner);
+        // The tile's data comes in contiguous pieces: the innermost storage dims it
+        // covers whole, times its extent along the first it does not (a row of 7
+        // points of a 7x7 map per channel: 7 floats, 196 bytes apart).
+        int64_t piece = 1, step = 1;  // step: between the starts of two pieces
+        for (size_t d = 0; d < m.coef.size(); d++) {
+            const int64_t e = m.tile_extent(d, tile.shape), whole = m.tile_extent(d, full);
+            piece *= e;
+            step *= whole;
+            if (e < whole) break;
+        }
+        if (piece >= line) continue;
+        // A piece starts at a multiple of g in its line (rows and the tile's origins
+        // step so) and holds the lines it straddles: averaged over those starts, 7
+        // floats of a 7x7 plane hold 1.375 lines (counted as one, a 1x1 convolution
+        // at 7x7 kept 256 input channels per L1 tile, past Zen 3's L1); 8 of a
+        // 56-float row, or of a 32-float panel, one.
+        const int64_t g = std::gcd(std::gcd(step, piece), line);
+        int64_t lines = 0;  // summed over the line / g starts
+        for (int64_t start = 0; start < line; start += g) lines += (start + piece + line - 1) / line;
+        const int64_t held = g * lines;  // line * lines / (line / g): elements per piece
+        waste += m.tile_elements(tile.shape) / piece * (held - piece);
     }
     return waste;
 }

@@ -63,7 +63,8 @@ private:
     // (8 of a packed weight panel's 32 output channels fill half of each line: its
     // 20 KiB of weights held 40, past Zen 3's L1, and ran 2-4x slower than 16;
     // broadcasts of 1 channel in each of 4 panels, a float per line, 3.3x slower
-    // than 4 channels of one).
+    // than 4 channels of one); pieces that start anywhere in a line hold the lines
+    // they straddle (a 7-point row of a 7x7 map, 1.375 lines on average).
     int64_t line_waste(const RTile &tile, const RProgram &p) const;
     // Whether read `m` moves along reduction dims only with a spatial dim in the
     // same storage dim (a convolution window, not a channel reduction).
