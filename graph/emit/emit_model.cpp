@@ -125,6 +125,7 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const PartitionSch
     const fs::path wrapper = scratch.path / (o.name + "_wrapper.cpp"), wrapper_o = scratch.path / (o.name + "_wrapper.o");
     write_text(wrapper, w.source);
     write_text(scratch.path / "model_thread_pool.h", kModelThreadPoolHeader);
+    write_text(scratch.path / "model_block_cache.h", kModelBlockCacheHeader);
     run_command(o.cxx + " -std=c++17 -O2 -fPIC -pthread -c '" + wrapper.string() + "' -o '" + wrapper_o.string() + "' -I '" +
                     scratch.path.string() + "' -I '" + o.halide_include_dir + "'",
                 scratch.path / "cxx.log");

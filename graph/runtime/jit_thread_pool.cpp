@@ -15,6 +15,16 @@ struct JitThreadPool::Context : Halide::JITUserContext {
     explicit Context(int threads) : pool(threads ? threads : ModelThreadPool::available_cores(), false) {
         handlers.custom_do_par_for = do_par_for;
         handlers.custom_error = record_error;
+        handlers.custom_malloc = allocate;
+        handlers.custom_free = release;
+    }
+
+    // Heap blocks kept from one realize to the next, as in a compiled model.
+    static void *allocate(Halide::JITUserContext *context, size_t bytes) {
+        return static_cast<Context *>(context)->pool.blocks().allocate(bytes);
+    }
+    static void release(Halide::JITUserContext *context, void *p) {
+        static_cast<Context *>(context)->pool.blocks().release(p);
     }
 
     // Called by every task that fails (a parallel loop may report once per task).
@@ -45,6 +55,10 @@ int JitThreadPool::threads() const {
 
 uint64_t JitThreadPool::parallel_loops() const {
     return context_->pool.loops();
+}
+
+size_t JitThreadPool::kept_blocks() const {
+    return context_->pool.blocks().kept_blocks();
 }
 
 void JitThreadPool::realize(Halide::Pipeline &p, Halide::Pipeline::RealizationArg outputs, const Halide::Target &target) {

@@ -21,6 +21,7 @@ public:
 
     int threads() const;
     uint64_t parallel_loops() const;  // handed to this pool so far
+    size_t kept_blocks() const;       // heap blocks kept for the next realize (model_block_cache.h)
     // Realizes `p` (compiled for `target`) into `outputs` with its parallel loops on
     // this pool. Throws std::runtime_error carrying the pipeline's first error message
     // when it fails (a Gather index outside its table, a buffer of the wrong shape):

@@ -21,6 +21,7 @@
 #pragma once
 
 #include "HalideRuntime.h"
+#include "model_block_cache.h"
 
 #include <algorithm>
 #include <atomic>
@@ -59,6 +60,9 @@ public:
     ModelThreadPool &operator=(const ModelThreadPool &) = delete;
 
     int threads() const { return threads_; }
+    // The heap blocks of the model's partitions (halide_malloc with the pool as user
+    // context), kept from one call to the next.
+    ModelBlockCache &blocks() { return blocks_; }
     // Parallel loops handed to this pool so far (serial and nested ones included).
     uint64_t loops() const { return loops_.load(std::memory_order_relaxed); }
 
@@ -205,6 +209,7 @@ private:
     }
 
     const int threads_;
+    ModelBlockCache blocks_;
     std::vector<std::thread> workers_;
     Job job_;
     std::atomic<uint64_t> generation_{0}, loops_{0};
@@ -222,11 +227,25 @@ inline int model_pool_do_par_for(void *user_context, halide_task_t task, int min
     return static_cast<ModelThreadPool *>(user_context)->parallel_for(user_context, task, min, size, closure);
 }
 
-// Makes Halide's runtime hand parallel loops to model_pool_do_par_for (a pointer
-// store; called before every run so that a handler installed by other code in the
-// process between runs does not take the model's loops).
+// Halide's halide_malloc and halide_free likewise: the pool's blocks.
+inline void *model_pool_malloc(void *user_context, size_t bytes) {
+    if (!user_context) return halide_default_malloc(user_context, bytes);
+    return static_cast<ModelThreadPool *>(user_context)->blocks().allocate(bytes);
+}
+
+inline void model_pool_free(void *user_context, void *p) {
+    if (!user_context) return halide_default_free(user_context, p);
+    static_cast<ModelThreadPool *>(user_context)->blocks().release(p);
+}
+
+// Makes Halide's runtime hand parallel loops to model_pool_do_par_for and heap
+// blocks to model_pool_malloc (pointer stores; called before every run so that
+// handlers installed by other code in the process between runs do not take the
+// model's loops or blocks).
 inline void install_model_thread_pool() {
     halide_set_custom_do_par_for(model_pool_do_par_for);
+    halide_set_custom_malloc(model_pool_malloc);
+    halide_set_custom_free(model_pool_free);
 }
 
 }  // namespace

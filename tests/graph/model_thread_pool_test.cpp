@@ -112,6 +112,55 @@ INSTANTIATE_TEST_SUITE_P(Threads, ModelThreadPoolTest,
 
 }  // namespace
 
+TEST(ModelBlockCache, ReusesAKeptBlockAndDropsOnesTooSmall) {
+    ModelBlockCache cache;
+    char *a = static_cast<char *>(cache.allocate(1000));
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % ModelBlockCache::kAlignment, 0u);
+    a[0] = 1;
+    a[999] = 2;
+    cache.release(a);
+    EXPECT_EQ(cache.kept_blocks(), 1u);
+    void *b = cache.allocate(800);  // fits the kept block
+    EXPECT_EQ(b, a);
+    EXPECT_EQ(cache.kept_blocks(), 0u);
+    void *c = cache.allocate(100);  // nothing kept: a block of its own
+    EXPECT_NE(c, b);
+    cache.release(b);
+    cache.release(c);
+    EXPECT_EQ(cache.kept_blocks(), 2u);
+    void *small = cache.allocate(50);  // the smaller of the two that fit
+    EXPECT_EQ(small, c);
+    // Larger than any kept block: the largest kept one (too small) is freed first.
+    void *big = cache.allocate(1 << 20);
+    ASSERT_NE(big, nullptr);
+    EXPECT_EQ(cache.kept_blocks(), 0u);
+    static_cast<char *>(big)[(1 << 20) - 1] = 3;
+    cache.release(small);
+    cache.release(big);
+    EXPECT_EQ(cache.kept_blocks(), 2u);
+}
+
+TEST(ModelBlockCache, TasksAllocateAndReleaseAtOnce) {
+    ModelBlockCache cache;
+    std::vector<std::thread> threads;
+    std::atomic<int> wrong{0};
+    for (int t = 0; t < 4; t++) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 500; i++) {
+                const size_t n = size_t(64 + 37 * ((i + t) % 13));
+                auto *p = static_cast<unsigned char *>(cache.allocate(n));
+                for (size_t k = 0; k < n; k++) p[k] = static_cast<unsigned char>(t);
+                for (size_t k = 0; k < n; k++) wrong += p[k] != t;
+                cache.release(p);
+            }
+        });
+    }
+    for (std::thread &t : threads) t.join();
+    EXPECT_EQ(wrong.load(), 0);
+    EXPECT_LE(cache.kept_blocks(), 4u);
+}
+
 // Through Halide's JIT: a pipeline realized with the pool's context runs its parallel
 // loop on the pool and computes every element.
 namespace tessera::graph {
@@ -136,6 +185,34 @@ TEST(JitThreadPool, HalideParallelLoopsRunOnThePool) {
         EXPECT_GE(pool.parallel_loops(), 1u);
         for (int j = 0; j < 37; j++) {
             for (int i = 0; i < 64; i++) ASSERT_EQ(out(i, j), float(i * 3 + j * j)) << i << ", " << j;
+        }
+    }
+}
+
+// An intermediate computed at root lives in a block the pool keeps for the next
+// realize (the JIT's custom_malloc), and both realizes compute every element.
+TEST(JitThreadPool, HeapIntermediatesAreKeptForTheNextRealize) {
+    Halide::Func g("g"), f("f");
+    Halide::Var x("x"), y("y");
+    g(x, y) = Halide::cast<float>(x + 1000 * y);
+    f(x, y) = g(x, y) * 2.0f + g(x + 1, y);
+    g.compute_root().parallel(y);
+    f.parallel(y).vectorize(x, 8);
+    f.compile_jit();
+    JitThreadPool pool(2);
+    for (int round = 0; round < 2; round++) {
+        Halide::Buffer<float> out(300, 200);  // g: 301 x 200 floats, past any stack
+        out.fill(std::nanf(""));
+        {
+            const JitThreadPool::Run run(pool);
+            Halide::Pipeline p(f);
+            pool.realize(p, out, Halide::get_jit_target_from_environment());
+        }
+        EXPECT_EQ(pool.kept_blocks(), 1u) << "round " << round;
+        for (int j = 0; j < 200; j++) {
+            for (int i = 0; i < 300; i++) {
+                ASSERT_EQ(out(i, j), float(i + 1000 * j) * 2.0f + float(i + 1 + 1000 * j)) << i << ", " << j;
+            }
         }
     }
 }
