@@ -167,39 +167,39 @@ TEST(PerfModel, AnL1TileHoldsTheWholeLinesItReadsPartOf) {
     EXPECT_EQ(footprint(narrow, transposed), (8 * 64 + 4 * 64) * 4);
 }
 
-TEST(PerfModel, BroadcastsAcrossPanelsHoldTheirWholeLines) {
-    // A 1x1 convolution over packed weight panels, vectorised along the points: a
-    // tile of 1 of a panel's 32 channels in each of 4 panels broadcasts one float of
-    // every 16-float line it holds (56x56, 256 -> 128: it ran 7.8 ms, the tile of
-    // 4 channels in one panel 2.4).
+// The L1 footprint of `tile` (dims xi, x, y, co, r.z) in a 1x1 convolution over
+// packed weight panels on a side x side map, on the pinned AVX2 machine.
+int64_t panel_conv_l1_footprint(int side, int in, int out, size_t vector_dim, size_t second_dim,
+                                const rtile::RTile &tile) {
     const hal::DeviceSpec d = avx2();
-    const analysis::TensorExpr t = test::pointwise_conv_on_panels(56, 256, 128);
+    const analysis::TensorExpr t = test::pointwise_conv_on_panels(side, in, out);
     rtile::RProgram p;
-    p.vector_dim = 1;  // x
-    p.second_dim = 3;  // co
-    const rtile::PerfModel model(t, d);
-    // Dims xi, x, y, co, r.z. Input 8 x 64 channels (its 56-float rows in lines
-    // of 16); weights 4 panels x 64 channels, a line each.
+    p.vector_dim = vector_dim;
+    p.second_dim = second_dim;
+    return rtile::PerfModel(t, d).mem_footprint(tile, rtile::kL1Tile, p);
+}
+
+TEST(PerfModel, BroadcastsAcrossPanelsHoldTheirWholeLines) {
+    // A 1x1 convolution over packed weight panels, vectorised along the points (x,
+    // then co): a tile of 1 of a panel's 32 channels in each of 4 panels broadcasts
+    // one float of every 16-float line it holds (56x56, 256 -> 128: it ran 7.8 ms,
+    // the tile of 4 channels in one panel 2.4). Input 8 x 64 channels (its 56-float
+    // rows in lines of 16); weights 4 panels x 64 channels, a line each.
     const rtile::RTile across{{1, 8, 1, 4, 64}}, within{{4, 8, 1, 1, 64}};
-    EXPECT_EQ(model.mem_footprint(across, rtile::kL1Tile, p), (16 * 64 + 4 * 64 * 16) * 4);
-    EXPECT_EQ(model.mem_footprint(within, rtile::kL1Tile, p), (16 * 64 + 64 * 16) * 4);
+    EXPECT_EQ(panel_conv_l1_footprint(56, 256, 128, 1, 3, across), (16 * 64 + 4 * 64 * 16) * 4);
+    EXPECT_EQ(panel_conv_l1_footprint(56, 256, 128, 1, 3, within), (16 * 64 + 64 * 16) * 4);
 }
 
 TEST(PerfModel, RowsOfASmallMapStraddleLines) {
     // A 1x1 convolution at 7x7 over weight panels, vectorised along a panel's
-    // channels: per input channel the tile reads a row of 7 floats, 196 bytes after
-    // the last, which starts anywhere in a line and holds 1.375 lines on average
-    // (22 floats); 8 of a panel's 32 channels hold one line (16). Counted as one line
-    // each, 256 channels fit 3/4 of Zen 3's L1 and ran 1.2-1.3x slower than 128.
-    const hal::DeviceSpec d = avx2();
-    const analysis::TensorExpr t = test::pointwise_conv_on_panels(7, 512, 2048);
-    rtile::RProgram p;
-    p.vector_dim = 0;  // xi
-    p.second_dim = 1;  // x
-    const rtile::PerfModel model(t, d);
-    const rtile::RTile row{{8, 7, 1, 1, 256}};  // xi, x, y, co, r.z
-    EXPECT_EQ(model.mem_footprint(row, rtile::kL1Tile, p), (256 * 22 + 256 * 16) * 4);
-    EXPECT_GT(model.mem_footprint(row, rtile::kL1Tile, p), d.tile_layer(rtile::kL1Tile).capacity_bytes * 3 / 4);
+    // channels (xi, then x): per input channel the tile reads a row of 7 floats, 196
+    // bytes after the last, which starts anywhere in a line and holds 1.375 lines on
+    // average (22 floats); 8 of a panel's 32 channels hold one line (16). Counted as
+    // one line each, 256 channels fit 3/4 of Zen 3's L1 and ran 1.2-1.3x slower than 128.
+    const rtile::RTile row{{8, 7, 1, 1, 256}};
+    const int64_t bytes = panel_conv_l1_footprint(7, 512, 2048, 0, 1, row);
+    EXPECT_EQ(bytes, (256 * 22 + 256 * 16) * 4);
+    EXPECT_GT(bytes, avx2().tile_layer(rtile::kL1Tile).capacity_bytes * 3 / 4);
 }
 
 // A transposed program of an NCHW 3x3 stride-2 convolution, 512 -> 512 channels,
