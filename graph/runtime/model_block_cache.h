@@ -39,24 +39,22 @@ public:
     void *allocate(size_t bytes) {
         const size_t capacity = (bytes + 2 * kAlignment - 1) / kAlignment * kAlignment;
         std::lock_guard<std::mutex> lock(mutex_);
-        size_t best = kept_.size();
+        const size_t none = kept_.size();
+        size_t best = none, largest = none;  // the smallest block that fits; the largest kept
         for (size_t i = 0; i < kept_.size(); i++) {
-            if (kept_[i].capacity >= capacity && (best == kept_.size() || kept_[i].capacity < kept_[best].capacity))
-                best = i;
-        }
-        if (best == kept_.size() && !kept_.empty()) {
-            size_t largest = 0;
-            for (size_t i = 1; i < kept_.size(); i++) {
-                if (kept_[i].capacity > kept_[largest].capacity) largest = i;
-            }
-            std::free(kept_[largest].base);
-            kept_.erase(kept_.begin() + std::ptrdiff_t(largest));
+            const size_t c = kept_[i].capacity;
+            if (c >= capacity && (best == none || c < kept_[best].capacity)) best = i;
+            if (largest == none || c > kept_[largest].capacity) largest = i;
         }
         Block b;
-        if (best < kept_.size()) {
+        if (best != none) {
             b = kept_[best];
             kept_.erase(kept_.begin() + std::ptrdiff_t(best));
         } else {
+            if (largest != none) {  // too small for this request: make room for a block that is not
+                std::free(kept_[largest].base);
+                kept_.erase(kept_.begin() + std::ptrdiff_t(largest));
+            }
             b.capacity = capacity;
             b.base = std::aligned_alloc(kAlignment, kAlignment + capacity);
             if (!b.base) return nullptr;
