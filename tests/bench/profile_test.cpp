@@ -35,8 +35,21 @@ TEST(ProfileCli, QuickWritesALoadableProfile) {
         EXPECT_GT(l.read_gbs_per_core, 0.1) << l.name;
         EXPECT_GT(l.read_gbs_all_cores, 0.1) << l.name;
     }
-    // The L1 is read faster than DRAM by any core ever made.
-    EXPECT_GT(p->layer("L1")->read_gbs_per_core, p->layer("DRAM")->read_gbs_per_core);
+    // The L1 is read faster than DRAM by any core ever made, but not through
+    // AddressSanitizer: it checks every load of the read loops against shadow memory,
+    // and a sanitized quick profile measured the L1 at 6.9 GB/s against DRAM's 7.1.
+#if defined(__SANITIZE_ADDRESS__)
+    constexpr bool sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    constexpr bool sanitized = true;
+#else
+    constexpr bool sanitized = false;
+#endif
+#else
+    constexpr bool sanitized = false;
+#endif
+    if (!sanitized) EXPECT_GT(p->layer("L1")->read_gbs_per_core, p->layer("DRAM")->read_gbs_per_core);
 }
 
 // FMA instructions in the body of function `name` of objdump's listing (-1: not found).
