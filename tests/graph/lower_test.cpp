@@ -181,6 +181,30 @@ TEST(GraphLowering, ResnetBlockFusesEpiloguesAndMatchesTheReference) {
     expect_matches_reference(g, unfused, 2);
 }
 
+// Every buffer of a lowered partition has its static shape as constant bounds, so
+// the compiled code sizes its loops and tile buffers at compile time (no
+// halide_malloc per parallel task for a tile whose size it would read at run time).
+TEST(GraphLowering, PartitionBuffersHaveStaticBounds) {
+    const Graph g = prepared(resnet_block());
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    const LoweredPartition lp = lower_partition(g, plan.partitions.at(0));
+    auto expect_static = [](Halide::OutputImageParam buffer, const Shape &shape, const std::string &what) {
+        ASSERT_EQ(buffer.dimensions(), int(shape.size())) << what;
+        for (int d = 0; d < buffer.dimensions(); d++) {
+            const int64_t *min = Halide::Internal::as_const_int(buffer.parameter().min_constraint(d));
+            const int64_t *extent = Halide::Internal::as_const_int(buffer.parameter().extent_constraint(d));
+            ASSERT_TRUE(min && extent) << what << " dim " << d << " is not bounded by constants";
+            EXPECT_EQ(*min, 0) << what << " dim " << d;
+            EXPECT_EQ(*extent, shape[shape.size() - 1 - size_t(d)]) << what << " dim " << d;
+        }
+    };
+    ASSERT_FALSE(lp.params.empty());
+    for (size_t k = 0; k < lp.params.size(); k++) {
+        expect_static(lp.params[k], g.value(lp.input_values[k]).shape, lp.input_values[k]);
+    }
+    expect_static(lp.output.output_buffer(), g.value(lp.output_value).shape, lp.output_value);
+}
+
 // Constant weights packed at compile time (pack_weights): both convolutions (8
 // output channels in a panel of 16: half of it padding) and the classifier (Gemm,
 // transB) read panels, fused and unfused, and compute what the model as written does.
