@@ -69,6 +69,9 @@ private:
     // Whether read `m` moves along reduction dims only with a spatial dim in the
     // same storage dim (a convolution window, not a channel reduction).
     bool window_read(const analysis::AccessMap &m) const;
+    // Elements of one row of a computed copy of read `m` per L2 `tile`: its storage
+    // dims up to and including the first a window slides along.
+    int64_t copied_row_elements(const analysis::AccessMap &m, const RTile &tile) const;
     // An L2 tile with a packed operand (packed_read_of) is swept panel by panel
     // (apply's panel_packing): the L1-tile loops the operand moves with go
     // outermost, those it does not index (the pixels, for weights) sweep inside.
