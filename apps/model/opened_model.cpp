@@ -41,7 +41,7 @@ int64_t channel_block_for(const Halide::Target &target) {
 }
 
 bool assigns_layouts(const ModelOptions &o) {
-    return o.layout == "chosen" || o.layout == "blocked" || o.layout == "nhwc";
+    return o.layout == "chosen" || o.layout == "blocked" || o.layout == "nchwc" || o.layout == "nhwc";
 }
 
 std::string describe_layouts(const ModelOptions &o, const OpenedModel &s) {
@@ -88,7 +88,7 @@ OpenedModel open_model(const ModelOptions &o) {
         graph::LayoutOptions lo;
         lo.block = channel_block_for(s.target);
         lo.blocked = o.layout != "nhwc";
-        lo.nhwc = o.layout != "blocked";
+        lo.nhwc = o.layout == "chosen" || o.layout == "nhwc";
         // A conversion moves its tensor at about the machine's copy rate.
         if (profile.dram_copy_gbs > 0) lo.conversion_gbs = profile.dram_copy_gbs;
         // Each candidate's forms as Tessera's model predicts them (whatever scheduler
@@ -97,10 +97,16 @@ OpenedModel open_model(const ModelOptions &o) {
         SchedulerOptions quiet = o.scheduler_options;
         quiet.explain = false;
         const Halide::Target target = s.target;
-        lo.predict_ms = [target, quiet](const graph::Graph &g, int node) {
-            const ScheduleOutcome outcome = schedule_pipeline(graph::lower_single_node(g, node).pipeline, target, quiet);
-            return outcome.predicted_stages > 0 ? outcome.predicted_ms : -1.0;
-        };
+        // nchwc: no predictions, every convolution blocked that can be (assign_layouts
+        // without a predictor). The model predicts a blocked 1x1 convolution 2x slower
+        // than NCHW on planes of 56x56 where the two ran alike, which kept MobileNetV2's
+        // blocks NCHW under `chosen` (docs/experiments.md, "Channel-blocked models").
+        if (o.layout != "nchwc") {
+            lo.predict_ms = [target, quiet](const graph::Graph &g, int node) {
+                const ScheduleOutcome outcome = schedule_pipeline(graph::lower_single_node(g, node).pipeline, target, quiet);
+                return outcome.predicted_stages > 0 ? outcome.predicted_ms : -1.0;
+            };
+        }
         s.layouts = graph::assign_layouts(s.graph, lo);
     }
     if (o.layout != "fixed") {

@@ -37,6 +37,8 @@ struct ModelOptions {
     // NCHW[b]c, the fastest the Tessera plugin's model predicts, propagated through
     // the memory-bound nodes after it (assign_layouts), and the matrix-vector
     // products' weights packed; blocked / nhwc: the same with one alternative to NCHW;
+    // nchwc: every convolution with a channel-blocked form in it, unpredicted (as
+    // onnxruntime runs CNNs; regions whose conversions cost too much still stay NCHW);
     // auto (the default): only the matrix-vector products' weights packed into the panels the
     // packed matmul reads; packed: every convolution's and matrix product's weights
     // (the models ran 9-36% slower, docs/results.md); fixed: none, the model's own.
@@ -51,7 +53,7 @@ struct ModelOptions {
 
 // Parses "name=1x3x224x224" into options.input_shapes; throws UsageError.
 void add_input_shape(ModelOptions &options, const std::string &arg);
-// Parses --layout's value: "auto" (the default), "chosen", "blocked", "nhwc", "packed" or
+// Parses --layout's value: "auto" (the default), "chosen", "blocked", "nchwc", "nhwc", "packed" or
 // "fixed"; throws UsageError.
 void set_layout(ModelOptions &options, const std::string &arg);
 

@@ -512,10 +512,19 @@ TEST(TesseraCli, BlockedLayoutCompilesAChannelBlockedRegion) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     // JIT, the same plan; and with NHWC among the alternatives (whatever the host's
     // model picks, the result is the model's).
-    for (const char *layout : {"blocked", "chosen", "nhwc"}) {
+    for (const char *layout : {"blocked", "chosen", "nchwc", "nhwc"}) {
         r = tessera("run " + model + " --layout " + layout + " --input " + x + " --expect " + want + " --reps 2");
         EXPECT_EQ(r.exit_code, 0) << layout << "\n" << r.output;
     }
+    // nchwc: both convolutions blocked without predictions (none printed), on any profile.
+    const std::string out_nchwc = testing::temp_path("cnn_nchwc_out");
+    std::filesystem::remove_all(out_nchwc);
+    r = tessera("compile " + model + " -o " + out_nchwc + " --layout nchwc --explain --target " + test::kAvx2Target);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("region 0: nchw8c, 6 node(s)"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find(" ms nchw, "), std::string::npos) << r.output;
+    r = tessera("run " + out_nchwc + " --input " + x + " --expect " + want + " --reps 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 }  // namespace

@@ -240,7 +240,7 @@ TEST(TuneGraph, AlternativesAreNamedAndReadBack) {
     ModelOptions asked;
     asked.model = "m.onnx";
     EXPECT_EQ(graph_alternative_names(asked),
-              (std::vector<std::string>{"layout=auto", "layout=chosen", "layout=auto,no-fusion"}));
+              (std::vector<std::string>{"layout=auto", "layout=chosen", "layout=nchwc", "layout=auto,no-fusion"}));
     const ModelOptions unfused = graph_alternative(asked, "layout=auto,no-fusion");
     EXPECT_FALSE(unfused.fuse);
     EXPECT_EQ(unfused.layout, "auto");
@@ -248,7 +248,7 @@ TEST(TuneGraph, AlternativesAreNamedAndReadBack) {
     EXPECT_TRUE(graph_alternative(asked, "layout=chosen").fuse);
     asked.layout = "chosen";
     asked.fuse = false;
-    EXPECT_EQ(graph_alternative_names(asked), (std::vector<std::string>{"layout=chosen,no-fusion"}));
+    EXPECT_EQ(graph_alternative_names(asked), (std::vector<std::string>{"layout=chosen,no-fusion", "layout=nchwc,no-fusion"}));
     for (const char *bad : {"layout=sideways", "no-fusion", "fast", ""}) {
         EXPECT_THROW(graph_alternative(asked, bad), graph::GraphError) << bad;
     }
