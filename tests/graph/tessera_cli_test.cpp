@@ -438,7 +438,7 @@ TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
     r = tessera("run " + model + " --layout sideways");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--layout takes auto, chosen, blocked, nhwc, packed or fixed, got 'sideways'"),
+    EXPECT_NE(r.output.find("--layout takes auto, chosen, blocked, nchwc, nhwc, packed or fixed, got 'sideways'"),
               std::string::npos)
         << r.output;
 }
