@@ -308,7 +308,7 @@ PYBIND11_MODULE(tessera, m) {
                 tessera::python::model_options(path, input_shapes, fuse, reference ? "fixed" : layout, "host");
             if (out_dir.empty()) return Model::jit(o, threads, verbose, reference);
             o.ahead_of_time = true;
-            const tessera::cli::OpenedModel opened = tessera::cli::open_model(o);
+            tessera::cli::OpenedModel opened = tessera::cli::open_model(o);
             tessera::cli::CompileSettings settings;
             settings.out_dir = out_dir;
             settings.cxx = tessera::cxx_from_environment();

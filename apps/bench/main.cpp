@@ -229,7 +229,7 @@ void usage(std::FILE *to) {
                  "  --json, --plot one record per model and contender; a bar chart of the speedups over onnxruntime\n"
                  "  --tune         Tessera's library compiled with tessera compile --tune: the graph's layout and\n"
                  "                 fusion alternatives timed whole, then each partition's candidates\n"
-                 "  --no-tune-graph  with --tune, the partitions' candidates only (the layout as --layout says)\n"
+                 "  --no-tune-graph  with --tune, the partitions' candidates only (layout and fusion as asked)\n"
                  "  --per-layer    where a model loses: every partition timed inside model runs (JIT, --threads)\n"
                  "                 against the same nodes cut out as a model of their own in onnxruntime\n"
                  "                 (scripts/per_layer_peer.py); a table by time lost, sums per op family; --json\n",

@@ -251,12 +251,13 @@ std::vector<ModelRecord> bench_model(const ModelBenchOptions &o) {
         settings.cxx = o.cxx;
         settings.tune = o.tune;
         settings.tuning.threads = o.threads;
+        settings.tuning.fusion = o.tune_graph;
         auto progress = [&](const std::string &line) {
             if (o.verbose) say("  %s\n", line.c_str());
         };
         // As tessera compile --tune: the graph's alternatives (layout, fusion) timed
         // whole first, then the chosen one's partitions tuned.
-        const cli::OpenedModel *compiled = &opened;
+        cli::OpenedModel *compiled = &m.opened;  // its plan becomes the one compiled (tuned fusion)
         cli::ModelOptions compiled_options = model_options;
         std::shared_ptr<cli::OpenedModel> alternative;
         std::string graph_choice;

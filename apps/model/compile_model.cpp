@@ -1,7 +1,9 @@
 #include "compile_model.h"
 
 #include "child_process.h"
+#include "tune_fusion.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
@@ -17,7 +19,7 @@ std::string default_library_name(const std::string &model) {
     return name;
 }
 
-graph::EmitReport compile_model(const OpenedModel &model, const ModelOptions &options, const CompileSettings &settings,
+graph::EmitReport compile_model(OpenedModel &model, const ModelOptions &options, const CompileSettings &settings,
                                 const std::function<void(const std::string &)> &progress) {
     const int jobs = settings.jobs > 0 ? settings.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
     graph::EmitOptions e;
@@ -39,7 +41,16 @@ graph::EmitReport compile_model(const OpenedModel &model, const ModelOptions &op
     e.halide_include_dir = TESSERA_HALIDE_INCLUDE_DIR;
     e.cxx = settings.cxx;
     // Tuning JIT-compiles and times here, before any partition compiles in a fork.
-    if (settings.tune) e.measured = tune_partitions(model, settings.tuning, progress);
+    if (settings.tune) {
+        TuneSettings partitions = settings.tuning;
+        if (settings.tuning.fusion) {
+            const FusionTuning fusion = tune_fusion(model, settings.tuning, progress);
+            model.plan = fusion.plan;
+            // One budget for both: the partitions get what the fusion decisions left.
+            if (partitions.budget_s > 0) partitions.budget_s = std::max(1e-3, partitions.budget_s - fusion.measured_s);
+        }
+        e.measured = tune_partitions(model, partitions, progress);
+    }
     return graph::emit_model(model.graph, model.plan, tuned_schedule(model, e.measured), e, progress);
 }
 

@@ -1,25 +1,19 @@
 #include "tune_partitions.h"
 
-#include "compile_at_once.h"
 #include "device_profile.h"
-#include "jit_model.h"
 #include "jit_thread_pool.h"
-#include "lower_partition.h"
-#include "sample_inputs.h"
+#include "partition_timing.h"
 #include "schedulers.h"
 #include "graph_error.h"
 #include "stopwatch.h"
-#include "tessera_scheduler.h"
 #include "tuning_log.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
-#include <limits>
 #include <map>
 #include <optional>
-#include <random>
 
 namespace tessera::cli {
 
@@ -65,54 +59,12 @@ SchedulerChoice candidate_choice(const SchedulerChoice &base, const std::string 
 
 namespace {
 
-// Host buffers for a partition's inputs: constants as they are, the rest random
-// (integers within the range the model takes).
-std::vector<graph::TensorData> partition_inputs(const graph::Graph &g, const graph::LoweredPartition &lp) {
-    std::vector<graph::TensorData> inputs;
-    std::mt19937 rng(7);
-    std::normal_distribution<float> normal;
-    for (const std::string &v : lp.input_values) {
-        const graph::TensorInfo &info = g.value(v);
-        if (info.is_constant()) {
-            inputs.push_back(*info.data);
-            continue;
-        }
-        if (graph::is_integer(info.dtype)) {
-            inputs.push_back(graph::random_integers(info.dtype, info.shape, graph::sample_range(g, v), rng()));
-            continue;
-        }
-        graph::TensorData d(graph::DType::f32, info.shape);
-        for (float &x : d.f) x = normal(rng);
-        inputs.push_back(std::move(d));
-    }
-    return inputs;
-}
-
 // Partitions with a matrix product or a convolution: where Tessera's candidates differ.
 bool has_compute_node(const graph::Graph &g, const graph::Partition &p) {
     for (int n : p.nodes) {
         if (graph::is_contraction_op(g.nodes[size_t(n)].op_type)) return true;
     }
     return p.compute_intensive;
-}
-
-// A candidate's pipeline, scheduled, with the model's prediction for it.
-struct Candidate {
-    graph::LoweredPartition lowered;
-    double predicted_ms = 0;
-    std::vector<hal::ModelTerms> terms;  // the chosen programs' model terms (Tessera's candidates)
-};
-
-Candidate schedule_candidate(const graph::Graph &g, const graph::Partition &p, const SchedulerChoice &choice) {
-    Candidate c{graph::lower_partition(g, p), 0, {}};
-    if (choice.name == "Tessera") {
-        const ScheduleOutcome o = schedule_pipeline(c.lowered.pipeline, choice.target, choice.options);
-        c.predicted_ms = o.predicted_ms;
-        c.terms = o.decisions.chosen_terms();
-    } else {
-        apply_scheduler(c.lowered.pipeline, choice);
-    }
-    return c;
 }
 
 }  // namespace
@@ -191,35 +143,33 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
         // an untuned compile builds, always is. Scheduling is quick and runs here, one
         // candidate after another; LLVM's compiles, the bulk of the time, run `jobs` at a
         // time (Halide compiles independent pipelines on separate threads).
-        std::vector<std::optional<Candidate>> scheduled(choices.size());
+        std::vector<std::optional<ScheduledPartition>> scheduled(choices.size());
         std::vector<std::string> failed(choices.size());
         for (size_t c = 0; c < choices.size(); c++) {
             try {
-                scheduled[c] = schedule_candidate(g, p, choices[c]);
+                scheduled[c] = schedule_partition(g, p, choices[c]);
             } catch (const std::exception &e) {
                 if (c == 0) throw;
                 failed[c] = e.what();
             }
         }
-        std::vector<Halide::Pipeline> pipelines;
-        std::vector<size_t> of;  // the candidate each pipeline is
+        std::vector<ScheduledPartition *> built;
+        std::vector<size_t> of;  // the candidate each built one is
         for (size_t c = 0; c < scheduled.size(); c++) {
             if (!scheduled[c]) continue;
-            pipelines.push_back(scheduled[c]->lowered.pipeline);
+            built.push_back(&*scheduled[c]);
             of.push_back(c);
         }
         Stopwatch compile_clock;
-        const std::vector<std::exception_ptr> compiled = graph::compile_jit_at_once(pipelines, model.target, settings.jobs);
+        const std::vector<std::string> compile_failures = compile_partitions(built, model.target, settings.jobs);
         const double compile_ms = compile_clock.lap_ms();
-        for (size_t k = 0; k < compiled.size(); k++) {
-            if (!compiled[k]) continue;
-            if (of[k] == 0) std::rethrow_exception(compiled[k]);
-            failed[of[k]] = graph::failure_message(compiled[k]);
+        for (size_t k = 0; k < compile_failures.size(); k++) {
+            if (compile_failures[k].empty()) continue;
+            if (of[k] == 0) throw std::runtime_error(compile_failures[k]);
+            failed[of[k]] = compile_failures[k];
             scheduled[of[k]].reset();
         }
-        std::vector<graph::LoweredPartition> built;
-        std::vector<std::vector<graph::TensorData>> inputs;
-        std::vector<graph::TensorData> outputs;
+        built.clear();
         std::vector<std::vector<hal::ModelTerms>> stage_terms;  // per candidate built
         std::string dropped;
         for (size_t c = 0; c < choices.size(); c++) {
@@ -227,28 +177,15 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
                 dropped += " (" + names[c] + " left out: " + failed[c].substr(0, 80) + ")";
                 continue;
             }
-            Candidate &built_one = *scheduled[c];
-            inputs.push_back(partition_inputs(g, built_one.lowered));
-            outputs.push_back(graph::poisoned_output(g.value(built_one.lowered.output_value)));
             t.names.push_back(names[c]);
-            t.predicted_ms.push_back(built_one.predicted_ms);
-            stage_terms.push_back(std::move(built_one.terms));
-            built.push_back(std::move(built_one.lowered));
+            t.predicted_ms.push_back(scheduled[c]->predicted_ms);
+            stage_terms.push_back(scheduled[c]->terms);
+            built.push_back(&*scheduled[c]);
         }
-        auto run = [&](size_t c) {
-            graph::LoweredPartition &lp = built[c];
-            for (size_t k = 0; k < lp.params.size(); k++) lp.params[k].set(graph::halide_view(inputs[c][k]));
-            Halide::Buffer<> out = graph::halide_view(outputs[c]);
-            const graph::JitThreadPool::Run scope(pool);
-            pool.realize(lp.pipeline, Halide::Realization(out), model.target);
-            return true;
-        };
         if (settings.timer_override) {
             for (const std::string &name : t.names) t.candidate_ms.push_back(settings.timer_override(p.name, name));
         } else {
-            const std::vector<std::vector<double>> times = time_interleaved(
-                built.size(), 1, settings.rounds, settings.rounds, std::numeric_limits<double>::infinity(), run);
-            for (const std::vector<double> &ms : times) t.candidate_ms.push_back(*std::min_element(ms.begin(), ms.end()));
+            t.candidate_ms = time_partitions(g, built, pool, model.target, settings.rounds);
         }
         t.chosen = int(std::min_element(t.candidate_ms.begin(), t.candidate_ms.end()) - t.candidate_ms.begin());
         std::string line = head;

@@ -16,6 +16,9 @@
 namespace tessera::cli {
 
 struct TuneSettings {
+    // Each fused partition timed against its pieces first, the slower form split
+    // (tune_fusion.h); false with --no-tune-graph.
+    bool fusion = true;
     int candidates = kDefaultTuneCandidates;  // Tessera's top rPrograms timed per partition (at least 1)
     // Halide's autoschedulers that join as candidates ("Mullapudi2016", "Adams2019", ...),
     // so the pick is never slower than theirs.

@@ -1,7 +1,8 @@
 // tessera compile MODEL.onnx -o DIR: the model ahead of time, one library per model
 // (graph/emit/emit_model.h), with the fusion plan and progress per partition; with
-// --tune, the layout and fusion alternatives timed whole (apps/model/tune_graph.h), then
-// each compute-intensive partition's top candidates measured (apps/model/tune_partitions.h).
+// --tune, the layout and fusion alternatives timed whole (apps/model/tune_graph.h), each
+// fused partition against its pieces (apps/model/tune_fusion.h), then each
+// compute-intensive partition's top candidates measured (apps/model/tune_partitions.h).
 #include "commands.h"
 
 #include "compile_model.h"
@@ -92,6 +93,7 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
     }
 
     c.tuning.jobs = c.jobs;  // -j: the candidates compiled at once too
+    c.tuning.fusion = tune_graph_alternatives;
     if (!tune_graph_alternatives && !c.tune) throw UsageError("compile: --no-tune-graph goes with --tune");
     std::shared_ptr<OpenedModel> tuned;  // the graph alternative tune_graph chose, opened
     if (c.tune && tune_graph_alternatives) {
@@ -102,7 +104,7 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
         o = g.chosen;
         if (!explain) tuned = g.opened;  // opened quietly: with --explain, opened again to explain
     }
-    const OpenedModel s = tuned ? std::move(*tuned) : open_model(o);
+    OpenedModel s = tuned ? std::move(*tuned) : open_model(o);
     const std::string opset = s.graph.model_opset && s.graph.model_opset != s.graph.opset
                                   ? std::to_string(s.graph.model_opset) + ", read as opset " + std::to_string(s.graph.opset)
                                   : std::to_string(s.graph.opset);

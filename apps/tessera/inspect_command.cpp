@@ -4,6 +4,8 @@
 
 #include "memory_plan.h"
 #include "opened_model.h"
+#include "split_partitions.h"
+#include "tune_fusion.h"
 #include "tune_graph.h"
 #include "tuning_log.h"
 
@@ -78,7 +80,20 @@ int inspect_command(const std::vector<std::string> &args, const SchedulerOptions
             }
         }
         const OpenedModel &compiled = alternative ? *alternative : s;
-        for (const graph::Partition &p : compiled.plan.partitions) {
+        // Then each fusion decision: a partition the log says ran faster as its pieces is split.
+        const std::vector<std::vector<graph::Partition>> pieces = graph::fusion_pieces(compiled.graph, compiled.plan);
+        std::vector<bool> split(pieces.size(), false);
+        for (size_t k = 0; k < pieces.size(); k++) {
+            if (pieces[k].empty()) continue;
+            const graph::Partition &p = compiled.plan.partitions[k];
+            if (const TuningRecord *r = log.find(fusion_signature(compiled.graph, p))) {
+                split[k] = splits(*r, tune_log);
+                std::printf("  %s: %s from the log (fused %.3f ms, its %zu pieces %.3f ms)\n", p.name.c_str(),
+                            split[k] ? "split" : "fused", r->measured_ms[0], pieces[k].size(), r->measured_ms[1]);
+            }
+        }
+        const graph::FusionPlan plan = graph::split_partitions(compiled.plan, pieces, split);
+        for (const graph::Partition &p : plan.partitions) {
             if (const TuningRecord *r = log.find(partition_signature(compiled.graph, p))) {
                 std::printf("  %s: %s from the log (measured %.3f ms; the untuned %.3f ms)\n", p.name.c_str(),
                             r->names[size_t(r->chosen)].c_str(), r->measured_ms[size_t(r->chosen)], r->measured_ms[0]);

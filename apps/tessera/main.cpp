@@ -57,8 +57,9 @@ void usage(std::FILE *to) {
                  "              DIR/<name>.tune.jsonl) keeps each measurement: a later compile takes the\n"
                  "              choice of a partition it has seen (same ops and shapes, target, profile);\n"
                  "              --tune-budget S: measuring stops after S seconds, the rest untuned. First the\n"
-                 "              model is timed whole as asked, with --layout chosen and with --no-fusion, and\n"
-                 "              the fastest compiled (logged too; --no-tune-graph: as asked)\n");
+                 "              model is timed whole as asked, with --layout chosen, nchwc and --no-fusion,\n"
+                 "              the fastest kept, then each fused partition against its pieces, the slower\n"
+                 "              form split (logged too; --no-tune-graph: neither, the graph as asked)\n");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "plan_chains.h"
 
 #include "node_cost.h"
+#include "plan_fusion.h"
 
 #include <algorithm>
 #include <set>
@@ -90,12 +91,7 @@ FusionPlan plan_chains(const Graph &g, FusionPlan plan) {
             break;
         }
     }
-    // Names keep their anchor, numbered again in order ("p3_conv1").
-    for (size_t k = 0; k < parts.size(); k++) {
-        const std::string &name = parts[k].name;
-        const size_t underscore = name.find('_');
-        parts[k].name = "p" + std::to_string(k) + (underscore == std::string::npos ? "" : name.substr(underscore));
-    }
+    number_partitions(parts);
     return plan;
 }
 

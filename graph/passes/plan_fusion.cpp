@@ -227,6 +227,14 @@ FusionPlan plan_fusion(const Graph &g, const FusionOptions &options) {
     return plan;
 }
 
+void number_partitions(std::vector<Partition> &partitions) {
+    for (size_t k = 0; k < partitions.size(); k++) {
+        const std::string &name = partitions[k].name;
+        const size_t underscore = name.find('_');
+        partitions[k].name = "p" + std::to_string(k) + (underscore == std::string::npos ? "" : name.substr(underscore));
+    }
+}
+
 std::string fusion_summary(const FusionPlan &plan) {
     char line[256];
     std::snprintf(line, sizeof line,

@@ -23,6 +23,10 @@ struct FusionOptions {
 // The graph must be topologically sorted with every shape known.
 FusionPlan plan_fusion(const Graph &g, const FusionOptions &options);
 
+// Numbers the partitions in order, each keeping its anchor's part of the name
+// ("p3_conv1"): after partitions were merged or split.
+void number_partitions(std::vector<Partition> &partitions);
+
 // "fusion: 65 kernels -> 23, predicted DRAM traffic 120.5 MB -> 60.2 MB (balance 10.0 FLOP/B)\n"
 std::string fusion_summary(const FusionPlan &plan);
 

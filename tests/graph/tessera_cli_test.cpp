@@ -189,8 +189,8 @@ std::string write_cnn(const std::string &file) {
 // partition); an OpenCL library runs on PoCL in tessera-run-library (no libHalide
 // in the process) and matches the reference; a CUDA library compiles (no GPU
 // here to run it); `tessera run` refuses both with the way to run them.
-// --tune: every partition with a convolution measured with Tessera's top 2 candidates,
-// the fastest kept (plan.json says which, with each time and prediction), the library
+// --tune: each fused partition timed against its pieces, then every partition with a
+// convolution measured with Tessera's top 2 candidates, the fastest kept (plan.json says which, with each time and prediction), the library
 // still matching the evaluator; the tuning log written beside it makes a second
 // compile take every choice unmeasured; records for another target or profile are
 // ignored with a note; a malformed log exits 2 naming its file and line.
@@ -201,6 +201,8 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
                               " --name tuned --tune --tune-candidates 2 --tune-with Mullapudi2016 --threads 2");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("tune [1/"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("fuse [1/"), std::string::npos) << r.output;  // Conv+Relu against its pieces
+    EXPECT_NE(r.output.find("fused partitions split"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("record(s) added"), std::string::npos) << r.output;
     auto measured_partitions = [](const std::string &plan_path) {
         std::ifstream in(plan_path);
@@ -246,6 +248,7 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const nlohmann::json &chosen = first[0].at("candidates")[first[0].at("chosen").get<size_t>()];
     EXPECT_NE(r.output.find(chosen.get<std::string>() + " from the log"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(" from the log (fused "), std::string::npos) << r.output;  // a fusion decision
 
     // Another machine's records are ignored (and this one's measured again).
     std::ifstream in(log);

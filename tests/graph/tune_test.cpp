@@ -1,6 +1,6 @@
 // Measured selection (apps/model/tune_partitions, tuning_log) without the machine's
 // noise: a stand-in timer ranks the candidates, so the tests assert the choice, never a
-// time. The untuned candidate wins when it is fastest (the never-slower rule), another
+// time. Fusion decisions: a fused partition against its pieces. The untuned candidate wins when it is fastest (the never-slower rule), another
 // when it is; a log written by one tuning makes the next measure nothing; a log of
 // another device profile is ignored; candidate names and partition signatures.
 #include "device_profile.h"
@@ -8,6 +8,11 @@
 #include "lower_partition.h"
 #include "model_builder.h"
 #include "opened_model.h"
+#include "evaluate.h"
+#include "compare.h"
+#include "jit_model.h"
+#include "split_partitions.h"
+#include "tune_fusion.h"
 #include "tune_graph.h"
 #include "tune_partitions.h"
 #include "tuning_log.h"
@@ -17,6 +22,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 namespace tessera::cli {
 namespace {
@@ -295,6 +301,134 @@ TEST(TuneGraph, TheFastestAlternativeIsChosenAndLogged) {
     // The log's graph record is not a partition's: the partitions' tuning reads past it.
     const OpenedModel m = open(asked.model);
     EXPECT_NO_THROW(tune_partitions(m, settings(log, "Tessera:0")));
+}
+
+// Fusion decisions. The test model's partitions Conv+Relu and Conv+GlobalAveragePool
+// (+Flatten) have pieces: without fusion each node is a partition of its own.
+size_t with_pieces(const std::vector<std::vector<graph::Partition>> &pieces) {
+    size_t n = 0;
+    for (const std::vector<graph::Partition> &p : pieces) n += p.empty() ? 0 : 1;
+    return n;
+}
+
+TEST(TuneFusion, APartitionsPiecesCoverItAndSplitInOrder) {
+    const std::string path = write_model("fusion_pieces.onnx", 9);
+    const OpenedModel m = open(path);
+    const std::vector<std::vector<graph::Partition>> pieces = graph::fusion_pieces(m.graph, m.plan);
+    ASSERT_EQ(pieces.size(), m.plan.partitions.size());
+    EXPECT_EQ(with_pieces(pieces), 2u);
+    size_t k = 0;
+    while (k < pieces.size() && (pieces[k].empty() || m.graph.nodes[size_t(pieces[k][1].nodes[0])].op_type != "Relu")) k++;
+    ASSERT_LT(k, pieces.size()) << "no Conv+Relu partition with pieces";
+    const graph::Partition &fused = m.plan.partitions[k];
+    ASSERT_EQ(pieces[k].size(), 2u);
+    EXPECT_EQ(m.graph.nodes[size_t(pieces[k][0].nodes.at(0))].op_type, "Conv");
+    EXPECT_EQ(m.graph.nodes[size_t(pieces[k][1].nodes.at(0))].op_type, "Relu");
+    EXPECT_EQ(pieces[k][1].output, fused.output);
+    EXPECT_EQ(pieces[k][1].inputs, (std::vector<std::string>{pieces[k][0].output}));
+
+    std::vector<bool> split(pieces.size(), false);
+    split[k] = true;
+    const graph::FusionPlan plan = graph::split_partitions(m.plan, pieces, split);
+    ASSERT_EQ(plan.partitions.size(), m.plan.partitions.size() + 1);
+    // Every node in one partition; every input a graph input, a constant or an earlier
+    // partition's output; the names numbered again in order.
+    std::set<std::string> available(m.graph.inputs.begin(), m.graph.inputs.end());
+    std::vector<int> seen(m.graph.nodes.size(), 0);
+    for (size_t q = 0; q < plan.partitions.size(); q++) {
+        const graph::Partition &p = plan.partitions[q];
+        EXPECT_EQ(p.name.rfind("p" + std::to_string(q) + "_", 0), 0u) << p.name;
+        for (int n : p.nodes) seen[size_t(n)]++;
+        for (const std::string &in : p.inputs) {
+            EXPECT_TRUE(available.count(in) || m.graph.value(in).is_constant()) << p.name << " reads " << in << " early";
+        }
+        available.insert(p.output);
+    }
+    for (size_t n = 0; n < seen.size(); n++) EXPECT_EQ(seen[n], 1) << m.graph.nodes[n].name;
+
+    // The split plan computes what the model does (outputs poisoned by the run).
+    graph::TensorMap inputs;
+    inputs["image"] = graph::testing::random_floats({1, 4, 9, 9}, 5, -1.0f, 1.0f);
+    const graph::JitModel jit(m.graph, plan, m.schedule, m.target);
+    const graph::TensorMap got = jit.run(inputs);
+    ModelOptions as_written;  // the evaluator reads the weights unpacked
+    as_written.model = path;
+    as_written.layout = "fixed";
+    const graph::TensorMap want = graph::evaluate(open_model(as_written).graph, inputs);
+    EXPECT_LT(graph::relative_error(got.at("logits"), want.at("logits")), 1e-5);
+
+    std::vector<bool> one_piece(pieces.size(), false);
+    size_t whole = 0;
+    while (!pieces[whole].empty()) whole++;
+    one_piece[whole] = true;
+    EXPECT_THROW(graph::split_partitions(m.plan, pieces, one_piece), graph::GraphError);
+}
+
+TuneSettings fusion_settings(const std::string &log, double fused_ms, double pieces_ms, int *timed = nullptr) {
+    TuneSettings s;
+    s.log_path = log;
+    s.timer_override = [=](const std::string &, const std::string &form) {
+        if (timed) (*timed)++;
+        EXPECT_TRUE(form == "fused" || form == "pieces") << form;
+        return form == "fused" ? fused_ms : pieces_ms;
+    };
+    return s;
+}
+
+TEST(TuneFusion, AFusionIsTakenBackOnlyWhenItsPiecesRanFaster) {
+    const OpenedModel m = open(write_model("fusion_tune.onnx", 9));
+    const size_t partitions = m.plan.partitions.size();
+    const int decisions = int(with_pieces(graph::fusion_pieces(m.graph, m.plan)));
+    for (double pieces_ms : {3.0, 1.99}) {  // slower, and a tie within noise: kept fused
+        const FusionTuning kept = tune_fusion(m, fusion_settings("", 2.0, pieces_ms));
+        EXPECT_EQ(kept.decisions, decisions);
+        EXPECT_EQ(kept.split, 0);
+        EXPECT_EQ(kept.plan.partitions.size(), partitions);
+    }
+    const FusionTuning split = tune_fusion(m, fusion_settings("", 2.0, 1.0));
+    EXPECT_EQ(split.decisions, decisions);
+    EXPECT_EQ(split.split, decisions);
+    EXPECT_EQ(split.plan.partitions.size(), partitions + size_t(decisions));
+}
+
+TEST(TuneFusion, DecisionsAreLoggedAndReadBackWithoutMeasuring) {
+    const std::string log = graph::testing::temp_path("fusion_log.jsonl");
+    std::filesystem::remove(log);
+    const OpenedModel m = open(write_model("fusion_log.onnx", 9));
+    const int decisions = int(with_pieces(graph::fusion_pieces(m.graph, m.plan)));
+    int timed = 0;
+    const FusionTuning first = tune_fusion(m, fusion_settings(log, 2.0, 1.0, &timed));
+    EXPECT_EQ(timed, 2 * decisions);
+    EXPECT_EQ(first.split, decisions);
+    const TuningLog written =
+        read_tuning_log(log, m.target.to_string(), hal::profile_fingerprint(profile_or_builtin(m.choice.options)));
+    ASSERT_EQ(written.records.size(), size_t(decisions));
+    const TuningRecord &r = written.records[0];
+    EXPECT_EQ(r.names, (std::vector<std::string>{"fused", "pieces"}));
+    EXPECT_EQ(r.measured_ms, (std::vector<double>{2.0, 1.0}));
+    EXPECT_EQ(r.chosen, 1);
+    EXPECT_EQ(r.ops, "Conv+Relu");
+
+    timed = 0;
+    const FusionTuning again = tune_fusion(m, fusion_settings(log, 1.0, 2.0, &timed));
+    EXPECT_EQ(timed, 0);
+    EXPECT_EQ(again.split, decisions);
+    // The partitions' tuning reads past the decision; the split plan's partitions tune.
+    OpenedModel split = open(write_model("fusion_log.onnx", 9));
+    split.plan = again.plan;
+    EXPECT_EQ(tune_partitions(split, settings(log, "Tessera:0")).size(), 3u);  // two convolutions, a product
+
+    // A decision this build does not know is an error naming the log.
+    TuningRecord bad = r;
+    bad.names = {"fused", "sideways"};
+    append_tuning_log(log, {bad});
+    try {
+        tune_fusion(m, fusion_settings(log, 1.0, 2.0));
+        ADD_FAILURE() << "a bad decision in the log was taken";
+    } catch (const graph::GraphError &e) {
+        EXPECT_NE(std::string(e.what()).find(log), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("sideways"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace
