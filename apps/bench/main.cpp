@@ -224,7 +224,7 @@ void usage(std::FILE *to) {
                  "  --python       the peers' interpreter (default $TESSERA_PEER_PYTHON, else .venv-peers/bin/python)\n"
                  "  --suite models apps/suites/models.suite: each NAME.onnx in --models DIR (default models/)\n"
                  "  --work-dir     keep the compiled library there (default: a temporary folder)\n"
-                 "  --layout       auto (default), chosen, blocked, nchwc, nhwc, packed or fixed: as tessera compile --layout\n"
+                 "  --layout       auto (default), chosen, measured, blocked, nchwc, nhwc, packed or fixed: as tessera compile\n"
                  "  --timeout      seconds for each model, and for each peer's reply (default 900)\n"
                  "  --json, --plot one record per model and contender; a bar chart of the speedups over onnxruntime\n"
                  "  --tune         Tessera's library compiled with tessera compile --tune: the graph's layout and\n"

@@ -9,10 +9,10 @@ namespace tessera {
 
 // Empty when `value` is a --layout value, else the message naming it.
 inline std::string layout_option_error(const std::string &value) {
-    for (const char *v : {"auto", "chosen", "blocked", "nchwc", "nhwc", "packed", "fixed"}) {
+    for (const char *v : {"auto", "chosen", "measured", "blocked", "nchwc", "nhwc", "packed", "fixed"}) {
         if (value == v) return "";
     }
-    return "--layout takes auto, chosen, blocked, nchwc, nhwc, packed or fixed, got '" + value + "'";
+    return "--layout takes auto, chosen, measured, blocked, nchwc, nhwc, packed or fixed, got '" + value + "'";
 }
 
 }  // namespace tessera

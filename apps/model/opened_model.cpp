@@ -41,7 +41,8 @@ int64_t channel_block_for(const Halide::Target &target) {
 }
 
 bool assigns_layouts(const ModelOptions &o) {
-    return o.layout == "chosen" || o.layout == "blocked" || o.layout == "nchwc" || o.layout == "nhwc";
+    return o.layout == "chosen" || o.layout == "measured" || o.layout == "blocked" || o.layout == "nchwc" ||
+           o.layout == "nhwc";
 }
 
 std::string describe_layouts(const ModelOptions &o, const OpenedModel &s) {
@@ -88,7 +89,7 @@ OpenedModel open_model(const ModelOptions &o) {
         graph::LayoutOptions lo;
         lo.block = channel_block_for(s.target);
         lo.blocked = o.layout != "nhwc";
-        lo.nhwc = o.layout == "chosen" || o.layout == "nhwc";
+        lo.nhwc = o.layout == "chosen" || o.layout == "measured" || o.layout == "nhwc";
         // A conversion moves its tensor at about the machine's copy rate.
         if (profile.dram_copy_gbs > 0) lo.conversion_gbs = profile.dram_copy_gbs;
         // Each candidate's forms as Tessera's model predicts them (whatever scheduler
@@ -101,7 +102,19 @@ OpenedModel open_model(const ModelOptions &o) {
         // without a predictor). The model predicts a blocked 1x1 convolution 2x slower
         // than NCHW on planes of 56x56 where the two ran alike, which kept MobileNetV2's
         // blocks NCHW under `chosen` (docs/experiments.md, "Channel-blocked models").
-        if (o.layout != "nchwc") {
+        if (o.layout == "measured") {
+            const Halide::Target host = Halide::get_host_target();
+            bool runs_here = s.target.arch == host.arch && s.target.bits == host.bits && s.target.os == host.os;
+            for (Halide::Target::Feature f : {Halide::Target::AVX, Halide::Target::AVX2, Halide::Target::FMA,
+                                              Halide::Target::F16C, Halide::Target::AVX512, Halide::Target::AVX512_Skylake}) {
+                runs_here &= !s.target.has_feature(f) || host.has_feature(f);
+            }
+            if (!runs_here) {
+                throw UsageError("--layout measured times each convolution on this machine: target " + o.target +
+                                 " does not run here (" + host.to_string() + ")");
+            }
+            lo.predict_ms = measured_node_ms(SchedulerChoice{"Tessera", s.target, quiet}, o.layout_timing);
+        } else if (o.layout != "nchwc") {
             lo.predict_ms = [target, quiet](const graph::Graph &g, int node) {
                 const ScheduleOutcome outcome = schedule_pipeline(graph::lower_single_node(g, node).pipeline, target, quiet);
                 return outcome.predicted_stages > 0 ? outcome.predicted_ms : -1.0;

@@ -6,6 +6,7 @@
 
 #include "assign_layouts.h"
 #include "graph.h"
+#include "measured_layouts.h"
 #include "pack_weights.h"
 #include "partition.h"
 #include "plan_chains.h"
@@ -39,10 +40,14 @@ struct ModelOptions {
     // products' weights packed; blocked / nhwc: the same with one alternative to NCHW;
     // nchwc: every convolution with a channel-blocked form in it, unpredicted (as
     // onnxruntime runs CNNs; regions whose conversions cost too much still stay NCHW);
+    // measured: as chosen, each convolution's forms timed on this machine instead
+    // (measured_layouts.h, `layout_timing`);
     // auto (the default): only the matrix-vector products' weights packed into the panels the
     // packed matmul reads; packed: every convolution's and matrix product's weights
     // (the models ran 9-36% slower, docs/results.md); fixed: none, the model's own.
     std::string layout = "auto";
+    // --layout measured: how each form is timed (threads, rounds, the tuning log).
+    NodeTimingSettings layout_timing;
     std::string scheduler = "Tessera";
     // Tessera's options (the device profile included): they schedule the partitions,
     // predict the layouts' times and give the balance the fusion plan classifies by.
@@ -53,14 +58,14 @@ struct ModelOptions {
 
 // Parses "name=1x3x224x224" into options.input_shapes; throws UsageError.
 void add_input_shape(ModelOptions &options, const std::string &arg);
-// Parses --layout's value: "auto" (the default), "chosen", "blocked", "nchwc", "nhwc", "packed" or
-// "fixed"; throws UsageError.
+// Parses --layout's value: "auto" (the default), "chosen", "measured", "blocked", "nchwc", "nhwc",
+// "packed" or "fixed"; throws UsageError.
 void set_layout(ModelOptions &options, const std::string &arg);
 
 struct OpenedModel {
     graph::Graph graph;
     graph::PrepareReport prepared;
-    graph::LayoutReport layouts;  // assign_layouts' regions (--layout chosen, blocked, nhwc)
+    graph::LayoutReport layouts;  // assign_layouts' regions (--layout chosen, measured, blocked, nchwc, nhwc)
     int packed_weights = 0;       // nodes whose constant weights pack_weights laid out as panels
     graph::FusionPlan plan;
     Halide::Target target;

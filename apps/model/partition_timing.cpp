@@ -40,7 +40,11 @@ std::vector<graph::TensorData> partition_inputs(const graph::Graph &g, const gra
 }  // namespace
 
 ScheduledPartition schedule_partition(const graph::Graph &g, const graph::Partition &p, const SchedulerChoice &choice) {
-    ScheduledPartition s{graph::lower_partition(g, p), 0, {}};
+    return schedule_lowered(graph::lower_partition(g, p), choice);
+}
+
+ScheduledPartition schedule_lowered(graph::LoweredPartition lowered, const SchedulerChoice &choice) {
+    ScheduledPartition s{std::move(lowered), 0, {}};
     if (choice.name == "Tessera") {
         const ScheduleOutcome o = schedule_pipeline(s.lowered.pipeline, choice.target, choice.options);
         s.predicted_ms = o.predicted_ms;

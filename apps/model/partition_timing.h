@@ -23,6 +23,8 @@ struct ScheduledPartition {
 
 // Lowers `p` and schedules it with `choice`; throws what the scheduler throws.
 ScheduledPartition schedule_partition(const graph::Graph &g, const graph::Partition &p, const SchedulerChoice &choice);
+// The same for a pipeline lowered already (a node alone: lower_single_node).
+ScheduledPartition schedule_lowered(graph::LoweredPartition lowered, const SchedulerChoice &choice);
 
 // JIT-compiles them, `jobs` at once (0: one per core); per partition its failure
 // message, empty where it compiled.

@@ -31,6 +31,29 @@ bool same_graph(const OpenedModel &asked, const OpenedModel &other) {
     return asked.graph.nodes.size() == other.graph.nodes.size();
 }
 
+// An alternative's options, with --layout measured timing its nodes as the tuning
+// measures (its threads, rounds and log: a later compile reads the times back).
+ModelOptions alternative_options(const ModelOptions &asked, const std::string &name, const TuneSettings &settings,
+                                 const std::function<void(const std::string &)> &progress) {
+    ModelOptions o = graph_alternative(asked, name);
+    if (o.layout == "measured") {
+        o.layout_timing.threads = settings.threads;
+        o.layout_timing.rounds = settings.rounds;
+        o.layout_timing.log_path = settings.log_path;
+        if (settings.timer_override) {
+            o.layout_timing.timer_override = [override = settings.timer_override](const std::string &node,
+                                                                                   const std::string &form) {
+                return override("node " + node, form);
+            };
+        }
+        // A copy: the options outlive this call (a compile may open them again).
+        o.layout_timing.progress = [progress](const std::string &line) {
+            if (progress) progress("tune graph: " + line);
+        };
+    }
+    return o;
+}
+
 }  // namespace
 
 std::string graph_signature(const OpenedModel &m) {
@@ -41,10 +64,10 @@ std::string graph_signature(const OpenedModel &m) {
 
 std::vector<std::string> graph_alternative_names(const ModelOptions &asked) {
     std::vector<std::string> names = {name_of(asked)};
-    // Each convolution's predicted layout, and every one channel-blocked: the model
-    // kept MobileNetV2's blocks NCHW where blocked they ran 1.2-1.4x faster, and
-    // ResNet-18 ran 1.2-1.8x slower all blocked.
-    for (const char *layout : {"chosen", "nchwc"}) {
+    // Each convolution's predicted layout, every one channel-blocked, and each one's
+    // measured: the model kept MobileNetV2's blocks NCHW where blocked they ran
+    // 1.2-1.4x faster, and ResNet-18 ran 1.2-1.8x slower all blocked.
+    for (const char *layout : {"chosen", "nchwc", "measured"}) {
         if (asked.layout == layout) continue;
         ModelOptions alternative = asked;
         alternative.layout = layout;
@@ -107,7 +130,7 @@ GraphTuning tune_graph(const ModelOptions &asked, const TuneSettings &settings,
     if (!settings.log_path.empty()) log = read_tuning_log(settings.log_path, target, hal::profile_fingerprint(profile));
     if (const TuningRecord *r = log.find(signature)) {
         try {
-            result.chosen = graph_alternative(asked, r->names.at(size_t(r->chosen)));
+            result.chosen = alternative_options(asked, r->names.at(size_t(r->chosen)), settings, progress);
         } catch (const graph::GraphError &e) {
             throw graph::GraphError(settings.log_path + ": " + e.what());
         }
@@ -126,8 +149,9 @@ GraphTuning tune_graph(const ModelOptions &asked, const TuneSettings &settings,
     std::vector<ModelOptions> options;
     std::string skipped;
     for (const std::string &name : graph_alternative_names(asked)) {
-        const ModelOptions o = graph_alternative(asked, name);
-        auto m = opened.empty() ? base : std::make_shared<OpenedModel>(open_model(graph_alternative(quiet, name)));
+        const ModelOptions o = alternative_options(asked, name, settings, progress);
+        auto m = opened.empty() ? base
+                                : std::make_shared<OpenedModel>(open_model(alternative_options(quiet, name, settings, progress)));
         if (!opened.empty() && same_graph(*opened[0], *m)) {
             skipped += " (" + name + ": the same partitions)";
             continue;

@@ -87,11 +87,21 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
     if (c.out_dir.empty()) throw UsageError("compile: -o DIR is required");
     if (explain) o.scheduler_options.explain = true;  // the scheduler's rProgram summary per stage
     if (c.tune && o.scheduler != "Tessera") throw UsageError("compile: --tune measures Tessera's candidates (--scheduler Tessera)");
-    if (c.tuning.threads && !c.tune) throw UsageError("compile: --threads is the thread count --tune measures with");
+    if (c.tuning.threads && !c.tune && o.layout != "measured") {
+        throw UsageError("compile: --threads is the thread count --tune (or --layout measured) measures with");
+    }
     if (c.tune && c.tuning.log_path.empty()) {
         c.tuning.log_path = c.out_dir + "/" + (c.name.empty() ? default_library_name(o.model) : c.name) + ".tune.jsonl";
     }
 
+    if (o.layout == "measured") {  // each convolution's forms timed as --tune times, logged where it logs
+        o.layout_timing.threads = c.tuning.threads;
+        o.layout_timing.log_path = c.tuning.log_path;
+        o.layout_timing.progress = [](const std::string &line) {
+            std::printf("%s\n", line.c_str());
+            std::fflush(stdout);
+        };
+    }
     c.tuning.jobs = c.jobs;  // -j: the candidates compiled at once too
     c.tuning.fusion = tune_graph_alternatives;
     if (!tune_graph_alternatives && !c.tune) throw UsageError("compile: --no-tune-graph goes with --tune");

@@ -43,7 +43,8 @@ void usage(std::FILE *to) {
                  "              compile time; chosen: also each convolution's layout, NCHW, NHWC or\n"
                  "              channel-blocked NCHW[16|8]c, the fastest the plugin's model predicts,\n"
                  "              propagated through the nodes after it (weights transformed at compile\n"
-                 "              time, conversions where layouts meet); blocked, nhwc: chosen with one\n"
+                 "              time, conversions where layouts meet); measured: as chosen, each form\n"
+                 "              timed here instead (T threads; logged to F with --tune); blocked, nhwc: chosen with one\n"
                  "              alternative to NCHW; nchwc: every convolution channel-blocked that\n"
                  "              can be, unpredicted (as onnxruntime runs CNNs);\n"
                  "              packed: every convolution's and matrix product's weights as panels;\n"
@@ -57,7 +58,7 @@ void usage(std::FILE *to) {
                  "              DIR/<name>.tune.jsonl) keeps each measurement: a later compile takes the\n"
                  "              choice of a partition it has seen (same ops and shapes, target, profile);\n"
                  "              --tune-budget S: measuring stops after S seconds, the rest untuned. First the\n"
-                 "              model is timed whole as asked, with --layout chosen, nchwc and --no-fusion,\n"
+                 "              model is timed whole as asked, with --layout chosen, nchwc, measured, --no-fusion,\n"
                  "              the fastest kept, then each fused partition against its pieces, the slower\n"
                  "              form split (logged too; --no-tune-graph: neither, the graph as asked)\n");
 }

@@ -135,6 +135,7 @@ int run_command(const std::vector<std::string> &args, const SchedulerOptions &sc
     } else {
         // The reference evaluator runs the model as written (pack_weights is for the compiled path).
         if (reference) o.layout = "fixed";
+        o.layout_timing.threads = threads;  // --layout measured: with the model's threads
         opened = std::make_unique<OpenedModel>(open_model(o));
         const graph::Graph &g = opened->graph;
         for (const std::string &n : g.inputs) r.inputs.push_back(graph_tensor_spec(g, n));

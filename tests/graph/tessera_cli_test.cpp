@@ -281,7 +281,7 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
     EXPECT_NE(r.output.find("--tune-with: 'magic' is not a tuning candidate"), std::string::npos) << r.output;
     r = tessera("compile " + model + " -o " + out2 + " --threads 2");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--threads is the thread count --tune measures with"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--threads is the thread count --tune (or --layout measured) measures with"), std::string::npos) << r.output;
 }
 
 TEST(TesseraCli, GpuTargetsCompileAheadOfTimeAndOpenClRunsOnPocl) {
@@ -441,7 +441,7 @@ TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
     r = tessera("run " + model + " --layout sideways");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--layout takes auto, chosen, blocked, nchwc, nhwc, packed or fixed, got 'sideways'"),
+    EXPECT_NE(r.output.find("--layout takes auto, chosen, measured, blocked, nchwc, nhwc, packed or fixed, got 'sideways'"),
               std::string::npos)
         << r.output;
 }
@@ -515,7 +515,7 @@ TEST(TesseraCli, BlockedLayoutCompilesAChannelBlockedRegion) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     // JIT, the same plan; and with NHWC among the alternatives (whatever the host's
     // model picks, the result is the model's).
-    for (const char *layout : {"blocked", "chosen", "nchwc", "nhwc"}) {
+    for (const char *layout : {"blocked", "chosen", "nchwc", "nhwc", "measured"}) {
         r = tessera("run " + model + " --layout " + layout + " --input " + x + " --expect " + want + " --reps 2");
         EXPECT_EQ(r.exit_code, 0) << layout << "\n" << r.output;
     }
@@ -528,6 +528,19 @@ TEST(TesseraCli, BlockedLayoutCompilesAChannelBlockedRegion) {
     EXPECT_EQ(r.output.find(" ms nchw, "), std::string::npos) << r.output;
     r = tessera("run " + out_nchwc + " --input " + x + " --expect " + want + " --reps 2");
     EXPECT_EQ(r.exit_code, 0) << r.output;
+    // measured: each convolution's forms timed here (a line each), whatever they pick
+    // the library matches; a target this machine cannot run is refused.
+    const std::string out_measured = testing::temp_path("cnn_measured_out");
+    std::filesystem::remove_all(out_measured);
+    r = tessera("compile " + model + " -o " + out_measured + " --layout measured --threads 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("layout: "), std::string::npos) << r.output;  // "layout: NODE nchw8c 0.1 ms (predicted 0.1)"
+    EXPECT_NE(r.output.find(" ms (predicted "), std::string::npos) << r.output;
+    r = tessera("run " + out_measured + " --input " + x + " --expect " + want + " --reps 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    r = tessera("compile " + model + " -o " + out_measured + " --layout measured --target arm-64-linux");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--layout measured times each convolution on this machine"), std::string::npos) << r.output;
 }
 
 }  // namespace

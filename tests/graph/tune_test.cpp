@@ -246,7 +246,8 @@ TEST(TuneGraph, AlternativesAreNamedAndReadBack) {
     ModelOptions asked;
     asked.model = "m.onnx";
     EXPECT_EQ(graph_alternative_names(asked),
-              (std::vector<std::string>{"layout=auto", "layout=chosen", "layout=nchwc", "layout=auto,no-fusion"}));
+              (std::vector<std::string>{"layout=auto", "layout=chosen", "layout=nchwc", "layout=measured",
+                                        "layout=auto,no-fusion"}));
     const ModelOptions unfused = graph_alternative(asked, "layout=auto,no-fusion");
     EXPECT_FALSE(unfused.fuse);
     EXPECT_EQ(unfused.layout, "auto");
@@ -254,7 +255,8 @@ TEST(TuneGraph, AlternativesAreNamedAndReadBack) {
     EXPECT_TRUE(graph_alternative(asked, "layout=chosen").fuse);
     asked.layout = "chosen";
     asked.fuse = false;
-    EXPECT_EQ(graph_alternative_names(asked), (std::vector<std::string>{"layout=chosen,no-fusion", "layout=nchwc,no-fusion"}));
+    EXPECT_EQ(graph_alternative_names(asked), (std::vector<std::string>{"layout=chosen,no-fusion", "layout=nchwc,no-fusion",
+                                                                        "layout=measured,no-fusion"}));
     for (const char *bad : {"layout=sideways", "no-fusion", "fast", ""}) {
         EXPECT_THROW(graph_alternative(asked, bad), graph::GraphError) << bad;
     }
@@ -272,6 +274,7 @@ TEST(TuneGraph, TheFastestAlternativeIsChosenAndLogged) {
     s.log_path = log;
     std::vector<std::string> timed;
     s.timer_override = [&timed](const std::string &partition, const std::string &name) {
+        if (partition.rfind("node ", 0) == 0) return 1.0;  // layout=measured timing a convolution's form
         EXPECT_EQ(partition, "graph");
         timed.push_back(name);
         return name == "layout=auto,no-fusion" ? 1.0 : 2.0;
@@ -283,8 +286,8 @@ TEST(TuneGraph, TheFastestAlternativeIsChosenAndLogged) {
     EXPECT_EQ(first.names[size_t(first.choice)], "layout=auto,no-fusion");
     EXPECT_FALSE(first.from_log);
 
-    s.timer_override = [](const std::string &, const std::string &name) -> double {
-        ADD_FAILURE() << name << " timed again though the log has the graph's choice";
+    s.timer_override = [](const std::string &partition, const std::string &name) -> double {
+        ADD_FAILURE() << partition << " " << name << " timed again though the log has the graph's choice";
         return 1;
     };
     const GraphTuning again = tune_graph(asked, s);
@@ -293,7 +296,7 @@ TEST(TuneGraph, TheFastestAlternativeIsChosenAndLogged) {
 
     // The one asked for wins where it is fastest (a fresh log).
     std::filesystem::remove(log);
-    s.timer_override = [](const std::string &, const std::string &name) { return name == "layout=auto" ? 1.0 : 2.0; };
+    s.timer_override = [](const std::string &, const std::string &name) { return name == "layout=auto" ? 0.5 : 2.0; };
     const GraphTuning kept = tune_graph(asked, s);
     EXPECT_EQ(kept.choice, 0);
     EXPECT_TRUE(kept.chosen.fuse);
@@ -429,6 +432,64 @@ TEST(TuneFusion, DecisionsAreLoggedAndReadBackWithoutMeasuring) {
         EXPECT_NE(std::string(e.what()).find(log), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("sideways"), std::string::npos) << e.what();
     }
+}
+
+// --layout measured: each convolution's forms timed (here by a stand-in timer) instead
+// of predicted; the layout pass takes the fastest, and the times go to the log, from
+// which the next open reads them without measuring. Four alike convolutions (with
+// Relus): a region whose conversions are a small share of its traffic, and one
+// signature, so each form is measured once.
+std::string write_blockable_model(const std::string &file) {
+    ModelBuilder b(13);
+    b.input("image", {1, 16, 10, 10}).output("y");
+    std::string x = "image";
+    for (int k = 0; k < 4; k++) {
+        const std::string w = "w" + std::to_string(k), c = "c" + std::to_string(k);
+        const std::string r = k == 3 ? "y" : "r" + std::to_string(k);
+        b.initializer(w, graph::testing::random_floats({16, 16, 3, 3}, unsigned(k + 1), -0.3f, 0.3f));
+        graph::testing::set_ints(b.node("Conv", {x, w}, {c}), "pads", {1, 1, 1, 1});
+        b.node("Relu", {c}, {r});
+        x = r;
+    }
+    return b.save(file);
+}
+
+TEST(MeasuredLayouts, TheFastestMeasuredFormIsTakenAndLogged) {
+    const std::string model = write_blockable_model("measured_layouts.onnx");
+    const std::string log = graph::testing::temp_path("measured_layouts.jsonl");
+    auto open_measured = [&](const std::string &fastest, int *timed) {
+        ModelOptions o;
+        o.model = model;
+        o.layout = "measured";
+        o.layout_timing.log_path = log;
+        o.layout_timing.timer_override = [fastest, timed](const std::string &, const std::string &form) {
+            if (timed) (*timed)++;
+            return form == fastest ? 1.0 : 3.0;
+        };
+        return open_model(o);
+    };
+    const std::string blocked_form =
+        graph::layout_name(graph::Layout::blocked, channel_block_for(Halide::get_host_target()));
+    for (const std::string &fastest : {blocked_form, std::string("nhwc"), std::string("nchw")}) {
+        SCOPED_TRACE(fastest);
+        std::filesystem::remove(log);
+        int timed = 0;
+        const OpenedModel m = open_measured(fastest, &timed);
+        EXPECT_EQ(timed, 3);  // nchw, blocked and nhwc, once for the four convolutions alike
+        ASSERT_EQ(m.layouts.predictions.size(), 4u) << m.layouts.describe();
+        EXPECT_EQ(m.layouts.blocked_nodes >= 4, fastest == blocked_form) << m.layouts.describe();
+        if (fastest != blocked_form) EXPECT_EQ(m.layouts.blocked_nodes, 0) << m.layouts.describe();
+        EXPECT_EQ(m.layouts.nhwc_nodes >= 4, fastest == "nhwc") << m.layouts.describe();
+        if (fastest != "nhwc") EXPECT_EQ(m.layouts.nhwc_nodes, 0) << m.layouts.describe();
+        EXPECT_EQ(read_tuning_log(log, m.target.to_string(), hal::profile_fingerprint(profile_or_builtin(m.choice.options)))
+                      .records.size(),
+                  3u);
+    }
+    // The log holds NCHW as the fastest: a second open measures nothing and keeps it.
+    int timed = 0;
+    const OpenedModel again = open_measured("nhwc", &timed);
+    EXPECT_EQ(timed, 0);
+    EXPECT_EQ(again.layouts.blocked_nodes + again.layouts.nhwc_nodes, 0) << again.layouts.describe();
 }
 
 }  // namespace
