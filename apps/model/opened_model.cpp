@@ -36,6 +36,15 @@ void set_layout(ModelOptions &options, const std::string &arg) {
     options.layout = arg;
 }
 
+void set_channel_block(ModelOptions &options, const std::string &arg) {
+    if (arg != "8" && arg != "16") throw UsageError("--channel-block takes 8 or 16, got '" + arg + "'");
+    options.channel_block = std::stoi(arg);
+}
+
+int64_t channel_block_of(const ModelOptions &options, const Halide::Target &target) {
+    return options.channel_block > 0 ? options.channel_block : channel_block_for(target);
+}
+
 int64_t channel_block_for(const Halide::Target &target) {
     return target.has_feature(Halide::Target::AVX512) || target.has_feature(Halide::Target::AVX512_Skylake) ? 16 : 8;
 }
@@ -84,10 +93,13 @@ OpenedModel open_model(const ModelOptions &o) {
     const double balance =
         gpu ? hal::balance_flops_per_byte(hal::gpu_figures_for_target(s.target, o.scheduler_options.gpu_profile))
             : hal::balance_flops_per_byte(profile);
+    if (o.channel_block > 0 && !(assigns_layouts(o) && o.layout != "nhwc")) {
+        throw UsageError("--channel-block goes with a channel-blocked --layout (chosen, measured, blocked or nchwc)");
+    }
     // Before the plan: the partitions then read the blocked values and packed constants.
     if (assigns_layouts(o) && !gpu) {
         graph::LayoutOptions lo;
-        lo.block = channel_block_for(s.target);
+        lo.block = channel_block_of(o, s.target);
         lo.blocked = o.layout != "nhwc";
         lo.nhwc = o.layout == "chosen" || o.layout == "measured" || o.layout == "nhwc";
         // A conversion moves its tensor at about the machine's copy rate.

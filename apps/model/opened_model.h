@@ -46,6 +46,11 @@ struct ModelOptions {
     // packed matmul reads; packed: every convolution's and matrix product's weights
     // (the models ran 9-36% slower, docs/results.md); fixed: none, the model's own.
     std::string layout = "auto";
+    // --channel-block: NCHW[b]c's b, 8 or 16 (0: the target's vector of fp32,
+    // channel_block_for). 16 on AVX2 gives the blocked 3x3 convolutions register tiles
+    // two vectors wide (ResNet-18 all blocked 1.1-1.3x faster on Zen 3); a tuned graph
+    // alternative there.
+    int64_t channel_block = 0;
     // --layout measured: how each form is timed (threads, rounds, the tuning log).
     NodeTimingSettings layout_timing;
     std::string scheduler = "Tessera";
@@ -58,6 +63,8 @@ struct ModelOptions {
 
 // Parses "name=1x3x224x224" into options.input_shapes; throws UsageError.
 void add_input_shape(ModelOptions &options, const std::string &arg);
+// Parses --channel-block's value (8 or 16); throws UsageError.
+void set_channel_block(ModelOptions &options, const std::string &arg);
 // Parses --layout's value: "auto" (the default), "chosen", "measured", "blocked", "nchwc", "nhwc",
 // "packed" or "fixed"; throws UsageError.
 void set_layout(ModelOptions &options, const std::string &arg);
@@ -78,6 +85,8 @@ bool assigns_layouts(const ModelOptions &options);
 
 // The channel block of NCHW[b]c for a target: one vector of fp32 (16 with AVX-512, else 8).
 int64_t channel_block_for(const Halide::Target &target);
+// The block a model opened with `options` uses: options.channel_block, else the target's.
+int64_t channel_block_of(const ModelOptions &options, const Halide::Target &target);
 
 // "layouts: blocked, nchw16c: ...; constant weights of 1 other node(s) packed ...".
 std::string describe_layouts(const ModelOptions &options, const OpenedModel &opened);

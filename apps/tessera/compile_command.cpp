@@ -35,6 +35,7 @@ int compile_command(const std::vector<std::string> &args, const SchedulerOptions
         else if (a == "--no-fusion") o.fuse = false;
         else if (a == "--no-chains") o.chains = false;
         else if (a == "--layout") set_layout(o, value());
+        else if (a == "--channel-block") set_channel_block(o, value());
         else if (a == "--explain") explain = true;
         else if (a == "--embed-weights") c.embed_weights = true;
         else if (a == "--tune") c.tune = true;

@@ -95,6 +95,7 @@ int run_command(const std::vector<std::string> &args, const SchedulerOptions &sc
         else if (a == "--no-fusion") o.fuse = false;
         else if (a == "--no-chains") o.chains = false;
         else if (a == "--layout") set_layout(o, value());
+        else if (a == "--channel-block") set_channel_block(o, value());
         else if (a == "--scheduler") o.scheduler = value();
         else if (a == "--input-shape") add_input_shape(o, value());
         else if (!a.empty() && a[0] == '-') throw UsageError("run: unknown option '" + a + "'");

@@ -528,6 +528,16 @@ TEST(TesseraCli, BlockedLayoutCompilesAChannelBlockedRegion) {
     EXPECT_EQ(r.output.find(" ms nchw, "), std::string::npos) << r.output;
     r = tessera("run " + out_nchwc + " --input " + x + " --expect " + want + " --reps 2");
     EXPECT_EQ(r.exit_code, 0) << r.output;
+    // Blocks of 16 channels on any x86 target (two vectors per block on AVX2); a block
+    // other than 8 or 16, or one without a blocked layout, is a usage error.
+    r = tessera("run " + model + " --layout nchwc --channel-block 16 --input " + x + " --expect " + want + " --reps 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    r = tessera("run " + model + " --layout nchwc --channel-block 12 --input " + x + " --reps 1");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--channel-block takes 8 or 16, got '12'"), std::string::npos) << r.output;
+    r = tessera("run " + model + " --channel-block 16 --input " + x + " --reps 1");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("--channel-block goes with a channel-blocked --layout"), std::string::npos) << r.output;
     // measured: each convolution's forms timed here (a line each), whatever they pick
     // the library matches; a target this machine cannot run is refused.
     const std::string out_measured = testing::temp_path("cnn_measured_out");
