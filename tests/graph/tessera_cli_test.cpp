@@ -27,6 +27,13 @@ CommandResult tessera(const std::string &args) {
     return tessera::test::run_command(std::string(TESSERA_BIN) + " " + args);
 }
 
+// `tessera ARGS` is refused: exit status 2, saying `message`.
+void expect_refused(const std::string &args, const std::string &message) {
+    const CommandResult r = tessera(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+}
+
 // An MLP: Gemm + bias, GELU (tanh-free Erf form), Gemm, softmax: 1x24 -> 1x10.
 std::string write_mlp(const std::string &file) {
     ModelBuilder b(13);
@@ -276,12 +283,10 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
     const int bad_line = int(std::count(elsewhere.begin(), elsewhere.end(), '\n')) + 1;
     EXPECT_NE(r.output.find("bad.jsonl:" + std::to_string(bad_line) + ": not a tuning record"), std::string::npos)
         << r.output;
-    r = tessera("compile " + model + " -o " + out2 + " --tune-with magic");
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--tune-with: 'magic' is not a tuning candidate"), std::string::npos) << r.output;
-    r = tessera("compile " + model + " -o " + out2 + " --threads 2");
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--threads is the thread count --tune (or --layout measured) measures with"), std::string::npos) << r.output;
+    expect_refused("compile " + model + " -o " + out2 + " --tune-with magic",
+                   "--tune-with: 'magic' is not a tuning candidate");
+    expect_refused("compile " + model + " -o " + out2 + " --threads 2",
+                   "--threads is the thread count --tune (or --layout measured) measures with");
 }
 
 TEST(TesseraCli, GpuTargetsCompileAheadOfTimeAndOpenClRunsOnPocl) {
@@ -389,9 +394,8 @@ TEST(TesseraCli, IntegerTensorsAreInt64ArraysOfTheLibrary) {
     EXPECT_NE(r.output.find("Gather 'lookup': index 10 is outside [-10, 10)"), std::string::npos) << r.output;
     // A float file for the ids is refused naming both.
     write_npy(out + "/floats.npy", testing::random_floats({2, 5}, 3));
-    r = tessera("run " + out + " --input " + out + "/floats.npy --reps 1");
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("'ids' takes int64[2x5], the file holds f32[2x5]"), std::string::npos) << r.output;
+    expect_refused("run " + out + " --input " + out + "/floats.npy --reps 1",
+                   "'ids' takes int64[2x5], the file holds f32[2x5]");
 }
 
 TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
@@ -423,20 +427,14 @@ TEST(TesseraCli, BadModelsAndInputsExitTwoNamingTheCulprit) {
     s.input("x", {-1, 4}, 1, "batch").output("y");
     s.node("Relu", {"x"}, {"y"});
     const std::string symbolic = s.save("symbolic.onnx");
-    r = tessera("run " + symbolic);
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--input-shape"), std::string::npos) << r.output;
+    expect_refused("run " + symbolic, "--input-shape");
     r = tessera("run " + symbolic + " --input-shape x=3x4 --reps 1");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     // An input file of the wrong shape names the input.
     write_npy(testing::temp_path("x_wrong.npy"), testing::random_floats({3, 25}, 1));
-    r = tessera("run " + model + " --input " + testing::temp_path("x_wrong.npy"));
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("'features' takes float32[3x24]"), std::string::npos) << r.output;
+    expect_refused("run " + model + " --input " + testing::temp_path("x_wrong.npy"), "'features' takes float32[3x24]");
     // Usage errors.
-    r = tessera("compile " + model);
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("-o DIR is required"), std::string::npos) << r.output;
+    expect_refused("compile " + model, "-o DIR is required");
     r = tessera("frobnicate");
     EXPECT_EQ(r.exit_code, 2) << r.output;
     r = tessera("run " + model + " --layout sideways");
@@ -532,12 +530,10 @@ TEST(TesseraCli, BlockedLayoutCompilesAChannelBlockedRegion) {
     // other than 8 or 16, or one without a blocked layout, is a usage error.
     r = tessera("run " + model + " --layout nchwc --channel-block 16 --input " + x + " --expect " + want + " --reps 2");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    r = tessera("run " + model + " --layout nchwc --channel-block 12 --input " + x + " --reps 1");
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--channel-block takes 8 or 16, got '12'"), std::string::npos) << r.output;
-    r = tessera("run " + model + " --channel-block 16 --input " + x + " --reps 1");
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--channel-block goes with a channel-blocked --layout"), std::string::npos) << r.output;
+    expect_refused("run " + model + " --layout nchwc --channel-block 12 --input " + x + " --reps 1",
+                   "--channel-block takes 8 or 16, got '12'");
+    expect_refused("run " + model + " --channel-block 16 --input " + x + " --reps 1",
+                   "--channel-block goes with a channel-blocked --layout");
     // measured: each convolution's forms timed here (a line each), whatever they pick
     // the library matches; a target this machine cannot run is refused.
     const std::string out_measured = testing::temp_path("cnn_measured_out");
@@ -548,9 +544,8 @@ TEST(TesseraCli, BlockedLayoutCompilesAChannelBlockedRegion) {
     EXPECT_NE(r.output.find(" ms (predicted "), std::string::npos) << r.output;
     r = tessera("run " + out_measured + " --input " + x + " --expect " + want + " --reps 2");
     EXPECT_EQ(r.exit_code, 0) << r.output;
-    r = tessera("compile " + model + " -o " + out_measured + " --layout measured --target arm-64-linux");
-    EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--layout measured times each convolution on this machine"), std::string::npos) << r.output;
+    expect_refused("compile " + model + " -o " + out_measured + " --layout measured --target arm-64-linux",
+                   "--layout measured times each convolution on this machine");
 }
 
 }  // namespace
