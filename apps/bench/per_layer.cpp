@@ -3,6 +3,7 @@
 #include "assign_layouts.h"
 #include "graph_error.h"
 #include "jit_model.h"
+#include "plan_fusion.h"
 #include "stopwatch.h"
 
 #include <algorithm>
@@ -146,7 +147,7 @@ std::vector<LayerRecord> bench_layers(const ModelBenchOptions &o) {
         l.model = o.model;
         l.partition = p.name;
         l.family = layer_family(g, p);
-        for (int n : p.nodes) l.ops += (l.ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
+        l.ops = graph::partition_op_types(g, p);
         l.shape = graph::shape_string(g.value(p.output).shape);
         l.layout = layout_of(anchor_of(g, p));
         l.tessera_ms = median(times[k]);

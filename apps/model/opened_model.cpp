@@ -65,17 +65,23 @@ std::string describe_layouts(const ModelOptions &o, const OpenedModel &s) {
            (assigns_layouts(o) ? " more" : "") + " node(s) packed into panels at compile time";
 }
 
+Halide::Target target_of(const ModelOptions &o) {
+    try {
+        return o.target == "host" ? Halide::get_host_target() : Halide::Target(o.target);
+    } catch (const Halide::CompileError &e) {
+        throw UsageError("--target '" + o.target + "' is not a Halide target string");
+    }
+}
+
 OpenedModel open_model(const ModelOptions &o) {
     OpenedModel s;
     std::string scheduler;
     try {
         scheduler = canonical_scheduler(o.scheduler);
-        s.target = o.target == "host" ? Halide::get_host_target() : Halide::Target(o.target);
     } catch (const std::invalid_argument &e) {
         throw UsageError(e.what());
-    } catch (const Halide::CompileError &e) {
-        throw UsageError("--target '" + o.target + "' is not a Halide target string");
     }
+    s.target = target_of(o);
     const bool gpu = s.target.has_feature(Halide::Target::CUDA) || s.target.has_feature(Halide::Target::OpenCL);
     if (s.target.has_gpu_feature() && !gpu) {
         throw UsageError("--target " + o.target + ": of the GPU APIs only CUDA and OpenCL are compiled");

@@ -83,6 +83,10 @@ struct OpenedModel {
 // Whether --layout asks assign_layouts for the activations' layouts.
 bool assigns_layouts(const ModelOptions &options);
 
+// The Halide target `options.target` names ("host": this machine's). Throws UsageError
+// for a string Halide does not read.
+Halide::Target target_of(const ModelOptions &options);
+
 // The channel block of NCHW[b]c for a target: one vector of fp32 (16 with AVX-512, else 8).
 int64_t channel_block_for(const Halide::Target &target);
 // The block a model opened with `options` uses: options.channel_block, else the target's.

@@ -3,6 +3,7 @@
 #include "device_profile.h"
 #include "graph_error.h"
 #include "partition_timing.h"
+#include "plan_fusion.h"
 #include "split_partitions.h"
 #include "stopwatch.h"
 #include "tuning_log.h"
@@ -20,12 +21,6 @@ constexpr const char *kPieces = "pieces";
 // A fusion is taken back only when its pieces ran clearly faster: a tie keeps the
 // fewer kernels (and the form the untuned compile builds).
 constexpr double kSplitBelow = 0.97;
-
-std::string ops_of(const graph::Graph &g, const graph::Partition &p) {
-    std::string ops;
-    for (int n : p.nodes) ops += (ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
-    return ops;
-}
 
 }  // namespace
 
@@ -76,7 +71,7 @@ FusionTuning tune_fusion(const OpenedModel &model, const TuneSettings &settings,
         const graph::Partition &p = model.plan.partitions[k];
         const std::vector<graph::Partition> &parts = pieces[k];
         const std::string head = "fuse [" + std::to_string(i + 1) + "/" + std::to_string(todo.size()) + "] " + p.name +
-                                 " (" + ops_of(g, p) + "): ";
+                                 " (" + graph::partition_op_types(g, p) + "): ";
         const std::string signature = fusion_signature(g, p);
         if (const TuningRecord *r = log.find(signature)) {
             split[k] = splits(*r, settings.log_path);
@@ -141,7 +136,7 @@ FusionTuning tune_fusion(const OpenedModel &model, const TuneSettings &settings,
 
         TuningRecord r;
         r.signature = signature;
-        r.ops = ops_of(g, p);
+        r.ops = graph::partition_op_types(g, p);
         r.shape = graph::shape_string(g.value(p.output).shape);
         r.partition = p.name;
         r.target = target;

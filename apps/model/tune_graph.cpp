@@ -24,8 +24,8 @@ std::string name_of(const ModelOptions &o) {
 // The target's channel block (8 or 16) for the options' target string.
 int64_t target_block(const ModelOptions &o) {
     try {
-        return channel_block_for(o.target == "host" ? Halide::get_host_target() : Halide::Target(o.target));
-    } catch (const std::exception &) {
+        return channel_block_for(target_of(o));
+    } catch (const UsageError &) {
         return 0;  // open_model says what is wrong with the target
     }
 }

@@ -3,6 +3,7 @@
 #include "device_profile.h"
 #include "jit_thread_pool.h"
 #include "partition_timing.h"
+#include "plan_fusion.h"
 #include "schedulers.h"
 #include "graph_error.h"
 #include "stopwatch.h"
@@ -204,7 +205,7 @@ std::vector<graph::MeasuredCandidates> tune_partitions(const OpenedModel &model,
 
         TuningRecord r;
         r.signature = signature;
-        for (int n : p.nodes) r.ops += (r.ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
+        r.ops = graph::partition_op_types(g, p);
         r.shape = graph::shape_string(g.value(p.output).shape);
         r.partition = p.name;
         r.target = target;

@@ -47,8 +47,7 @@ void print_partition_profile(const OpenedModel &s, const graph::JitModel &jit, c
     std::printf("partitions by median time (%d runs; the sum %.3f ms):\n", reps, total);
     for (const auto &[t, k] : order) {
         const graph::Partition &p = s.plan.partitions[k];
-        std::string ops;
-        for (int n : p.nodes) ops += (ops.empty() ? "" : "+") + s.graph.nodes[size_t(n)].op_type;
+        const std::string ops = graph::partition_op_types(s.graph, p);
         std::printf("  %8.3f ms %5.1f%%  %-13s %-30s %s\n", t, 100 * t / total,
                     p.compute_intensive ? "compute-bound" : "memory-bound", p.name.c_str(), ops.c_str());
     }

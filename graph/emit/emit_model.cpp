@@ -4,6 +4,7 @@
 #include "graph_error.h"
 #include "halide_name.h"
 #include "lower_partition.h"
+#include "plan_fusion.h"
 #include "plan_json.h"
 #include "wrapper_source.h"
 
@@ -99,8 +100,7 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const PartitionSch
         report.schedule_ms += t.schedule_ms;
         report.codegen_ms += t.codegen_ms;
         if (!progress) return;
-        std::string ops;
-        for (int n : plan.partitions[k].nodes) ops += (ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
+        const std::string ops = partition_op_types(g, plan.partitions[k]);
         char line[512];
         std::snprintf(line, sizeof line, "[%zu/%zu] %-28s %-40s schedule %7.1f ms, codegen %7.1f ms", k + 1,
                       plan.partitions.size(), parts[k].name.c_str(), ops.substr(0, 40).c_str(), t.schedule_ms,

@@ -227,6 +227,12 @@ FusionPlan plan_fusion(const Graph &g, const FusionOptions &options) {
     return plan;
 }
 
+std::string partition_op_types(const Graph &g, const Partition &p) {
+    std::string ops;
+    for (int n : p.nodes) ops += (ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
+    return ops;
+}
+
 void number_partitions(std::vector<Partition> &partitions) {
     for (size_t k = 0; k < partitions.size(); k++) {
         const std::string &name = partitions[k].name;
@@ -248,9 +254,7 @@ std::string describe_plan(const Graph &g, const FusionPlan &plan) {
     std::ostringstream out;
     char line[512];
     for (const Partition &p : plan.partitions) {
-        std::string ops;
-        for (int n : p.nodes)
-            ops += (ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
+        const std::string ops = partition_op_types(g, p);
         const double intensity = p.dram_bytes > 0 ? p.flops / p.dram_bytes : 0;
         std::snprintf(line, sizeof line, "  %-28s %-16s %-44s -> %-18s %8.2f MFLOP %8.3f MB  %6.1f FLOP/B\n",
                       p.name.c_str(), p.chain ? "chain" : p.compute_intensive ? "compute-bound" : "memory-bound", ops.c_str(),

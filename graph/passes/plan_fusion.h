@@ -23,6 +23,9 @@ struct FusionOptions {
 // The graph must be topologically sorted with every shape known.
 FusionPlan plan_fusion(const Graph &g, const FusionOptions &options);
 
+// "Conv+Add+Relu": the op types of a partition's nodes, in order.
+std::string partition_op_types(const Graph &g, const Partition &p);
+
 // Numbers the partitions in order, each keeping its anchor's part of the name
 // ("p3_conv1"): after partitions were merged or split.
 void number_partitions(std::vector<Partition> &partitions);

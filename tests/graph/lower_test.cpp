@@ -50,9 +50,7 @@ void schedule_with_tessera(Halide::Pipeline &p) {
 std::vector<std::string> partition_ops(const Graph &g, const FusionPlan &plan) {
     std::vector<std::string> out;
     for (const Partition &p : plan.partitions) {
-        std::string ops;
-        for (int n : p.nodes) ops += (ops.empty() ? "" : "+") + g.nodes[size_t(n)].op_type;
-        out.push_back(ops);
+        out.push_back(partition_op_types(g, p));
     }
     return out;
 }
