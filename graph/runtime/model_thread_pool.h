@@ -9,6 +9,15 @@
 // while a run is in progress, so every partition's loop finds them awake, and sleep
 // on a condition variable between runs.
 //
+// Where a sleeping worker wakes: Linux may queue a woken thread on its waker's CPU
+// when it takes the worker's own CPU for busy (a virtual CPU the hypervisor has
+// descheduled while idle looks so), and there it waits behind the calling thread,
+// which never sleeps during a run, until a load balance moves it: on a 2-core VM,
+// a BERT layer called every 20 ms ran at its one-thread time in a third of its
+// runs (the worker queued 7-10 ms of a 6 ms run). So a run first restricts each
+// sleeping worker to a CPU other than the caller's (place_sleeping_workers), and a
+// woken worker gives itself back the pool's whole mask.
+//
 // This header is compiled into every library `tessera compile` writes (its text is
 // embedded in the compiler) and into the tests. Everything has internal linkage, so
 // two models linked into one program keep their own copies.
@@ -27,6 +36,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -42,8 +52,10 @@ public:
     // `threads` counts the calling thread: threads - 1 workers are started (at
     // least one thread runs). `pin`: worker i runs on the i-th core of the process's
     // affinity mask after the first (the caller keeps the first).
-    ModelThreadPool(int threads, bool pin) : threads_(threads < 1 ? 1 : threads) {
-        for (int i = 1; i < threads_; i++) workers_.emplace_back([this] { work(); });
+    ModelThreadPool(int threads, bool pin)
+        : threads_(threads < 1 ? 1 : threads), pinned_(pin), slots_(new WorkerSlot[size_t(threads_ - 1)]) {
+        if (sched_getaffinity(0, sizeof allowed_, &allowed_) != 0) CPU_ZERO(&allowed_);
+        for (int i = 1; i < threads_; i++) workers_.emplace_back([this, i] { work(slots_[size_t(i - 1)]); });
         if (pin) pin_workers();
     }
 
@@ -77,14 +89,27 @@ public:
         return n ? int(n) : 1;
     }
 
+    // The CPUs for `workers` threads woken by a thread on `caller_cpu`, among the
+    // CPUs of `allowed`: each worker the next allowed CPU after the caller's, in
+    // turn, the caller's own last; none (-1 each) when fewer than two are allowed.
+    static std::vector<int> wake_cpus(const cpu_set_t &allowed, int caller_cpu, int workers) {
+        std::vector<int> others, out(size_t(std::max(workers, 0)), -1);
+        for (int c = caller_cpu + 1; c < CPU_SETSIZE; c++) {
+            if (CPU_ISSET(c, &allowed)) others.push_back(c);
+        }
+        for (int c = 0; c < caller_cpu && c < CPU_SETSIZE; c++) {
+            if (CPU_ISSET(c, &allowed)) others.push_back(c);
+        }
+        if (others.empty() || CPU_COUNT(&allowed) < 2) return out;
+        for (size_t i = 0; i < out.size(); i++) out[i] = others[i % others.size()];
+        return out;
+    }
+
     // Between begin_run and end_run the workers spin waiting for loops; otherwise
     // they sleep after a short spin.
     void begin_run() {
         in_run_.store(true);
-        if (sleepers_.load() > 0) {
-            std::lock_guard<std::mutex> lock(mutex_);
-            wake_.notify_all();
-        }
+        wake_sleepers();
     }
     void end_run() { in_run_.store(false); }
 
@@ -108,10 +133,7 @@ public:
         job_.error.store(0);
         job_.open.store(true);
         generation_.fetch_add(1);
-        if (sleepers_.load() > 0) {
-            std::lock_guard<std::mutex> lock(mutex_);
-            wake_.notify_all();
-        }
+        wake_sleepers();
         run_tasks();
         while (job_.finished.load(std::memory_order_acquire) < size) _mm_pause();
         // Closed, then no worker may still be reading it before it is rewritten.
@@ -128,6 +150,12 @@ private:
     // six alternating rounds on Zen 3: medians 12.5-19.3 ms one by one, 12.0-16.6 in
     // chunks).
     static constexpr int kChunksPerThread = 4;
+
+    // A worker's own state: asleep on the condition variable, and restricted to one
+    // CPU by place_sleeping_workers (it restores the pool's mask when it wakes).
+    struct WorkerSlot {
+        std::atomic<bool> asleep{false}, placed{false};
+    };
 
     struct Job {
         halide_task_t task = nullptr;
@@ -163,7 +191,33 @@ private:
         inside_task() = false;
     }
 
-    void work() {
+    // Under the mutex, so that no worker leaves its wait (spuriously, say) between
+    // being placed and being told so.
+    void wake_sleepers() {
+        if (sleepers_.load() == 0) return;
+        std::lock_guard<std::mutex> lock(mutex_);
+        place_sleeping_workers();
+        wake_.notify_all();
+    }
+
+    // Restricts each sleeping worker to a CPU other than the calling thread's (see
+    // the top of this file), so that waking it does not queue it behind the caller.
+    // Pinned workers stay where pin_workers put them. Called with mutex_ held.
+    void place_sleeping_workers() {
+        if (pinned_) return;
+        const int here = sched_getcpu();
+        if (here < 0) return;
+        const std::vector<int> cpus = wake_cpus(allowed_, here, int(workers_.size()));
+        for (size_t i = 0; i < workers_.size(); i++) {
+            if (cpus[i] < 0 || !slots_[i].asleep.load()) continue;
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpus[i], &one);
+            if (pthread_setaffinity_np(workers_[i].native_handle(), sizeof one, &one) == 0) slots_[i].placed.store(true);
+        }
+    }
+
+    void work(WorkerSlot &slot) {
         uint64_t seen = generation_.load();
         // Spins between loops: 2^14 pauses (about half a millisecond) outside a run,
         // unbounded within one; yields every 64 pauses so that a pool larger than the
@@ -175,9 +229,14 @@ private:
             while (generation_.load() == seen && !stop_.load()) {
                 if (!in_run_.load() && ++spins > kIdleSpins) {
                     std::unique_lock<std::mutex> lock(mutex_);
+                    slot.asleep.store(true);
                     sleepers_.fetch_add(1);
                     wake_.wait(lock, [&] { return stop_.load() || in_run_.load() || generation_.load() != seen; });
                     sleepers_.fetch_sub(1);
+                    slot.asleep.store(false);
+                    const bool placed = slot.placed.exchange(false);
+                    lock.unlock();
+                    if (placed) pthread_setaffinity_np(pthread_self(), sizeof allowed_, &allowed_);
                     spins = 0;
                     continue;
                 }
@@ -209,6 +268,9 @@ private:
     }
 
     const int threads_;
+    const bool pinned_;
+    cpu_set_t allowed_;  // the process's CPUs when the pool was made
+    std::unique_ptr<WorkerSlot[]> slots_;  // one per worker, before the workers start
     ModelBlockCache blocks_;
     std::vector<std::thread> workers_;
     Job job_;

@@ -2,11 +2,15 @@
 // every index of a parallel loop runs exactly once with 1, 2 and more threads than
 // the machine has cores, loops nested in a task run serially, a task's error code
 // comes back, many short loops in a run and loops after the workers fell asleep
-// all complete, and pinning keeps results the same.
+// all complete, pinning keeps results the same, and workers woken for a run are
+// placed off the caller's CPU and then given their whole mask back.
 #include "jit_thread_pool.h"
 #include "model_thread_pool.h"
 
 #include <gtest/gtest.h>
+
+#include <pthread.h>
+#include <sched.h>
 
 #include <atomic>
 #include <cmath>
@@ -104,6 +108,67 @@ TEST_P(ModelThreadPoolTest, PinnedWorkersGiveTheSameResult) {
     Counts c(333);
     ASSERT_EQ(pool.parallel_for(&c, count_index, 0, 333, reinterpret_cast<uint8_t *>(&c)), 0);
     expect_each_once(c);
+}
+
+// A task that records how many CPUs the thread running it may use, when that
+// thread is a worker (not the caller).
+struct WorkerMasks {
+    std::thread::id caller = std::this_thread::get_id();
+    int cores = ModelThreadPool::available_cores();  // the caller's mask (asked in a worker, its own)
+    std::atomic<int> worker_tasks{0}, worker_restricted{0};
+};
+
+int record_worker_mask(void *, int, uint8_t *closure) {
+    auto *w = reinterpret_cast<WorkerMasks *>(closure);
+    volatile double x = 0;
+    for (int k = 0; k < 20000; k++) x = x + 1e-9 * k;  // long enough for a worker to take a share
+    if (std::this_thread::get_id() == w->caller) return 0;
+    cpu_set_t mine;
+    if (pthread_getaffinity_np(pthread_self(), sizeof mine, &mine) == 0 &&
+        CPU_COUNT(&mine) < w->cores) {
+        w->worker_restricted.fetch_add(1);
+    }
+    w->worker_tasks.fetch_add(1);
+    return 0;
+}
+
+TEST_P(ModelThreadPoolTest, WorkersWokenForARunGetTheWholeMaskBack) {
+    // A run restricts each sleeping worker to a CPU other than the caller's so it
+    // does not wake queued behind it; a woken worker takes the pool's mask back.
+    if (ModelThreadPool::available_cores() < 2 || GetParam() < 2) GTEST_SKIP() << "needs 2 cores and a worker";
+    ModelThreadPool pool(GetParam(), false);
+    WorkerMasks w;
+    for (int run = 0; run < 20 && w.worker_tasks.load() == 0; run++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the workers fall asleep
+        pool.begin_run();
+        for (int loop = 0; loop < 20; loop++) {
+            ASSERT_EQ(pool.parallel_for(&w, record_worker_mask, 0, 64, reinterpret_cast<uint8_t *>(&w)), 0);
+        }
+        pool.end_run();
+    }
+    ASSERT_GT(w.worker_tasks.load(), 0) << "no worker ran a task in 20 runs";
+    EXPECT_EQ(w.worker_restricted.load(), 0) << "a woken worker kept the one CPU it was woken on";
+}
+
+TEST(ModelThreadPool, SleepingWorkersWakeOnCpusOtherThanTheCallers) {
+    auto mask = [](std::vector<int> cpus) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (int c : cpus) CPU_SET(c, &set);
+        return set;
+    };
+    using V = std::vector<int>;
+    EXPECT_EQ(ModelThreadPool::wake_cpus(mask({0, 1}), 0, 1), V({1}));
+    EXPECT_EQ(ModelThreadPool::wake_cpus(mask({0, 1}), 1, 1), V({0}));
+    // In turn after the caller's CPU, the caller's own never.
+    EXPECT_EQ(ModelThreadPool::wake_cpus(mask({0, 1, 2, 3}), 2, 3), V({3, 0, 1}));
+    EXPECT_EQ(ModelThreadPool::wake_cpus(mask({0, 1, 2, 3}), 2, 5), V({3, 0, 1, 3, 0}));
+    // A caller outside the mask: every allowed CPU is another.
+    EXPECT_EQ(ModelThreadPool::wake_cpus(mask({0, 2}), 1, 2), V({2, 0}));
+    // One allowed CPU: nowhere else to go, no placement.
+    EXPECT_EQ(ModelThreadPool::wake_cpus(mask({5}), 5, 2), V({-1, -1}));
+    EXPECT_EQ(ModelThreadPool::wake_cpus(mask({5}), 3, 1), V({-1}));
+    EXPECT_TRUE(ModelThreadPool::wake_cpus(mask({0, 1}), 0, 0).empty());
 }
 
 // 1, 2 and three times the machine's cores.
