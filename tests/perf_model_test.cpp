@@ -190,6 +190,39 @@ TEST(PerfModel, BroadcastsAcrossPanelsHoldTheirWholeLines) {
     EXPECT_EQ(panel_conv_l1_footprint(56, 256, 128, 1, 3, within), (16 * 64 + 64 * 16) * 4);
 }
 
+// predict()'s L2 -> L1 term for a program of one tile at every level below L2
+// (dims xi, x, y, co, r.z) in a 1x1 convolution over weight panels, 28x28, `in`
+// input channels -> 512, vectorised along x with the panels (co) unrolled.
+double panel_conv_l1_ms(int64_t in, const rtile::RTile &reg, const rtile::RTile &l1) {
+    const hal::DeviceSpec d = avx2();
+    const analysis::TensorExpr t = test::pointwise_conv_on_panels(28, in, 512);
+    rtile::RProgram p;
+    p.vector_dim = 1;
+    p.second_dim = 3;
+    rtile::RTile l2 = l1;
+    l2.shape[2] = 28;
+    p.tiles = {reg, l1, l2};
+    rtile::PerfModel(t, d).predict(p);
+    return p.terms.l1_ms;
+}
+
+TEST(PerfModel, BroadcastsFromPanelsFourKibApartComeFromTheL2) {
+    // One channel of each of 16 panels per register tile: with 128 input channels
+    // the panels are 16 KiB apart, so their lines share an L1 set, 16 in 8 ways,
+    // and every broadcast refetches its line (128 -> 512 at 28x28 on Zen 5 ran
+    // 1.09 ms so, 0.29 with 8 channels of one panel). With 136 channels (17 KiB
+    // apart) they spread over four sets (4 lines each with chunks of 8 input
+    // channels, 256 bytes of each panel). Per input channel the two stages do the
+    // same work, so the term per channel compares them.
+    const rtile::RTile reg{{1, 8, 1, 16, 1}}, l1{{1, 8, 1, 16, 8}};
+    const double aliased = panel_conv_l1_ms(128, reg, l1) / 128, spread = panel_conv_l1_ms(136, reg, l1) / 136;
+    EXPECT_GT(aliased, 4 * spread);
+    // 8 channels of one panel: contiguous broadcasts, no set overfull.
+    const rtile::RTile within_reg{{8, 8, 1, 1, 1}}, within_l1{{8, 8, 1, 1, 8}};
+    EXPECT_NEAR(panel_conv_l1_ms(128, within_reg, within_l1) / 128, panel_conv_l1_ms(136, within_reg, within_l1) / 136,
+                0.05 * panel_conv_l1_ms(136, within_reg, within_l1) / 136);
+}
+
 TEST(PerfModel, RowsOfASmallMapStraddleLines) {
     // A 1x1 convolution at 7x7 over weight panels, vectorised along a panel's
     // channels (xi, then x): per input channel the tile reads a row of 7 floats, 196

@@ -1,6 +1,7 @@
 #include "perf_model.h"
 
 #include "alignment.h"
+#include "cache_sets.h"
 #include "program_family.h"
 
 #include <algorithm>
@@ -141,12 +142,13 @@ int64_t PerfModel::line_waste(const RTile &tile, const RProgram &p) const {
     return waste;
 }
 
-PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RProgram &p) const {
+PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RProgram &p, int only_read) const {
     double loads = 0, broadcasts = 0;
     // Over an unrolled window of a few taps, where broadcasts are instructions of
     // their own, the unrolled body shares those that read one element.
     const int window = unrolled_broadcast_window(t_, p, d_);
     for (size_t i = 0; i < t_.reads.size(); i++) {
+        if (only_read >= 0 && int(i) != only_read) continue;
         const analysis::AccessMap &m = t_.reads[i];
         if (!m.depends_on(p.vector_dim)) {
             // One broadcast per element read: a stride skips the others (an
@@ -197,6 +199,36 @@ PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RPro
         loads += std::ceil(elems / d_.vector_lanes) * (t_.slides_innermost(m) ? 2 : 1);
     }
     return {loads, broadcasts};
+}
+
+std::vector<double> PerfModel::l1_set_overflow(const RTile &tile, const RProgram &p) const {
+    std::vector<double> out(t_.reads.size(), 0.0);
+    if (p.transposed) return out;  // its operand is a packed copy
+    const hal::MemoryLayer &l1 = d_.tile_layer(kL1Tile);
+    const int64_t line = l1.line_bytes / t_.element_bytes, ways = l1.capacity_bytes / kL1IndexBytes;
+    if (line <= 0 || ways <= 0) return out;
+    const std::vector<int64_t> full = t_.extents();
+    std::vector<StridedBox> boxes;
+    std::vector<size_t> which;
+    for (size_t i = 0; i < t_.reads.size(); i++) {
+        const analysis::AccessMap &m = t_.reads[i];
+        if (!m.is_input || !m.affine || m.coef.empty() || int(i) == p.packed_read) continue;
+        // A dense input: each storage dim's stride is the whole extents inside it.
+        StridedBox box;
+        int64_t stride = 1;
+        for (size_t s = 0; s < m.coef.size(); s++) {
+            box.extents.push_back(m.tile_extent(s, tile.shape));
+            box.strides.push_back(stride);
+            stride *= std::max<int64_t>(1, m.tile_extent(s, full));
+        }
+        boxes.push_back(std::move(box));
+        which.push_back(i);
+    }
+    const std::vector<SetOccupancy> occupancy = set_occupancy(boxes, line, kL1IndexBytes / l1.line_bytes, ways);
+    for (size_t b = 0; b < which.size(); b++) {
+        if (occupancy[b].lines > 0) out[which[b]] = double(occupancy[b].in_overfull_sets) / double(occupancy[b].lines);
+    }
+    return out;
 }
 
 double PerfModel::mem_traffic(const RTile &tile, TileLevel level, const RProgram &p) const {
@@ -354,6 +386,16 @@ void PerfModel::predict(RProgram &p) const {
     terms.compute_ms = compute_time_ms(p);
     terms.registers_ms = mem_time_ms(p.tiles[kRegisterTile], kRegisterTile, p);
     terms.l1_ms = mem_time_ms(p.tiles[kL1Tile], kL1Tile, p);
+    // Loads of lines that L1 set conflicts evict (l1_set_overflow) each bring a
+    // line from the L2.
+    const std::vector<double> overflow = l1_set_overflow(p.tiles[kL1Tile], p);
+    for (size_t i = 0; i < overflow.size(); i++) {
+        if (overflow[i] <= 0) continue;
+        const RTile &reg = p.tiles[kRegisterTile];
+        const double loads = double(tile_count(t_, reg)) * register_loads(reg, p, int(i)).loads;
+        const double bytes = loads * overflow[i] * d_.tile_layer(kL1Tile).line_bytes;
+        terms.l1_ms += bytes / (d_.layers[d_.tile_layers.at(kL1Tile) + 1].gbs_per_core * 1e9 * d_.cores) * 1e3;
+    }
     terms.l2_ms = mem_time_ms(p.tiles[kL2Tile], kL2Tile, p);
     terms.overhead_ms = 0;
     p.register_ms = terms.registers_ms;

@@ -57,7 +57,13 @@ private:
     struct RegisterLoads {
         double loads = 0, broadcasts = 0;
     };
-    RegisterLoads register_loads(const RTile &tile, const RProgram &p) const;
+    // `only_read`: that read's loads alone (-1: every read's).
+    RegisterLoads register_loads(const RTile &tile, const RProgram &p, int only_read = -1) const;
+    // Per read, the share of its L1 tile's lines that sit in L1 sets holding more
+    // lines of the tile than the L1 has ways (cache_sets.h): they are evicted before
+    // the next register tile reads them again, so those loads come from the L2.
+    // Counted for inputs read in place (a packed copy is laid out per tile).
+    std::vector<double> l1_set_overflow(const RTile &tile, const RProgram &p) const;
     // Elements of L1 lines a tile holds but does not read: a read stored with a
     // spatial dim innermost whose tile covers less than a line of a longer row
     // (8 of a packed weight panel's 32 output channels fill half of each line: its
