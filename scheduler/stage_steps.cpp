@@ -127,6 +127,7 @@ namespace {
 enum class ProducerPlacement {
     RootWithItsComputeStage,  // another compute stage's pure epilogue: at root, that stage per tile of it
     RootOnce,                 // per L2 tile it would be computed kRecomputedAtRoot times over or more
+    RootForOtherReaders,      // read outside this stage too (its unfused epilogue): once, at root
     PerTile,                  // per chunk of each L2 tile, in cache when read (a tile operand)
     PerBand,                  // a fused convolution chain's: per band of the consumer's L2 tiles
 };
@@ -271,6 +272,16 @@ ComputeStagePlan decide_compute_stage(const SchedulingContext &c, const Function
     // With a single L2 tile there is nothing to fuse into: the stage goes to
     // root and the epilogue gets plain rows (but a band is computed per band).
     plan.fuse = plan.epilogue && (best.parallel_tasks > 1 || !band.empty());
+    // Unfused, the stage is computed at root before its epilogue: a producer the
+    // epilogue (or any other stage) reads as well cannot live inside its loops (a
+    // CumSum's mask also multiplied by its running count).
+    if (!plan.fuse) {
+        for (ProducerDecision &p : plan.producers) {
+            if (p.placement == ProducerPlacement::PerTile && p.producer->consumers.size() > 1) {
+                p.placement = ProducerPlacement::RootForOtherReaders;
+            }
+        }
+    }
     // A shifted program has two or more L2 tiles along a shifted dim.
     internal_assert(plan.fuse || best.shifted.empty()) << "shifted program for " << name << " not fused\n";
     return plan;
@@ -303,11 +314,16 @@ rules::Attachment lower_compute_stage(SchedulingContext &c, const ComputeStagePl
             c.handled.insert(pname);
             break;
         case ProducerPlacement::RootOnce:
+        case ProducerPlacement::RootForOtherReaders:
             c.builder.compute_root(pname);
             rules::schedule_pure_output(c.builder, c.plan.stages.at(pname)[0], c.device);
             c.handled.insert(pname);
-            root_notes << "    " << pname << " computed at root: per L2 tile it would be computed " << std::fixed
-                       << std::setprecision(1) << p.recompute << "x over\n";
+            if (p.placement == ProducerPlacement::RootOnce) {
+                root_notes << "    " << pname << " computed at root: per L2 tile it would be computed " << std::fixed
+                           << std::setprecision(1) << p.recompute << "x over\n";
+            } else {
+                root_notes << "    " << pname << " computed at root: read after " << name << " too\n";
+            }
             break;
         case ProducerPlacement::PerTile: packs.push_back({pname, false}); break;
         }

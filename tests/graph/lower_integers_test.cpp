@@ -8,11 +8,14 @@
 #include "fold_constants.h"
 #include "graph_error.h"
 #include "import_onnx.h"
+#include "device_profile.h"
 #include "jit_model.h"
 #include "model_builder.h"
 #include "plan_fusion.h"
 #include "remove_dead.h"
+#include "pinned_machine.h"
 #include "sample_inputs.h"
+#include "tessera_scheduler.h"
 
 #include <gtest/gtest.h>
 
@@ -188,6 +191,38 @@ TEST(GraphLowering, IndexArithmeticAndRunningSumsMatchTheReference) {
         for (size_t k = 0; k < in["d"].i.size(); k += 3) in["d"].i[k] = -in["d"].i[k];  // negative divisors
         in["x"] = testing::random_floats({3, 8}, seed);
         expect_matches_reference(g, in);
+    }
+}
+
+TEST(GraphLowering, AMaskReadByARunningSumAndAfterItIsComputedAtRoot) {
+    // positions = CumSum(mask) * mask: the mask is read by the running sum (a
+    // compute stage) and by its epilogue. Under every pinned machine's figures the
+    // sums take one L2 tile, so they are computed at root before the epilogue, and
+    // the mask, computed inside their loops, was a schedule Halide refused.
+    ModelBuilder b(13);
+    b.input("a", {3, 8}, kInt64).output("positions", kInt64);
+    b.initializer("axis1", TensorData::ints({}, {1}));
+    b.initializer("three", TensorData::ints({}, {3}));
+    b.node("Equal", {"a", "three"}, {"pad"});
+    b.node("Not", {"pad"}, {"keep"});
+    testing::set_int(b.node("Cast", {"keep"}, {"mask"}), "to", kInt64);
+    b.node("CumSum", {"mask", "axis1"}, {"counted"});
+    b.node("Mul", {"counted", "mask"}, {"positions"});
+    const Graph g = imported(b);
+    TensorMap in;
+    in["a"] = random_integers(DType::i64, {3, 8}, {1, 5}, 3);
+    const TensorMap want = evaluate(g, in);
+    for (const test::PinnedMachine &machine : test::pinned_machines()) {
+        SchedulerOptions options;
+        options.parallelism = 2;
+        std::string error;
+        options.device_profile = hal::load_profile(machine.profile, &error);
+        ASSERT_TRUE(options.device_profile) << error;
+        // The pinned figures on the host's target: the program is the machine's, the code runs here.
+        const auto schedule = [&](Halide::Pipeline &p) { schedule_pipeline(p, Halide::get_host_target(), options); };
+        JitModel model(g, plan_fusion(g, {4.0, true}), schedule, Halide::get_host_target());
+        const TensorMap got = model.run(in);
+        EXPECT_EQ(got.at("positions").i, want.at("positions").i) << machine.name;
     }
 }
 
