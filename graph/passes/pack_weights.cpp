@@ -70,10 +70,16 @@ ConvPacking conv_packing(const Graph &g, const Node &node, const PackOptions &o)
         return {};
     }
     if (o.convolutions) return {o.conv_block, false};
-    // A 1x1 convolution whose output channels fill whole panels, by its plane.
     const Shape &w = g.value(node.inputs[1]).shape, &y = g.value(node.outputs[0]).shape;
-    if (w[2] != 1 || w[3] != 1 || w[0] % o.pointwise_block != 0 || y.size() != 4) return {};
+    if (y.size() != 4) return {};
     const int64_t plane = y[2] * y[3];
+    // A windowed convolution on a small plane whose output channels fill whole panels.
+    if (w[2] * w[3] > 1) {
+        if (plane <= o.window_max_points && w[0] % o.window_block == 0) return {o.window_block, false};
+        return {};
+    }
+    // A 1x1 convolution whose output channels fill whole panels, by its plane.
+    if (w[0] % o.pointwise_block != 0) return {};
     if (plane <= o.pointwise_max_points) return {o.pointwise_block, false};
     if (plane <= o.planar_max_points && w[1] >= o.planar_min_channels) return {o.pointwise_block, true};
     return {};
@@ -86,6 +92,7 @@ PackOptions default_packing() {
     o.convolutions = false;
     o.pointwise_max_points = kPackedPointwisePoints;
     o.planar_max_points = kPackedPlanarPoints;
+    o.window_max_points = kPackedWindowPoints;
     o.max_rows = 1;
     return o;
 }

@@ -34,16 +34,21 @@ struct PackOptions {
     // input channels, their sums planar (0: none).
     int64_t planar_max_points = 0;
     int64_t planar_min_channels = 64;
+    // Also the convolutions with a window (kh x kw > 1) whose output plane has at most
+    // this many points (0: none) and whose output channels window_block divides.
+    int64_t window_max_points = 0;
+    int64_t window_block = 32;
     // Matrix products with at most this many rows of A (0: any). Matrix-vector products
     // (a classifier's Gemm, transB) gain the most: the plugin streams an [N,K] B by
     // rows of K, a packed one by contiguous panels.
     int64_t max_rows = 0;
 };
 
-// What `tessera compile --layout auto` packs: the matrix-vector products and the 1x1
+// What `tessera compile --layout auto` packs: the matrix-vector products, the 1x1
 // convolutions on planes of at most 56 x 56 points (kPackedPointwisePoints, then planar
-// up to kPackedPlanarPoints). Packed, the other convolutions and the larger GEMMs ran
-// slower in the models (graph/README.md).
+// up to kPackedPlanarPoints) and the windowed ones on planes of at most 7 x 7
+// (kPackedWindowPoints). Packed, the other convolutions and the larger GEMMs ran slower
+// in the models (graph/README.md).
 PackOptions default_packing();
 
 // Output points of the largest plane whose 1x1 convolutions default_packing packs.
@@ -59,6 +64,13 @@ inline constexpr int64_t kPackedPointwisePoints = 14 * 14;
 // input channels, 32 -> 32 on 56x56 0.70x, 32 -> 64 stride 2 0.69x, 16 -> 96 on a
 // 112x112 plane 0.03x.
 inline constexpr int64_t kPackedPlanarPoints = 56 * 56;
+
+// Output points of the largest plane whose windowed convolutions (3x3 and the like)
+// default_packing packs, in panels of 32. Measured (one-node models, Zen 5, 2 threads,
+// docs/experiments.md "Packed 3x3 weights on small planes"): 3x3 512 -> 512 at 7x7
+// 0.68 -> 0.50 ms, 256 -> 512 stride 2 to 7x7 0.36 -> 0.27; at 14x14 and larger planes
+// 0.7x-0.95x (256 at 14x14 0.56 -> 0.78, 128 at 28x28 0.59 -> 0.81).
+inline constexpr int64_t kPackedWindowPoints = 7 * 7;
 
 // Returns the number of nodes whose weights were packed.
 int pack_weights(Graph &g, const PackOptions &options = {});

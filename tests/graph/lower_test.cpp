@@ -251,6 +251,32 @@ TEST(GraphLowering, PackedPointwiseConvolutionsComputeTheModelAsWritten) {
     }
 }
 
+// --layout auto packs windowed convolutions on planes of at most 7x7 (a 3x3 at
+// 7x7, a 3x3 stride 2 from 14x14 onto 7x7), 64 output channels in 32-wide panels,
+// with a bias, a residual add and a relu: they compute what the model as written
+// does, fused and unfused.
+TEST(GraphLowering, PackedWindowedConvolutionsOnSmallPlanesComputeTheModelAsWritten) {
+    for (const int64_t stride : {1, 2}) {
+        ModelBuilder b(19);
+        const int64_t side = 7 * stride;
+        b.input("x", {1, 48, side, side}).input("skip", {1, 64, 7, 7}).output("y");
+        b.initializer("w", weights({64, 48, 3, 3}, 1));
+        b.initializer("bias", weights({64}, 2));
+        auto &conv = b.node("Conv", {"x", "w", "bias"}, {"c"}, "window");
+        testing::set_ints(conv, "kernel_shape", {3, 3});
+        testing::set_ints(conv, "pads", {1, 1, 1, 1});
+        testing::set_ints(conv, "strides", {stride, stride});
+        b.node("Add", {"c", "skip"}, {"s"});
+        b.node("Relu", {"s"}, {"y"});
+        const Graph original = prepared(b);
+        Graph g = original;
+        EXPECT_EQ(pack_weights(g, default_packing()), 1);
+        for (const Node &n : g.nodes) EXPECT_EQ(packed_block(n), n.op_type == "Conv" ? 32 : 0) << n.name;
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 33, &original);
+        expect_matches_reference(g, plan_fusion(g, {4.0, false}), 34, &original);
+    }
+}
+
 LayoutOptions blocks_of(int64_t block) {
     LayoutOptions o;
     o.block = block;

@@ -406,8 +406,9 @@ TEST(GraphPasses, PackWeightsLaysOutPanels) {
 // default_packing (--layout auto) also packs the 1x1 convolutions whose output
 // channels 32-wide panels divide: on planes of at most kPackedPointwisePoints with
 // blocked sums, on larger ones up to kPackedPlanarPoints with planar sums (64 input
-// channels or more); other channel counts, larger planes, wider windows and NHWC
-// convolutions keep their weights.
+// channels or more); and windowed ones on planes of at most kPackedWindowPoints (a
+// 3x3 at 7x7, another at stride 2 onto 7x7) whose output channels 32 divides; other
+// channel counts, larger planes and NHWC convolutions keep their weights.
 TEST(GraphPasses, DefaultPackingTakesPointwiseConvolutionsOnSmallPlanes) {
     ModelBuilder b(17);
     b.input("x", {1, 8, 14, 14}).input("mid", {1, 64, 15, 15}).input("big", {1, 8, 57, 57});
@@ -424,23 +425,51 @@ TEST(GraphPasses, DefaultPackingTakesPointwiseConvolutionsOnSmallPlanes) {
     testing::set_ints(b.node("Conv", {"mid8", "w8x32"}, {"few"}, "few"), "kernel_shape", {1, 1});
     testing::set_ints(b.node("Conv", {"big", "w64"}, {"large"}, "large"), "kernel_shape", {1, 1});
     testing::set_ints(b.node("Conv", {"x", "w3"}, {"window"}, "window"), "kernel_shape", {3, 3});
+    // Windows on a 7x7 output plane: 64 output channels (packed), 48 (not), and a
+    // stride-2 one from 14x14 (packed); 64 channels at 14x14 (not).
+    b.input("small", {1, 8, 7, 7});
+    b.output("small3").output("odd3").output("strided3").output("wide3");
+    b.initializer("w3x64", testing::random_floats({64, 8, 3, 3}, 6));
+    b.initializer("w3x48", testing::random_floats({48, 8, 3, 3}, 7));
+    auto &small3 = b.node("Conv", {"small", "w3x64"}, {"small3"}, "small3");
+    testing::set_ints(small3, "kernel_shape", {3, 3});
+    testing::set_ints(small3, "pads", {1, 1, 1, 1});
+    auto &odd3 = b.node("Conv", {"small", "w3x48"}, {"odd3"}, "odd3");
+    testing::set_ints(odd3, "kernel_shape", {3, 3});
+    testing::set_ints(odd3, "pads", {1, 1, 1, 1});
+    auto &strided3 = b.node("Conv", {"x", "w3x64"}, {"strided3"}, "strided3");
+    testing::set_ints(strided3, "kernel_shape", {3, 3});
+    testing::set_ints(strided3, "pads", {1, 1, 1, 1});
+    testing::set_ints(strided3, "strides", {2, 2});
+    auto &wide3 = b.node("Conv", {"x", "w3x64"}, {"wide3"}, "wide3");
+    testing::set_ints(wide3, "kernel_shape", {3, 3});
+    testing::set_ints(wide3, "pads", {1, 1, 1, 1});
     const Graph original = import_onnx_bytes(b.bytes(), "pointwise");
+    ASSERT_EQ(7 * 7, kPackedWindowPoints);
     ASSERT_EQ(14 * 14, kPackedPointwisePoints);  // x's plane is the largest with blocked sums
     ASSERT_LT(kPackedPlanarPoints, 57 * 57);     // big's is past the planar ones
 
     Graph g = original;
-    EXPECT_EQ(pack_weights(g, default_packing()), 2);
+    EXPECT_EQ(pack_weights(g, default_packing()), 4);
     std::map<std::string, int64_t> blocks, planar;
     for (const Node &n : g.nodes) {
         blocks[n.name] = packed_block(n);
         planar[n.name] = n.get_int(kPackedPlanarAttr, 0);
     }
-    EXPECT_EQ(blocks, (std::map<std::string, int64_t>{
-                          {"wide", 32}, {"narrow", 0}, {"planar", 32}, {"few", 0}, {"large", 0}, {"window", 0}}));
-    EXPECT_EQ(planar, (std::map<std::string, int64_t>{
-                          {"wide", 0}, {"narrow", 0}, {"planar", 1}, {"few", 0}, {"large", 0}, {"window", 0}}));
+    EXPECT_EQ(blocks, (std::map<std::string, int64_t>{{"wide", 32},
+                                                      {"narrow", 0},
+                                                      {"planar", 32},
+                                                      {"few", 0},
+                                                      {"large", 0},
+                                                      {"window", 0},
+                                                      {"small3", 32},
+                                                      {"odd3", 0},
+                                                      {"strided3", 32},
+                                                      {"wide3", 0}}));
+    for (const auto &[name, p] : planar) EXPECT_EQ(p, name == "planar" ? 1 : 0) << name;
     for (const Node &n : g.nodes) {
         if (n.name == "wide") EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{2, 8, 1, 1, 32}));
+        if (n.name == "small3") EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{2, 8, 3, 3, 32}));
     }
 
     Graph nhwc = original;
