@@ -8,11 +8,23 @@ inputs are in cache as they are inside the model. Run with the peers' interprete
 
     python per_layer_peer.py MODEL.onnx THREADS REPS LAYERS.json OUT.json
 
-LAYERS.json: [{"name": ..., "inputs": [value, ...], "output": value}, ...]. OUT.json gets
+Then the whole model runs REPS times in one session with onnxruntime's profiler on, and
+each of its kernels' median time is given to the layer whose nodes it computes: the
+kernel's node name is one of the layer's ONNX node names, or, for a node onnxruntime made
+by fusing or by converting to its blocked layout ("<value>_nchwc"), names a value one of
+the layer's nodes produces. That is onnxruntime's time for those nodes inside its own
+model, its weights and inputs as cold or warm as there; kernels no layer claims (its
+layout conversions) are summed apart.
+
+LAYERS.json: [{"name": ..., "inputs": [value, ...], "output": value, "nodes": [ONNX node
+name, ...], "values": [value each node produces, ...]}, ...]. OUT.json gets
 {"call_overhead_ms": the median time of one session.run of a one-element Relu, "layers":
 one record per layer, in order: {"name", "median_ms", "min_ms"} or {"name", "error"} (a
 value Tessera's passes created and the model does not have, a cut the extractor refuses,
-a session that fails)}. One line per layer on stderr as it goes. Exit status 0
+a session that fails), each with "in_model_ms" when some kernel of the whole model was
+its, and "in_model": {"run_ms": the whole model's median run, "kernels_ms": its kernels'
+medians summed, "unclaimed_ms": those no layer claims} (or {"error"})}. One line per layer
+on stderr as it goes. Exit status 0
 when OUT.json was written (whatever the layers gave), 1 when the model or LAYERS.json
 cannot be read, 3 when onnxruntime cannot be imported.
 """
@@ -31,6 +43,80 @@ def timed(session, feed, reps):
         session.run(None, feed)
         times.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times), min(times)
+
+
+def profile_in_model(ort, options, model_path, feed_for, layers, reps):
+    """Median kernel times of the whole model's nodes, claimed by layer: (per-layer ms,
+    the in_model summary)."""
+    import tempfile
+    profiled = ort.SessionOptions()
+    profiled.intra_op_num_threads = options.intra_op_num_threads
+    profiled.inter_op_num_threads = 1
+    profiled.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    profiled.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    profiled.log_severity_level = 3
+    profiled.enable_profiling = True
+    with tempfile.TemporaryDirectory() as scratch:
+        profiled.profile_file_prefix = scratch + "/profile"
+        session = ort.InferenceSession(model_path, sess_options=profiled, providers=["CPUExecutionProvider"])
+        feed = feed_for(session)
+        warmup = 3
+        run_ms = []
+        for k in range(warmup + reps):
+            start = time.perf_counter()
+            session.run(None, feed)
+            if k >= warmup:
+                run_ms.append((time.perf_counter() - start) * 1e3)
+        with open(session.end_profiling()) as f:
+            events = json.load(f)
+    # Each node's kernel times in run order; the warm-up runs are the first ones.
+    durations = {}
+    for e in events:
+        if e.get("cat") == "Node" and e.get("name", "").endswith("_kernel_time"):
+            durations.setdefault(e["name"][:-len("_kernel_time")], []).append(e["dur"] / 1e3)
+    per_layer, kernels, unclaimed = claim_kernels(durations, layers, warmup)
+    return per_layer, {"run_ms": statistics.median(run_ms), "kernels_ms": kernels, "unclaimed_ms": unclaimed}
+
+
+def claim_kernels(durations, layers, warmup):
+    """Each node's median kernel time (after `warmup` runs) given to the layer that
+    names the node, or the value a "<value>_nchwc" node is named after: (per layer ms,
+    None where no kernel was its; all kernels' ms; unclaimed ms)."""
+    by_node, by_value = {}, {}
+    for k, layer in enumerate(layers):
+        for n in layer.get("nodes", []):
+            by_node[n] = k
+        for v in layer.get("values", []):
+            by_value[v] = k
+    per_layer = [0.0] * len(layers)
+    claimed = [False] * len(layers)
+    kernels = unclaimed = 0.0
+    for node, times in durations.items():
+        ms = statistics.median(times[warmup:] if len(times) > warmup else times)
+        kernels += ms
+        owner = by_node.get(node)
+        if owner is None:
+            owner = by_value.get(node[:-len("_nchwc")] if node.endswith("_nchwc") else node)
+        if owner is None:
+            unclaimed += ms
+            continue
+        per_layer[owner] += ms
+        claimed[owner] = True
+    return [ms if c else None for ms, c in zip(per_layer, claimed)], kernels, unclaimed
+
+
+def random_feed(np, rng, session):
+    feed = {}
+    for i in session.get_inputs():
+        if any(not isinstance(d, int) for d in i.shape):
+            raise RuntimeError(f"input '{i.name}' has no static shape ({i.shape})")
+        if i.type == "tensor(float)":
+            feed[i.name] = rng.standard_normal(i.shape).astype(np.float32)
+        elif i.type == "tensor(int64)":
+            feed[i.name] = np.zeros(i.shape, np.int64)
+        else:
+            raise RuntimeError(f"input '{i.name}' is a {i.type}")
+    return feed
 
 
 def main(argv):
@@ -81,24 +167,23 @@ def main(argv):
             sub = extractor.extract_model(layer["inputs"], [layer["output"]])
             session = ort.InferenceSession(sub.SerializeToString(), sess_options=options,
                                            providers=["CPUExecutionProvider"])
-            feed = {}
-            for i in session.get_inputs():
-                if any(not isinstance(d, int) for d in i.shape):
-                    raise RuntimeError(f"input '{i.name}' has no static shape ({i.shape})")
-                if i.type == "tensor(float)":
-                    feed[i.name] = rng.standard_normal(i.shape).astype(np.float32)
-                elif i.type == "tensor(int64)":
-                    feed[i.name] = np.zeros(i.shape, np.int64)
-                else:
-                    raise RuntimeError(f"input '{i.name}' is a {i.type}")
-            record["median_ms"], record["min_ms"] = timed(session, feed, reps)
+            record["median_ms"], record["min_ms"] = timed(session, random_feed(np, rng, session), reps)
         except Exception as e:  # noqa: BLE001 - reported per layer
             record["error"] = f"{type(e).__name__}: {e}".replace("\n", " ")[:300]
         records.append(record)
         done = f"{record['median_ms']:.3f} ms" if "median_ms" in record else record["error"][:80]
         print(f"  [{k + 1}/{len(layers)}] {layer['name']}: {done}", file=sys.stderr, flush=True)
+    try:
+        in_layers, in_model = profile_in_model(ort, options, model_path, lambda s: random_feed(np, rng, s), layers, reps)
+        for record, ms in zip(records, in_layers):
+            if ms is not None:
+                record["in_model_ms"] = ms
+        print(f"  the whole model, profiled: {in_model['run_ms']:.3f} ms a run, kernels {in_model['kernels_ms']:.3f} ms,"
+              f" {in_model['unclaimed_ms']:.3f} ms in kernels no layer claims", file=sys.stderr, flush=True)
+    except Exception as e:  # noqa: BLE001 - the one-layer times stand without it
+        in_model = {"error": f"{type(e).__name__}: {e}".replace("\n", " ")[:300]}
     with open(out_path, "w") as f:
-        json.dump({"call_overhead_ms": call_overhead_ms, "layers": records}, f)
+        json.dump({"call_overhead_ms": call_overhead_ms, "layers": records, "in_model": in_model}, f)
     return 0
 
 

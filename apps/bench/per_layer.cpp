@@ -61,12 +61,19 @@ void time_layers_in_onnxruntime(const ModelBenchOptions &o, const graph::Graph &
         for (const std::string &v : p.inputs) {
             if (!g.is_constant(v)) inputs.push_back(v);
         }
-        request.push_back({{"name", p.name}, {"inputs", inputs}, {"output", p.output}});
+        nlohmann::json nodes = nlohmann::json::array(), values = nlohmann::json::array();
+        for (int n : p.nodes) {
+            nodes.push_back(g.nodes[size_t(n)].name);
+            for (const std::string &v : g.nodes[size_t(n)].outputs) values.push_back(v);
+        }
+        request.push_back(
+            {{"name", p.name}, {"inputs", inputs}, {"output", p.output}, {"nodes", nodes}, {"values", values}});
     }
     const std::string request_path = work.path() + "/layers.json", reply_path = work.path() + "/layer_times.json";
     std::ofstream(request_path) << request.dump();
     const std::string script = (fs::path(o.runner).parent_path() / "per_layer_peer.py").string();
-    std::printf("onnxruntime: the nodes of each partition as a model of their own (%s)\n", script.c_str());
+    std::printf("onnxruntime: the nodes of each partition as a model of their own, then the whole model profiled (%s)\n",
+                script.c_str());
     std::fflush(stdout);
     const int status = run_script({o.python, script, o.model, std::to_string(o.threads), std::to_string(o.reps),
                                    request_path, reply_path});
@@ -79,6 +86,16 @@ void time_layers_in_onnxruntime(const ModelBenchOptions &o, const graph::Graph &
         if (reply.size() != layers.size()) throw std::runtime_error("a record per layer expected");
         const double overhead_ms = whole.at("call_overhead_ms").get<double>();
         for (LayerRecord &l : layers) l.peer_call_overhead_ms = overhead_ms;
+        if (whole.contains("in_model") && whole.at("in_model").contains("run_ms")) {
+            const nlohmann::json &m = whole.at("in_model");
+            for (LayerRecord &l : layers) {
+                l.peer_model_run_ms = m.at("run_ms").get<double>();
+                l.peer_unclaimed_ms = m.at("unclaimed_ms").get<double>();
+            }
+        } else if (whole.contains("in_model")) {
+            std::printf("onnxruntime: the whole model not profiled: %s\n",
+                        whole.at("in_model").value("error", std::string("no times")).c_str());
+        }
         for (size_t k = 0; k < layers.size(); k++) {
             const nlohmann::json &r = reply[k];
             if (r.contains("error")) {
@@ -87,6 +104,7 @@ void time_layers_in_onnxruntime(const ModelBenchOptions &o, const graph::Graph &
                 layers[k].peer_ms = r.at("median_ms").get<double>();
                 layers[k].peer_min_ms = r.at("min_ms").get<double>();
             }
+            if (r.contains("in_model_ms")) layers[k].peer_in_model_ms = r.at("in_model_ms").get<double>();
         }
     } catch (const std::exception &e) {
         all_fail(reply_path + ": " + e.what());
@@ -163,25 +181,36 @@ std::string format_layer_table(const std::vector<LayerRecord> &layers) {
                      [](const LayerRecord &a, const LayerRecord &b) { return a.lost_ms() > b.lost_ms(); });
     std::string out;
     char line[512];
-    std::snprintf(line, sizeof line, "  %-26s %-24s %-16s %-8s %10s %10s %7s %9s  %s\n", "partition", "family", "shape",
-                  "layout", "tessera ms", "ort ms", "ort/t", "lost ms", "ops");
+    std::snprintf(line, sizeof line, "  %-26s %-24s %-16s %-8s %10s %10s %7s %9s %10s %7s  %s\n", "partition", "family",
+                  "shape", "layout", "tessera ms", "ort ms", "ort/t", "lost ms", "in-model", "in/t", "ops");
     out += line;
-    double tessera_sum = 0, peer_sum = 0;
+    double tessera_sum = 0, peer_sum = 0, in_model_sum = 0;
     for (const LayerRecord &l : sorted) {
-        char peer[32];
+        char peer[32], in_model[32];
         if (l.has_peer()) std::snprintf(peer, sizeof peer, "%10.3f", l.peer_ms);
         else std::snprintf(peer, sizeof peer, "%10s", "n/a");
-        std::snprintf(line, sizeof line, "  %-26s %-24s %-16s %-8s %10.3f %s %7s %9.3f  %s%s\n",
+        if (l.has_in_model()) std::snprintf(in_model, sizeof in_model, "%10.3f", l.peer_in_model_ms);
+        else std::snprintf(in_model, sizeof in_model, "%10s", "-");
+        std::snprintf(line, sizeof line, "  %-26s %-24s %-16s %-8s %10.3f %s %7s %9.3f %s %7s  %s%s\n",
                       l.partition.substr(0, 26).c_str(), l.family.substr(0, 24).c_str(), l.shape.substr(0, 16).c_str(),
                       l.layout.c_str(), l.tessera_ms, peer, ratio_text(l.tessera_ms, l.peer_ms).c_str(), l.lost_ms(),
-                      l.ops.substr(0, 60).c_str(), l.has_peer() ? "" : ("  (" + l.peer_error.substr(0, 100) + ")").c_str());
+                      in_model, ratio_text(l.tessera_ms, l.peer_in_model_ms).c_str(), l.ops.substr(0, 60).c_str(),
+                      l.has_peer() ? "" : ("  (" + l.peer_error.substr(0, 100) + ")").c_str());
         out += line;
         tessera_sum += l.tessera_ms;
         if (l.has_peer()) peer_sum += l.peer_ms;
+        in_model_sum += l.peer_in_model_ms;
     }
     std::snprintf(line, sizeof line, "  sum over %zu partitions: tessera %.3f ms, onnxruntime %.3f ms (layers it ran)\n",
                   layers.size(), tessera_sum, peer_sum);
     out += line;
+    if (!layers.empty() && layers.front().peer_model_run_ms > 0) {
+        std::snprintf(line, sizeof line,
+                      "  in-model: onnxruntime's whole model %.3f ms a run, its kernels for these partitions %.3f ms, "
+                      "%.3f ms in kernels no partition claims (layout conversions)\n",
+                      layers.front().peer_model_run_ms, in_model_sum, layers.front().peer_unclaimed_ms);
+        out += line;
+    }
     if (!layers.empty() && layers.front().peer_call_overhead_ms > 0) {
         std::snprintf(line, sizeof line,
                       "  (each onnxruntime time includes one session.run's own cost, %.3f ms with nothing to compute)\n",
@@ -194,12 +223,17 @@ std::string format_layer_table(const std::vector<LayerRecord> &layers) {
 std::string format_family_summary(const std::vector<LayerRecord> &layers) {
     struct Sum {
         double tessera = 0, peer = 0;
+        double in_model_tessera = 0, in_model = 0;  // over the layers with an in-model time
         int count = 0, compared = 0;
     };
     std::map<std::string, Sum> families;
     for (const LayerRecord &l : layers) {
         Sum &s = families[l.family];
         s.count++;
+        if (l.has_in_model()) {
+            s.in_model_tessera += l.tessera_ms;
+            s.in_model += l.peer_in_model_ms;
+        }
         if (!l.has_peer()) continue;
         s.compared++;
         s.tessera += l.tessera_ms;
@@ -211,15 +245,18 @@ std::string format_family_summary(const std::vector<LayerRecord> &layers) {
     });
     std::string out = "  per family (layers onnxruntime also ran), by time lost:\n";
     char line[256];
-    std::snprintf(line, sizeof line, "    %-26s %8s %12s %12s %7s %9s\n", "family", "layers", "tessera ms", "ort ms",
-                  "ort/t", "lost ms");
+    std::snprintf(line, sizeof line, "    %-26s %8s %12s %12s %7s %9s %12s %7s\n", "family", "layers", "tessera ms",
+                  "ort ms", "ort/t", "lost ms", "in-model ms", "in/t");
     out += line;
     for (const auto &[family, s] : sorted) {
-        std::snprintf(line, sizeof line, "    %-26s %4d/%-3d %12.3f %12.3f %7s %9.3f\n", family.substr(0, 26).c_str(),
-                      s.compared, s.count, s.tessera, s.peer, ratio_text(s.tessera, s.peer).c_str(),
-                      s.tessera - s.peer);
+        std::snprintf(line, sizeof line, "    %-26s %4d/%-3d %12.3f %12.3f %7s %9.3f %12.3f %7s\n",
+                      family.substr(0, 26).c_str(), s.compared, s.count, s.tessera, s.peer,
+                      ratio_text(s.tessera, s.peer).c_str(), s.tessera - s.peer, s.in_model,
+                      ratio_text(s.in_model_tessera, s.in_model).c_str());
         out += line;
     }
+    out += "    (in-model: onnxruntime's kernels inside its whole model, against Tessera's time for the layers "
+           "onnxruntime's profile claimed)\n";
     return out;
 }
 
@@ -235,6 +272,7 @@ nlohmann::json to_json(const LayerRecord &r) {
     } else {
         j["onnxruntime_error"] = r.peer_error;
     }
+    if (r.has_in_model()) j["onnxruntime_in_model_ms"] = r.peer_in_model_ms;
     return j;
 }
 

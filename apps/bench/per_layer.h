@@ -2,7 +2,10 @@
 // Tessera's plan is timed inside runs of the whole model (JitModel, the model's thread
 // pool: its inputs in cache as they are in the model), and the same nodes, cut out of
 // the ONNX model as a small model of their own, are timed in onnxruntime with the same
-// thread count (scripts/per_layer_peer.py). The table is sorted by the time lost.
+// thread count (scripts/per_layer_peer.py); and onnxruntime's whole model is profiled,
+// each of its kernels counted to the partition whose nodes it computes (its time inside
+// its own model, weights as cold as they are there). The table is sorted by the time
+// lost against the nodes alone.
 #pragma once
 
 #include "model_bench.h"
@@ -25,6 +28,12 @@ struct LayerRecord {
     double peer_ms = 0, peer_min_ms = 0;  // onnxruntime on the same nodes; 0 when it did not run
     std::string peer_error; // why onnxruntime has no time for it
     double peer_call_overhead_ms = 0;  // one onnxruntime session.run with nothing to compute
+    // onnxruntime's kernels for these nodes inside its whole model, profiled (0: none
+    // claimed); and, the same for every layer of a model, its whole run and the time of
+    // the kernels no layer claims (its layout conversions).
+    double peer_in_model_ms = 0;
+    double peer_model_run_ms = 0, peer_unclaimed_ms = 0;
+    bool has_in_model() const { return peer_in_model_ms > 0; }
     bool has_peer() const { return peer_error.empty() && peer_ms > 0; }
     double lost_ms() const { return has_peer() ? tessera_ms - peer_ms : 0; }
 };

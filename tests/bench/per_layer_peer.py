@@ -1,7 +1,8 @@
 """Stand-in for scripts/per_layer_peer.py in the tests (found beside fake_peer.py, the
 runner the tests point tessera-bench at): no onnxruntime, numbers that say where they
 came from. Same command line and OUT.json as the real one: the first layer gets an
-error, every other one 100 ms (median) and 90 ms (min), the call overhead 0.25 ms.
+error, every other one 100 ms (median) and 90 ms (min), the call overhead 0.25 ms; inside
+the whole model every layer but the last 50 ms, 7 ms unclaimed, a run 500 ms.
 FAKE_PER_LAYER=fail exits 1 without writing OUT.json; =missing exits 3 (onnxruntime
 cannot be imported)."""
 import json
@@ -19,9 +20,13 @@ with open(layers_path) as f:
 records = []
 for k, layer in enumerate(layers):
     assert isinstance(layer["inputs"], list) and layer["output"]
+    assert layer["nodes"] and layer["output"] in layer["values"]
     if k == 0:
         records.append({"name": layer["name"], "error": "RuntimeError: fake: no such value"})
     else:
         records.append({"name": layer["name"], "median_ms": 100.0, "min_ms": 90.0})
+    if k + 1 < len(layers):
+        records[-1]["in_model_ms"] = 50.0
 with open(out_path, "w") as f:
-    json.dump({"call_overhead_ms": 0.25, "layers": records}, f)
+    json.dump({"call_overhead_ms": 0.25, "layers": records,
+               "in_model": {"run_ms": 500.0, "kernels_ms": 50.0 * (len(layers) - 1) + 7.0, "unclaimed_ms": 7.0}}, f)

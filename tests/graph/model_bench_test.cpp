@@ -369,8 +369,9 @@ TEST(ModelBenchCli, UsageErrorsExitTwo) {
 }
 
 // --per-layer: every partition timed inside model runs against onnxruntime's time for
-// the same nodes (here the stand-in tests/bench/per_layer_peer.py): the table sorted by
-// time lost, the per-family sums, the JSON records; a failing or missing peer leaves
+// the same nodes alone and inside its whole model (here the stand-in
+// tests/bench/per_layer_peer.py): the table sorted by time lost, the per-family sums,
+// the JSON records; a failing or missing peer leaves
 // Tessera's times with the reason.
 TEST(ModelBenchCli, PerLayerTimesEveryPartitionAgainstThePeer) {
     const std::string dir = fresh_dir("per_layer");
@@ -399,12 +400,18 @@ TEST(ModelBenchCli, PerLayerTimesEveryPartitionAgainstThePeer) {
     EXPECT_TRUE(contains(r.output, "fake: no such value")) << r.output;
     EXPECT_TRUE(contains(r.output, "per family")) << r.output;
     EXPECT_TRUE(contains(r.output, "0.250 ms with nothing to compute")) << r.output;
+    EXPECT_TRUE(contains(r.output, "whole model 500.000 ms a run")) << r.output;
+    EXPECT_TRUE(contains(r.output, "7.000 ms in kernels no partition claims")) << r.output;
     std::ifstream in(dir + "/layers.json");
     const nlohmann::json layers = nlohmann::json::parse(in);
     ASSERT_GE(layers.size(), 2u) << r.output;
     EXPECT_TRUE(layers[0].contains("onnxruntime_error"));
-    int with_peer = 0;
+    int with_peer = 0, in_model = 0;
     for (const nlohmann::json &l : layers) {
+        if (l.contains("onnxruntime_in_model_ms")) {
+            EXPECT_EQ(l.at("onnxruntime_in_model_ms").get<double>(), 50.0);
+            in_model++;
+        }
         EXPECT_GT(l.at("tessera_ms").get<double>(), 0.0) << l.dump();
         EXPECT_FALSE(l.at("family").get<std::string>().empty());
         if (!l.contains("onnxruntime_ms")) continue;
@@ -413,6 +420,7 @@ TEST(ModelBenchCli, PerLayerTimesEveryPartitionAgainstThePeer) {
         EXPECT_NEAR(l.at("lost_ms").get<double>(), l.at("tessera_ms").get<double>() - 100.0, 1e-9);
     }
     EXPECT_EQ(with_peer, int(layers.size()) - 1);
+    EXPECT_EQ(in_model, int(layers.size()) - 1);  // the last one claimed no kernel
 
     r = bench(common, "FAKE_PER_LAYER=missing");
     EXPECT_EQ(r.exit_code, 0) << r.output;
