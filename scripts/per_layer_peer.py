@@ -10,9 +10,9 @@ inputs are in cache as they are inside the model. Run with the peers' interprete
 
 Then the whole model runs REPS times in one session with onnxruntime's profiler on, and
 each of its kernels' median time is given to the layer whose nodes it computes: the
-kernel's node name is one of the layer's ONNX node names, or, for a node onnxruntime made
-by fusing or by converting to its blocked layout ("<value>_nchwc"), names a value one of
-the layer's nodes produces. That is onnxruntime's time for those nodes inside its own
+kernel's node name is one of the layer's ONNX node names, begins with one (a fused node,
+"<node>/MatMulAddFusion"), or, for a node converted to onnxruntime's blocked layout
+("<value>_nchwc"), names a value one of the layer's nodes produces. That is onnxruntime's time for those nodes inside its own
 model, its weights and inputs as cold or warm as there; kernels no layer claims (its
 layout conversions) are summed apart.
 
@@ -80,8 +80,9 @@ def profile_in_model(ort, options, model_path, feed_for, layers, reps):
 
 def claim_kernels(durations, layers, warmup):
     """Each node's median kernel time (after `warmup` runs) given to the layer that
-    names the node, or the value a "<value>_nchwc" node is named after: (per layer ms,
-    None where no kernel was its; all kernels' ms; unclaimed ms)."""
+    names the node, the value a "<value>_nchwc" node is named after, or the node a
+    fused one's name begins with ("<node>/<Fusion>"): (per layer ms, None where no
+    kernel was its; all kernels' ms; unclaimed ms)."""
     by_node, by_value = {}, {}
     for k, layer in enumerate(layers):
         for n in layer.get("nodes", []):
@@ -97,6 +98,12 @@ def claim_kernels(durations, layers, warmup):
         owner = by_node.get(node)
         if owner is None:
             owner = by_value.get(node[:-len("_nchwc")] if node.endswith("_nchwc") else node)
+        # A fusion names its node after the first one it took: "<node>/MatMulAddFusion",
+        # "<node>/MatmulTransposeFusion//MatMulScaleFusion/".
+        prefix = node
+        while owner is None and "/" in prefix.rstrip("/"):
+            prefix = prefix.rstrip("/").rsplit("/", 1)[0]
+            owner = by_node.get(prefix)
         if owner is None:
             unclaimed += ms
             continue

@@ -207,7 +207,7 @@ std::string format_layer_table(const std::vector<LayerRecord> &layers) {
     if (!layers.empty() && layers.front().peer_model_run_ms > 0) {
         std::snprintf(line, sizeof line,
                       "  in-model: onnxruntime's whole model %.3f ms a run, its kernels for these partitions %.3f ms, "
-                      "%.3f ms in kernels no partition claims (layout conversions)\n",
+                      "%.3f ms in kernels no partition claims (its own fusions and layout conversions)\n",
                       layers.front().peer_model_run_ms, in_model_sum, layers.front().peer_unclaimed_ms);
         out += line;
     }
