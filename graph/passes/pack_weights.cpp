@@ -94,6 +94,7 @@ PackOptions default_packing() {
     o.planar_max_points = kPackedPlanarPoints;
     o.window_max_points = kPackedWindowPoints;
     o.max_rows = 1;
+    o.transposed_products = true;
     return o;
 }
 
@@ -114,7 +115,8 @@ int pack_weights(Graph &g, const PackOptions &o) {
             if (conv.planar) node.attrs[kPackedPlanarAttr] = Attribute::make_int(1);
         } else if ((node.op_type == "Gemm" || node.op_type == "MatMul") && f32_constant(g, node, 1, 2) &&
                    g.value(x).shape.size() >= 2 && (node.op_type == "MatMul" || g.value(x).shape.size() == 2) &&
-                   (o.max_rows == 0 || rows_of_a(g, node) <= o.max_rows)) {
+                   (o.max_rows == 0 || rows_of_a(g, node) <= o.max_rows ||
+                    (o.transposed_products && node.op_type == "Gemm" && node.get_int("transB", 0) != 0))) {
             const bool transposed = node.op_type == "Gemm" && node.get_int("transB", 0) != 0;
             const Shape &b = g.value(node.inputs[1]).shape;
             block = dividing_block(transposed ? b[0] : b[1], o.matmul_block);

@@ -277,6 +277,24 @@ TEST(GraphLowering, PackedWindowedConvolutionsOnSmallPlanesComputeTheModelAsWrit
     }
 }
 
+// --layout auto packs a Gemm with transB whatever its rows (a transformer's
+// projection, B stored [N,K]), N not a multiple of the panel: it computes what the
+// model as written does, with its bias and a relu after it.
+TEST(GraphLowering, PackedTransposedGemmsComputeTheModelAsWritten) {
+    ModelBuilder b(13);
+    b.input("a", {24, 40}).output("y");
+    b.initializer("w", weights({56, 40}, 1));
+    b.initializer("bias", weights({56}, 2));
+    testing::set_int(b.node("Gemm", {"a", "w", "bias"}, {"g"}, "projection"), "transB", 1);
+    b.node("Relu", {"g"}, {"y"});
+    const Graph original = prepared(b);
+    Graph g = original;
+    EXPECT_EQ(pack_weights(g, default_packing()), 1);
+    for (const Node &n : g.nodes) EXPECT_EQ(packed_block(n) > 0, n.op_type == "Gemm") << n.name;
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 35, &original);
+    expect_matches_reference(g, plan_fusion(g, {4.0, false}), 36, &original);
+}
+
 LayoutOptions blocks_of(int64_t block) {
     LayoutOptions o;
     o.block = block;

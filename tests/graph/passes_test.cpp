@@ -352,11 +352,11 @@ TEST(GraphPasses, FoldBatchNormKeepsBnWhenConvOutputIsShared) {
 
 // pack_weights: each element lands in its panel, lane and row; the last panel's
 // missing lanes are zero; grouped convolutions and non-constant weights stay; the
-// matrix-vector policy takes only products with one row of A.
+// default policy takes the products with one row of A and the Gemms with transB.
 TEST(GraphPasses, PackWeightsLaysOutPanels) {
     ModelBuilder b(13);
     b.input("x", {1, 3, 5, 5}).input("v", {1, 4}).input("rows", {2, 4}).input("dyn", {4, 6});
-    b.output("c").output("g").output("grouped").output("m").output("dm");
+    b.output("c").output("g").output("grouped").output("m").output("dm").output("gt");
     b.initializer("w", testing::random_floats({20, 3, 2, 2}, 1));
     b.initializer("wg", testing::random_floats({3, 1, 1, 1}, 2));
     b.initializer("bt", testing::random_floats({70, 4}, 3));  // Gemm transB: [N,K]
@@ -367,10 +367,12 @@ TEST(GraphPasses, PackWeightsLaysOutPanels) {
     testing::set_int(grouped, "group", 3);
     b.node("MatMul", {"rows", "bm"}, {"m"}, "two_rows");
     b.node("MatMul", {"rows", "dyn"}, {"dm"}, "dynamic_b");
+    b.initializer("bt2", testing::random_floats({8, 4}, 5));  // two rows of A, transB
+    testing::set_int(b.node("Gemm", {"rows", "bt2"}, {"gt"}, "rows_transposed"), "transB", 1);
     const Graph original = import_onnx_bytes(b.bytes(), "packing");
 
     Graph g = original;
-    EXPECT_EQ(pack_weights(g), 3);  // conv, gemv, two_rows
+    EXPECT_EQ(pack_weights(g), 4);  // conv, gemv, two_rows, rows_transposed
     auto node = [&](const std::string &name) -> const Node & {
         for (const Node &n : g.nodes)
             if (n.name == name) return n;
@@ -399,8 +401,11 @@ TEST(GraphPasses, PackWeightsLaysOutPanels) {
         for (int64_t j = 0; j < 6; j++)
             EXPECT_EQ(mw.f[size_t(k * 64 + j)], bm.f[size_t(k * 6 + j)]);
 
-    Graph vectors = original;
-    EXPECT_EQ(pack_weights(vectors, default_packing()), 1);  // the gemv only
+    Graph defaults = original;
+    EXPECT_EQ(pack_weights(defaults, default_packing()), 2);  // the gemv and the transB Gemm of two rows
+    for (const Node &n : defaults.nodes) {
+        EXPECT_EQ(packed_block(n) > 0, n.name == "gemv" || n.name == "rows_transposed") << n.name;
+    }
 }
 
 // default_packing (--layout auto) also packs the 1x1 convolutions whose output
