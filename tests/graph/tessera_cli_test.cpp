@@ -208,8 +208,14 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
                               " --name tuned --tune --tune-candidates 2 --tune-with Mullapudi2016 --threads 2");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("tune [1/"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find("fuse [1/"), std::string::npos) << r.output;  // Conv+Relu against its pieces
-    EXPECT_NE(r.output.find("fused partitions split"), std::string::npos) << r.output;
+    // The graph's alternatives are timed for real: on this model of microseconds a
+    // loaded host (CTest's other jobs) can make the unfused graph win, and then there
+    // is no fused partition to decide (TuneFusion.* cover the decisions with a stand-in timer).
+    const bool kept_fusion = r.output.find("-> layout=auto,no-fusion") == std::string::npos;
+    if (kept_fusion) {
+        EXPECT_NE(r.output.find("fuse [1/"), std::string::npos) << r.output;  // Conv+Relu against its pieces
+        EXPECT_NE(r.output.find("fused partitions split"), std::string::npos) << r.output;
+    }
     EXPECT_NE(r.output.find("record(s) added"), std::string::npos) << r.output;
     auto measured_partitions = [](const std::string &plan_path) {
         std::ifstream in(plan_path);
@@ -255,7 +261,7 @@ TEST(TesseraCli, TuneKeepsTheFastestCandidateAndReusesItsLog) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     const nlohmann::json &chosen = first[0].at("candidates")[first[0].at("chosen").get<size_t>()];
     EXPECT_NE(r.output.find(chosen.get<std::string>() + " from the log"), std::string::npos) << r.output;
-    EXPECT_NE(r.output.find(" from the log (fused "), std::string::npos) << r.output;  // a fusion decision
+    if (kept_fusion) EXPECT_NE(r.output.find(" from the log (fused "), std::string::npos) << r.output;  // a fusion decision
 
     // Another machine's records are ignored (and this one's measured again).
     std::ifstream in(log);
