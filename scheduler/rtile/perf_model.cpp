@@ -203,7 +203,7 @@ PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RPro
 
 std::vector<double> PerfModel::l1_set_overflow(const RTile &tile, const RProgram &p) const {
     std::vector<double> out(t_.reads.size(), 0.0);
-    if (p.transposed) return out;  // its operand is a packed copy
+    if (p.transposed || d_.gpu) return out;  // a packed copy; a GPU has no such L1
     const hal::MemoryLayer &l1 = d_.tile_layer(kL1Tile);
     const int64_t line = l1.line_bytes / t_.element_bytes, ways = l1.capacity_bytes / kL1IndexBytes;
     if (line <= 0 || ways <= 0) return out;
