@@ -225,6 +225,9 @@ ComputeStagePlan decide_compute_stage(const SchedulingContext &c, const Function
     decision.compute = compute;
     const rtile::RProgram &best = built.programs[pick];
     const TensorExpr best_expr = rtile::program_expr(compute, best);  // its tiles' dims
+    // With a single L2 tile there is nothing to fuse into: the stage goes to
+    // root and the epilogue gets plain rows (but a band is computed per band).
+    plan.fuse = plan.epilogue && (best.parallel_tasks > 1 || !band.empty());
     for (const FunctionNode *producer : producers) {
         ProducerDecision p;
         p.producer = producer;
@@ -266,21 +269,14 @@ ComputeStagePlan decide_compute_stage(const SchedulingContext &c, const Function
                     p.recompute = std::max(p.recompute, rtile::per_tile_recompute_factor(best_expr, best, m));
             }
             p.placement = p.recompute >= kRecomputedAtRoot ? ProducerPlacement::RootOnce : ProducerPlacement::PerTile;
-        }
-        plan.producers.push_back(p);
-    }
-    // With a single L2 tile there is nothing to fuse into: the stage goes to
-    // root and the epilogue gets plain rows (but a band is computed per band).
-    plan.fuse = plan.epilogue && (best.parallel_tasks > 1 || !band.empty());
-    // Unfused, the stage is computed at root before its epilogue: a producer the
-    // epilogue (or any other stage) reads as well cannot live inside its loops (a
-    // CumSum's mask also multiplied by its running count).
-    if (!plan.fuse) {
-        for (ProducerDecision &p : plan.producers) {
-            if (p.placement == ProducerPlacement::PerTile && p.producer->consumers.size() > 1) {
+            // Unfused, the stage is computed at root before its epilogue: a producer
+            // the epilogue (or any other stage) reads as well cannot live inside its
+            // loops (a CumSum's mask also multiplied by its running count).
+            if (p.placement == ProducerPlacement::PerTile && !plan.fuse && producer->consumers.size() > 1) {
                 p.placement = ProducerPlacement::RootForOtherReaders;
             }
         }
+        plan.producers.push_back(p);
     }
     // A shifted program has two or more L2 tiles along a shifted dim.
     internal_assert(plan.fuse || best.shifted.empty()) << "shifted program for " << name << " not fused\n";

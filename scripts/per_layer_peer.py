@@ -12,9 +12,9 @@ Then the whole model runs REPS times in one session with onnxruntime's profiler 
 each of its kernels' median time is given to the layer whose nodes it computes: the
 kernel's node name is one of the layer's ONNX node names, begins with one (a fused node,
 "<node>/MatMulAddFusion"), or, for a node converted to onnxruntime's blocked layout
-("<value>_nchwc"), names a value one of the layer's nodes produces. That is onnxruntime's time for those nodes inside its own
-model, its weights and inputs as cold or warm as there; kernels no layer claims (its
-layout conversions) are summed apart.
+("<value>_nchwc"), names a value one of the layer's nodes produces. That is onnxruntime's
+time for those nodes inside its own model, its weights and inputs as cold or warm as
+there; kernels no layer claims (its own fusions, its layout conversions) are summed apart.
 
 LAYERS.json: [{"name": ..., "inputs": [value, ...], "output": value, "nodes": [ONNX node
 name, ...], "values": [value each node produces, ...]}, ...]. OUT.json gets
@@ -45,16 +45,23 @@ def timed(session, feed, reps):
     return statistics.median(times), min(times)
 
 
-def profile_in_model(ort, options, model_path, feed_for, layers, reps):
+def session_options(ort, threads):
+    """As tessera-bench's peer runs the whole model: `threads` intra-op threads, one
+    inter-op, sequential, every graph optimisation."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.log_severity_level = 3
+    return options
+
+
+def profile_in_model(ort, threads, model_path, feed_for, layers, reps):
     """Median kernel times of the whole model's nodes, claimed by layer: (per-layer ms,
     the in_model summary)."""
     import tempfile
-    profiled = ort.SessionOptions()
-    profiled.intra_op_num_threads = options.intra_op_num_threads
-    profiled.inter_op_num_threads = 1
-    profiled.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    profiled.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    profiled.log_severity_level = 3
+    profiled = session_options(ort, threads)
     profiled.enable_profiling = True
     with tempfile.TemporaryDirectory() as scratch:
         profiled.profile_file_prefix = scratch + "/profile"
@@ -149,12 +156,7 @@ def main(argv):
         return 1
     graph = model.graph
     known = set(extractor.vimap) | {v.name for v in list(graph.input) + list(graph.output) + list(graph.initializer)}
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    options.log_severity_level = 3
+    options = session_options(ort, threads)
     rng = np.random.default_rng(1)
     # What one session.run costs with next to nothing to compute (a Relu of one
     # element): part of every layer's time here, none of it inside the whole model.
@@ -181,7 +183,7 @@ def main(argv):
         done = f"{record['median_ms']:.3f} ms" if "median_ms" in record else record["error"][:80]
         print(f"  [{k + 1}/{len(layers)}] {layer['name']}: {done}", file=sys.stderr, flush=True)
     try:
-        in_layers, in_model = profile_in_model(ort, options, model_path, lambda s: random_feed(np, rng, s), layers, reps)
+        in_layers, in_model = profile_in_model(ort, threads, model_path, lambda s: random_feed(np, rng, s), layers, reps)
         for record, ms in zip(records, in_layers):
             if ms is not None:
                 record["in_model_ms"] = ms

@@ -109,15 +109,14 @@ int pack_weights(Graph &g, const PackOptions &o) {
         TensorData panels_data;
         int64_t block = 0;
         const std::string &x = node.inputs[0];
+        const bool transposed = node.op_type == "Gemm" && node.get_int("transB", 0) != 0;  // B stored [N,K]
         if (const ConvPacking conv = conv_packing(g, node, o); conv.block > 0) {
             block = conv.block;
             panels_data = pack_conv_weights(*g.value(node.inputs[1]).data, block);
             if (conv.planar) node.attrs[kPackedPlanarAttr] = Attribute::make_int(1);
         } else if ((node.op_type == "Gemm" || node.op_type == "MatMul") && f32_constant(g, node, 1, 2) &&
                    g.value(x).shape.size() >= 2 && (node.op_type == "MatMul" || g.value(x).shape.size() == 2) &&
-                   (o.max_rows == 0 || rows_of_a(g, node) <= o.max_rows ||
-                    (o.transposed_products && node.op_type == "Gemm" && node.get_int("transB", 0) != 0))) {
-            const bool transposed = node.op_type == "Gemm" && node.get_int("transB", 0) != 0;
+                   (o.max_rows == 0 || rows_of_a(g, node) <= o.max_rows || (o.transposed_products && transposed))) {
             const Shape &b = g.value(node.inputs[1]).shape;
             block = dividing_block(transposed ? b[0] : b[1], o.matmul_block);
             panels_data = pack_matrix(*g.value(node.inputs[1]).data, transposed, block);

@@ -91,7 +91,7 @@ public:
 
     // The CPUs for `workers` threads woken by a thread on `caller_cpu`, among the
     // CPUs of `allowed`: each worker the next allowed CPU after the caller's, in
-    // turn, the caller's own last; none (-1 each) when fewer than two are allowed.
+    // turn, never the caller's own; none (-1 each) when fewer than two are allowed.
     static std::vector<int> wake_cpus(const cpu_set_t &allowed, int caller_cpu, int workers) {
         std::vector<int> others, out(size_t(std::max(workers, 0)), -1);
         for (int c = caller_cpu + 1; c < CPU_SETSIZE; c++) {
@@ -209,12 +209,16 @@ private:
         if (here < 0) return;
         const std::vector<int> cpus = wake_cpus(allowed_, here, int(workers_.size()));
         for (size_t i = 0; i < workers_.size(); i++) {
-            if (cpus[i] < 0 || !slots_[i].asleep.load()) continue;
-            cpu_set_t one;
-            CPU_ZERO(&one);
-            CPU_SET(cpus[i], &one);
-            if (pthread_setaffinity_np(workers_[i].native_handle(), sizeof one, &one) == 0) slots_[i].placed.store(true);
+            if (cpus[i] >= 0 && slots_[i].asleep.load() && restrict_worker(i, cpus[i])) slots_[i].placed.store(true);
         }
+    }
+
+    // Worker i may run on `cpu` only; false when the system refuses.
+    bool restrict_worker(size_t i, int cpu) {
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        return pthread_setaffinity_np(workers_[i].native_handle(), sizeof one, &one) == 0;
     }
 
     void work(WorkerSlot &slot) {
@@ -252,19 +256,12 @@ private:
     }
 
     void pin_workers() {
-        cpu_set_t allowed;
-        if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return;
         std::vector<int> cores;
         for (int c = 0; c < CPU_SETSIZE; c++) {
-            if (CPU_ISSET(c, &allowed)) cores.push_back(c);
+            if (CPU_ISSET(c, &allowed_)) cores.push_back(c);
         }
         if (cores.empty()) return;
-        for (size_t i = 0; i < workers_.size(); i++) {
-            cpu_set_t one;
-            CPU_ZERO(&one);
-            CPU_SET(cores[(i + 1) % cores.size()], &one);
-            pthread_setaffinity_np(workers_[i].native_handle(), sizeof one, &one);
-        }
+        for (size_t i = 0; i < workers_.size(); i++) restrict_worker(i, cores[(i + 1) % cores.size()]);
     }
 
     const int threads_;
