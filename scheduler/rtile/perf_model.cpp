@@ -22,6 +22,13 @@ namespace {
 // 0.62 -> 0.31, 2x24x57x61 0.10 -> 0.08; strided and 5x5 depthwise lines
 // unchanged.
 constexpr double kCopyRowCycles = 35;
+// The same per copied row for a convolution's padded input (a window and a channel
+// reduction), whose rows are copied whole: on an Intel Xeon (AVX-512) a 3x3 64 -> 64
+// at 56x56 copied 52K rows of 10 floats per call in L2 tiles 8 points wide (0.141 ms,
+// Halide's profiler) and 4K rows of 58 in tiles of whole rows (0.032 ms), about 8
+// cycles a row beyond half a cycle an element. Uncharged, the two programs tied and
+// the narrow one ran 0.99 ms against 0.76.
+constexpr double kConvCopyRowCycles = 8;
 constexpr double kLoadsPerCycle = 2;    // two load ports on Skylake-class cores
 // Of a cache, for one tile's data (the rest: other data, prefetch). L1 holds only
 // the two operand panels of the micro-kernel, so more of it is usable.
@@ -367,6 +374,19 @@ int64_t PerfModel::copied_row_elements(const analysis::AccessMap &m, const RTile
     return row;
 }
 
+bool PerfModel::slides_window(const analysis::AccessMap &m) const {
+    // Some storage dim moves with a reduction dim and a spatial dim at once.
+    for (const std::vector<int64_t> &row : m.coef) {
+        bool spatial = false, reduction = false;
+        for (size_t j = 0; j < row.size() && j < t_.dims.size(); j++) {
+            if (row[j] == 0) continue;
+            (t_.dims[j].reduction ? reduction : spatial) = true;
+        }
+        if (reduction && spatial) return true;
+    }
+    return false;
+}
+
 bool PerfModel::window_read(const analysis::AccessMap &m) const {
     // Every reduction dim it moves along shares its storage dim with a spatial dim.
     for (const std::vector<int64_t> &row : m.coef) {
@@ -420,15 +440,16 @@ void PerfModel::predict(RProgram &p) const {
     }
     // A computed input (a padded copy) is made per chunk of every L2 tile (see
     // schedule_compute); each of its rows costs boundary code beyond its elements
-    // (see kCopyRowCycles), which steers such stages to L2 tiles of long rows.
-    // Only for window reads (a depthwise convolution): a copy a channel reduction
-    // reads is spread over that reduction's FMAs, and the convolutions' programs
-    // were measured with it (the transposed NCHW programs, on Zen 5, have short
-    // copied rows and won).
+    // (kCopyRowCycles for a depthwise window, kConvCopyRowCycles for a convolution's
+    // input, whose elements are spread over its channel reduction's FMAs), which
+    // steers such stages to L2 tiles of long rows.
     for (const analysis::AccessMap &m : t_.reads) {
-        if (m.is_input || !m.affine || m.coef.empty() || !window_read(m)) continue;
+        if (m.is_input || !m.affine || m.coef.empty()) continue;
+        const bool depthwise = window_read(m);
+        if (!depthwise && !slides_window(m)) continue;
         const double row = double(copied_row_elements(m, p.tiles[kL2Tile]));
-        terms.overhead_ms += per_tile_elements(t_, p, m) / row * kCopyRowCycles / (ghz() * 1e9 * d_.cores) * 1e3;
+        const double cycles = depthwise ? kCopyRowCycles : kConvCopyRowCycles;
+        terms.overhead_ms += per_tile_elements(t_, p, m) / row * cycles / (ghz() * 1e9 * d_.cores) * 1e3;
     }
     // Uneven spread of tasks over cores.
     terms.parallel_efficiency = parallel_efficiency(p.tiles[kL2Tile]);

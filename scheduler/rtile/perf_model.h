@@ -75,6 +75,9 @@ private:
     // Whether read `m` moves along reduction dims only with a spatial dim in the
     // same storage dim (a convolution window, not a channel reduction).
     bool window_read(const analysis::AccessMap &m) const;
+    // Whether some storage dim of read `m` moves with a reduction dim and a spatial
+    // dim at once (a window slides along it: any convolution's input).
+    bool slides_window(const analysis::AccessMap &m) const;
     // Elements of one row of a computed copy of read `m` per L2 `tile`: its storage
     // dims up to and including the first a window slides along.
     int64_t copied_row_elements(const analysis::AccessMap &m, const RTile &tile) const;
