@@ -374,15 +374,25 @@ int64_t PerfModel::copied_row_elements(const analysis::AccessMap &m, const RTile
     return row;
 }
 
+namespace {
+// Whether a storage row of an access map moves with a spatial dim and with a reduction dim.
+struct RowMotion {
+    bool spatial = false, reduction = false;
+};
+RowMotion row_motion(const analysis::TensorExpr &t, const std::vector<int64_t> &row) {
+    RowMotion m;
+    for (size_t j = 0; j < row.size() && j < t.dims.size(); j++) {
+        if (row[j] != 0) (t.dims[j].reduction ? m.reduction : m.spatial) = true;
+    }
+    return m;
+}
+}  // namespace
+
 bool PerfModel::slides_window(const analysis::AccessMap &m) const {
     // Some storage dim moves with a reduction dim and a spatial dim at once.
     for (const std::vector<int64_t> &row : m.coef) {
-        bool spatial = false, reduction = false;
-        for (size_t j = 0; j < row.size() && j < t_.dims.size(); j++) {
-            if (row[j] == 0) continue;
-            (t_.dims[j].reduction ? reduction : spatial) = true;
-        }
-        if (reduction && spatial) return true;
+        const RowMotion r = row_motion(t_, row);
+        if (r.reduction && r.spatial) return true;
     }
     return false;
 }
@@ -390,12 +400,8 @@ bool PerfModel::slides_window(const analysis::AccessMap &m) const {
 bool PerfModel::window_read(const analysis::AccessMap &m) const {
     // Every reduction dim it moves along shares its storage dim with a spatial dim.
     for (const std::vector<int64_t> &row : m.coef) {
-        bool spatial = false, reduction = false;
-        for (size_t j = 0; j < row.size() && j < t_.dims.size(); j++) {
-            if (row[j] == 0) continue;
-            (t_.dims[j].reduction ? reduction : spatial) = true;
-        }
-        if (reduction && !spatial) return false;
+        const RowMotion r = row_motion(t_, row);
+        if (r.reduction && !r.spatial) return false;
     }
     return true;
 }
