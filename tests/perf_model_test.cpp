@@ -294,6 +294,21 @@ TEST(PerfModel, ACopysRowsRunToTheDimTheWindowSlidesAlong) {
     EXPECT_NEAR(blocked.terms.overhead_ms * 8, nchw.terms.overhead_ms, 1e-9 * nchw.terms.overhead_ms);
 }
 
+// A transposed program of an NCHW 3x3 stride-2 convolution, 512 -> 512 channels,
+// 7 x 7 outputs: vectorised along c, its weights (read 1) packed per panel of 8.
+// Other register and L1 tiles may be given.
+rtile::RProgram transposed(const rtile::RTile &l2, const rtile::RTile &reg = tile(7, 1, 8, 1, 1, 1),
+                           const rtile::RTile &l1 = tile(7, 1, 8, 3, 3, 512)) {
+    rtile::RProgram p;
+    p.vector_dim = 2;
+    p.second_dim = 0;
+    p.transposed = true;
+    p.packed_read = 1;
+    p.split_reduction = 5;
+    p.tiles = {reg, l1, l2};
+    return p;
+}
+
 TEST(PerfModel, AConvolutionsPaddedCopyIsChargedPerRow) {
     // NCHW 3x3 64 -> 64 at 56x56 over a computed padded copy, the same transposed
     // register and L1 tiles: L2 tiles 8 points wide copy rows of 10 floats, 14 tasks
@@ -304,14 +319,7 @@ TEST(PerfModel, AConvolutionsPaddedCopyIsChargedPerRow) {
     t.reads[0].is_input = false;
     const hal::DeviceSpec d = avx2();
     auto program = [](const rtile::RTile &l2) {
-        rtile::RProgram p;
-        p.vector_dim = 2;
-        p.second_dim = 0;
-        p.transposed = true;
-        p.packed_read = 1;
-        p.split_reduction = 5;
-        p.tiles = {tile(8, 1, 32, 1, 1, 1), tile(8, 1, 32, 3, 3, 64), l2};
-        return p;
+        return transposed(l2, tile(8, 1, 32, 1, 1, 1), tile(8, 1, 32, 3, 3, 64));
     };
     rtile::RProgram narrow = program(tile(8, 56, 32, 3, 3, 64)), rows = program(tile(56, 14, 64, 3, 3, 64));
     const rtile::PerfModel model(t, d);
@@ -326,20 +334,6 @@ TEST(PerfModel, AConvolutionsPaddedCopyIsChargedPerRow) {
     const double per_row_ms = 8 / (model.ghz() * 1e9 * d.cores) * 1e3;
     EXPECT_NEAR(narrow.terms.overhead_ms - input_read.terms.overhead_ms, 14 * 58 * 64 * per_row_ms, 1e-6);
     EXPECT_GT(narrow.terms.overhead_ms - rows.terms.overhead_ms, 0.5 * 14 * 58 * 64 * per_row_ms);
-}
-
-// A transposed program of an NCHW 3x3 stride-2 convolution, 512 -> 512 channels,
-// 7 x 7 outputs: vectorised along c, its weights (read 1) packed per panel of 8.
-rtile::RProgram transposed(const rtile::RTile &l2) {
-    rtile::RProgram p;
-    p.vector_dim = 2;
-    p.second_dim = 0;
-    p.transposed = true;
-    p.packed_read = 1;
-    p.split_reduction = 5;
-    const rtile::RTile reg = tile(7, 1, 8, 1, 1, 1), l1 = tile(7, 1, 8, 3, 3, 512);
-    p.tiles = {reg, l1, l2};
-    return p;
 }
 
 TEST(PerfModel, TilesPastTheL2AreSweptPanelByPanel) {

@@ -374,36 +374,19 @@ int64_t PerfModel::copied_row_elements(const analysis::AccessMap &m, const RTile
     return row;
 }
 
-namespace {
-// Whether a storage row of an access map moves with a spatial dim and with a reduction dim.
-struct RowMotion {
-    bool spatial = false, reduction = false;
-};
-RowMotion row_motion(const analysis::TensorExpr &t, const std::vector<int64_t> &row) {
-    RowMotion m;
-    for (size_t j = 0; j < row.size() && j < t.dims.size(); j++) {
-        if (row[j] != 0) (t.dims[j].reduction ? m.reduction : m.spatial) = true;
-    }
-    return m;
-}
-}  // namespace
-
-bool PerfModel::slides_window(const analysis::AccessMap &m) const {
-    // Some storage dim moves with a reduction dim and a spatial dim at once.
+double PerfModel::copy_row_cycles(const analysis::AccessMap &m) const {
+    // Per storage dim: does it move with a spatial dim, with a reduction dim?
+    bool channel_reduction = false, window = false;
     for (const std::vector<int64_t> &row : m.coef) {
-        const RowMotion r = row_motion(t_, row);
-        if (r.reduction && r.spatial) return true;
+        bool spatial = false, reduction = false;
+        for (size_t j = 0; j < row.size() && j < t_.dims.size(); j++) {
+            if (row[j] != 0) (t_.dims[j].reduction ? reduction : spatial) = true;
+        }
+        channel_reduction = channel_reduction || (reduction && !spatial);
+        window = window || (reduction && spatial);
     }
-    return false;
-}
-
-bool PerfModel::window_read(const analysis::AccessMap &m) const {
-    // Every reduction dim it moves along shares its storage dim with a spatial dim.
-    for (const std::vector<int64_t> &row : m.coef) {
-        const RowMotion r = row_motion(t_, row);
-        if (r.reduction && !r.spatial) return false;
-    }
-    return true;
+    if (!channel_reduction) return kCopyRowCycles;
+    return window ? kConvCopyRowCycles : 0;
 }
 
 void PerfModel::predict(RProgram &p) const {
@@ -451,10 +434,9 @@ void PerfModel::predict(RProgram &p) const {
     // steers such stages to L2 tiles of long rows.
     for (const analysis::AccessMap &m : t_.reads) {
         if (m.is_input || !m.affine || m.coef.empty()) continue;
-        const bool depthwise = window_read(m);
-        if (!depthwise && !slides_window(m)) continue;
+        const double cycles = copy_row_cycles(m);
+        if (cycles == 0) continue;
         const double row = double(copied_row_elements(m, p.tiles[kL2Tile]));
-        const double cycles = depthwise ? kCopyRowCycles : kConvCopyRowCycles;
         terms.overhead_ms += per_tile_elements(t_, p, m) / row * cycles / (ghz() * 1e9 * d_.cores) * 1e3;
     }
     // Uneven spread of tasks over cores.

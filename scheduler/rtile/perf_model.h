@@ -72,12 +72,12 @@ private:
     // than 4 channels of one); pieces that start anywhere in a line hold the lines
     // they straddle (a 7-point row of a 7x7 map, 1.375 lines on average).
     int64_t line_waste(const RTile &tile, const RProgram &p) const;
-    // Whether read `m` moves along reduction dims only with a spatial dim in the
-    // same storage dim (a convolution window, not a channel reduction).
-    bool window_read(const analysis::AccessMap &m) const;
-    // Whether some storage dim of read `m` moves with a reduction dim and a spatial
-    // dim at once (a window slides along it: any convolution's input).
-    bool slides_window(const analysis::AccessMap &m) const;
+    // Cycles each row of a computed copy of read `m` costs beyond its elements:
+    // kCopyRowCycles when no storage dim moves with a reduction dim alone (a depthwise
+    // window), kConvCopyRowCycles when one does and another slides a window (a
+    // convolution's padded input, whose elements its channel reduction's FMAs cover),
+    // 0 otherwise (a channel reduction without a window).
+    double copy_row_cycles(const analysis::AccessMap &m) const;
     // Elements of one row of a computed copy of read `m` per L2 `tile`: its storage
     // dims up to and including the first a window slides along.
     int64_t copied_row_elements(const analysis::AccessMap &m, const RTile &tile) const;
