@@ -93,6 +93,36 @@ inline analysis::TensorExpr pointwise_conv_on_panels(int64_t side, int64_t in_ch
     return t;
 }
 
+// A channel-blocked (NCHW[b]c) 1x1 convolution's update over in_blocks -> out_blocks
+// blocks of b channels on a side x side map, both operands dense graph values
+// (constant strides): out(oi, x, y, ob) += in(r.x, x, y, r.w) * w(oi, b r.w + r.x, ob).
+// Loop dims: oi (a block's channels), x, y, ob (spatial), then r.x, r.w (input
+// channels within and across blocks).
+inline analysis::TensorExpr blocked_pointwise_conv(int64_t side, int64_t in_blocks, int64_t out_blocks, int64_t b) {
+    analysis::TensorExpr t;
+    t.func = "conv";
+    t.stage = 1;
+    t.dims = {{"oi", 0, b, false},         {"x", 0, side, false},     {"y", 0, side, false},
+              {"ob", 0, out_blocks, false}, {"r$x", 0, b, true}, {"r$w", 0, in_blocks, true}};
+    analysis::AccessMap in;
+    in.tensor = "input";
+    in.is_input = true;
+    in.constant_strides = true;
+    in.coef = {{0, 0, 0, 0, 1, 0}, {0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0}, {0, 0, 0, 0, 0, 1}};
+    in.offset = {0, 0, 0, 0};
+    analysis::AccessMap w;
+    w.tensor = "panels";
+    w.is_input = true;
+    w.constant_strides = true;
+    w.coef = {{1, 0, 0, 0, 0, 0}, {0, 0, 0, 0, 1, b}, {0, 0, 0, 1, 0, 0}};
+    w.offset = {0, 0, 0};
+    t.reads = {in, w};
+    t.write.tensor = "conv";
+    t.write.coef = {{1, 0, 0, 0, 0, 0}, {0, 1, 0, 0, 0, 0}, {0, 0, 1, 0, 0, 0}, {0, 0, 0, 1, 0, 0}};
+    t.write.offset = {0, 0, 0, 0};
+    return t;
+}
+
 // A GEMM's update, out(n, m) += a(k, m) * b(n, k): loop dims n, m (spatial),
 // then k.
 inline analysis::TensorExpr gemm(int64_t m, int64_t n, int64_t k) {

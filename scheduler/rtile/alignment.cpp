@@ -77,11 +77,15 @@ int64_t register_tile_vectors(const RTile &tile, const RProgram &p, const hal::D
 
 int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
     int64_t rows = p.second_dim >= 0 ? tile.shape[p.second_dim] : 1;
+    if (p.third_dim >= 0) rows *= tile.shape[p.third_dim];
     return int(register_tile_vectors(tile, p, d) * rows);
 }
 
 int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
-    return register_tile_accumulators(tile, p, d) + int(register_tile_vectors(tile, p, d)) +
+    // The vector operand's registers: one set per point of the third dim, each
+    // held across the second dim's points.
+    const int64_t operand_sets = p.third_dim >= 0 ? tile.shape[p.third_dim] : 1;
+    return register_tile_accumulators(tile, p, d) + int(register_tile_vectors(tile, p, d) * operand_sets) +
            (d.fma_broadcasts_from_memory ? 0 : 1);
 }
 
@@ -125,6 +129,15 @@ int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, 
             continue;
         }
         streams += int(tile.shape[second]);
+    }
+    if (p.third_dim >= 0) {
+        // The vector operand's rows along the third dim: one pointer when they lie
+        // a constant stride apart.
+        const size_t third = size_t(p.third_dim);
+        for (const analysis::AccessMap &m : t.reads) {
+            if (!m.depends_on(third)) continue;
+            streams += constant_row_stride(t, m, third) ? 1 : int(tile.shape[third]);
+        }
     }
     return streams;
 }

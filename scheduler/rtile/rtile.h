@@ -30,6 +30,12 @@ struct RProgram {
     std::vector<RTile> tiles;      // one per TileLevel, each containing the one before
     size_t vector_dim = 0;         // loop dim vectorised in the register tile
     int second_dim = -1;           // the other register-tile dim (-1: none)
+    // A third register-tile dim (-1: none), unrolled inside the second: one whose
+    // reads are the other operand's (a channel-blocked convolution's output
+    // blocks, which move its weights and not its input), so the tile reuses each
+    // broadcast across it and each vector across the second (onnxruntime's MLAS
+    // runs its NCHWc kernels so: pixels x output-channel blocks).
+    int third_dim = -1;
     size_t split_reduction = 0;    // reduction dim chunked at the L1/L2 levels
     int64_t parallel_tasks = 1;    // L2 tiles spread over the cores
     int packed_read = -1;          // read packed into a contiguous L2 tile (-1: none)

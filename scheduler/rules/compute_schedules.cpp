@@ -363,8 +363,10 @@ Attachment schedule_register_epilogue(schedule::ScheduleBuilder &script, const s
         schedule::StageBuilder k = stage < 0 ? script.stage(f) : script.stage(f, stage);
         KernelLoops kernel;
         kernel.vector_points(k, vname, reg.shape[p.vector_dim], vw);
+        // The third dim innermost of the unrolled ones (see RProgram::third_dim).
+        if (p.third_dim >= 0 && reg.shape[p.third_dim] > 1) kernel.unrolled_loop(t.dims[p.third_dim].name);
         for (size_t j : t.spatial_dims()) {
-            if (j != p.vector_dim && reg.shape[j] > 1) kernel.unrolled_loop(t.dims[j].name);
+            if (j != p.vector_dim && int(j) != p.third_dim && reg.shape[j] > 1) kernel.unrolled_loop(t.dims[j].name);
         }
         for (size_t r : t.reduction_dims()) kernel.loop(t.dims[r].name);
         kernel.apply(k, stage == 0);
@@ -563,9 +565,13 @@ Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std:
     // Vector width: one that divides the register tile, else full vectors with a guarded tail.
     const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
     const std::string second = p.second_dim >= 0 && reg.shape[p.second_dim] > 1 ? t.dims[p.second_dim].name : "";
+    const std::string third = p.third_dim >= 0 && reg.shape[p.third_dim] > 1 ? t.dims[p.third_dim].name : "";
     auto micro_kernel = [&](schedule::StageBuilder &s, bool update) {
         KernelLoops kernel;
         kernel.vector_points(s, vname, reg.shape[p.vector_dim], vw);
+        // The third dim inside the second: each broadcast serves the third dim's
+        // vectors, held in registers across the second dim's points.
+        if (!third.empty()) kernel.unrolled_loop(third);
         if (!second.empty()) kernel.unrolled_loop(second);
         if (update) {
             // The chunk loop is unrolled only where it runs innermost (a GEMM's k).
@@ -579,7 +585,7 @@ Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std:
                 else kernel.loop(t.dims[r].name);
             }
             for (size_t j : t.spatial_dims()) {
-                if (j != p.vector_dim && t.dims[j].name != second) kernel.loop(t.dims[j].name);
+                if (j != p.vector_dim && t.dims[j].name != second && t.dims[j].name != third) kernel.loop(t.dims[j].name);
             }
             kernel.loop(u);
         }
