@@ -20,8 +20,8 @@ LAYERS.json: [{"name": ..., "inputs": [value, ...], "output": value, "nodes": [O
 name, ...], "values": [value each node produces, ...]}, ...]. OUT.json gets
 {"call_overhead_ms": the median time of one session.run of a one-element Relu, "layers":
 one record per layer, in order: {"name", "median_ms", "min_ms"} or {"name", "error"} (a
-value Tessera's passes created and the model does not have, a cut the extractor refuses,
-a session that fails), each with "in_model_ms" when some kernel of the whole model was
+value Tessera's passes created and the model does not have, a layout conversion, a cut the
+extractor refuses, a session that fails), each with "in_model_ms" when some kernel of the whole model was
 its, and "in_model": {"run_ms": the whole model's median run, "kernels_ms": its kernels'
 medians summed, "unclaimed_ms": those no layer claims} (or {"error"})}. One line per layer
 on stderr as it goes. Exit status 0
@@ -173,6 +173,8 @@ def main(argv):
             missing = [v for v in layer["inputs"] + [layer["output"]] if v not in known]
             if missing:
                 raise RuntimeError(f"no value '{missing[0]}' in the model (made by Tessera's passes)")
+            if layer["output"] in layer["inputs"]:
+                raise RuntimeError("a layout conversion of Tessera's: no node of the model computes it")
             sub = extractor.extract_model(layer["inputs"], [layer["output"]])
             session = ort.InferenceSession(sub.SerializeToString(), sess_options=options,
                                            providers=["CPUExecutionProvider"])

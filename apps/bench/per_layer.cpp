@@ -56,18 +56,32 @@ void time_layers_in_onnxruntime(const ModelBenchOptions &o, const graph::Graph &
     if (o.python.empty()) return all_fail(o.python_missing);
     const WorkDir work(o.work_dir);
     nlohmann::json request = nlohmann::json::array();
+    // A value in another layout stands for the model's NCHW value it holds: the
+    // nodes are cut out of the model in the model's own layout.
+    auto model_value = [&](const std::string &v) {
+        const std::string &plain = g.value(v).layout_of;
+        return plain.empty() ? v : plain;
+    };
     for (const graph::Partition &p : plan.partitions) {
         nlohmann::json inputs = nlohmann::json::array();
         for (const std::string &v : p.inputs) {
-            if (!g.is_constant(v)) inputs.push_back(v);
+            if (!g.is_constant(v)) inputs.push_back(model_value(v));
         }
         nlohmann::json nodes = nlohmann::json::array(), values = nlohmann::json::array();
         for (int n : p.nodes) {
             nodes.push_back(g.nodes[size_t(n)].name);
-            for (const std::string &v : g.nodes[size_t(n)].outputs) values.push_back(v);
+            const graph::Node &node = g.nodes[size_t(n)];
+            for (const std::string &v : node.outputs) {
+                // A layout conversion's output holds the value another node computes:
+                // onnxruntime's kernel for it is that node's, not this layer's.
+                const bool converts = std::any_of(node.inputs.begin(), node.inputs.end(), [&](const std::string &in) {
+                    return !in.empty() && model_value(in) == model_value(v);
+                });
+                if (!converts) values.push_back(model_value(v));
+            }
         }
         request.push_back(
-            {{"name", p.name}, {"inputs", inputs}, {"output", p.output}, {"nodes", nodes}, {"values", values}});
+            {{"name", p.name}, {"inputs", inputs}, {"output", model_value(p.output)}, {"nodes", nodes}, {"values", values}});
     }
     const std::string request_path = work.path() + "/layers.json", reply_path = work.path() + "/layer_times.json";
     std::ofstream(request_path) << request.dump();
@@ -125,11 +139,16 @@ std::string layer_family(const graph::Graph &g, const graph::Partition &p) {
     const graph::Node &n = anchor_of(g, p);
     if (n.op_type == "MatMul" || n.op_type == "Gemm") return "matmul";
     if (n.op_type != "Conv") return n.op_type;
-    const std::vector<int64_t> k = n.get_ints("kernel_shape", {});
+    std::vector<int64_t> k = n.get_ints("kernel_shape", {});
+    if (k.empty() && n.inputs.size() > 1 && g.value(n.inputs[1]).shape.size() == 4) {
+        const graph::Shape &w = g.value(n.inputs[1]).shape;  // OIHW: the kernel's own shape
+        k = {w[2], w[3]};
+    }
     const std::vector<int64_t> strides = n.get_ints("strides", {});
     const int64_t group = n.get_int("group", 1);
     const graph::Shape &in = g.value(n.inputs[0]).shape;
-    const int64_t channels = in.size() >= 2 ? in[1] : 0;
+    // A channel-blocked input [N, C/b, H, W, b] holds C/b x b channels.
+    const int64_t channels = in.size() == 5 ? in[1] * in[4] : in.size() >= 2 ? in[1] : 0;
     std::string size = k.size() == 2 ? std::to_string(k[0]) + "x" + std::to_string(k[1]) : "?";
     const bool strided = std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s > 1; });
     const std::string stride = strided ? " s" + std::to_string(strides[0]) : "";

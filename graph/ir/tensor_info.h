@@ -19,6 +19,9 @@ struct TensorInfo {
     // Set for constants (initializers, Constant nodes, folded values). Shared so that
     // copies of a graph or of a value are cheap; never mutated in place.
     std::shared_ptr<const TensorData> data;
+    // Set for a value the layout pass made: the NCHW value (of the model, or of a
+    // pass before it) whose data this one holds in another layout.
+    std::string layout_of;
 
     bool is_constant() const { return data != nullptr; }
 

@@ -141,6 +141,7 @@ std::string add_value_in(Graph &g, const std::string &plain, Layout l, int64_t b
     TensorInfo info = g.value(plain);
     info.name = name;
     info.data = nullptr;
+    info.layout_of = info.layout_of.empty() ? plain : info.layout_of;
     info.shape = shape_in(l, info.shape, block);
     g.values[name] = info;
     return name;

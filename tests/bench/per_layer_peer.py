@@ -17,12 +17,25 @@ if mode == "missing":
 model, threads, reps, layers_path, out_path = sys.argv[1:6]
 with open(layers_path) as f:
     layers = json.load(f)
+# Every value a layer names must be the model's own (a value in another layout
+# stands for the model's NCHW one): checked where python3-onnx can read the model.
+try:
+    import onnx
+    g = onnx.load(model).graph
+    model_values = {v for n in g.node for v in n.output} | {v.name for v in list(g.input) + list(g.initializer)}
+except ImportError:
+    model_values = None
 records = []
 for k, layer in enumerate(layers):
     assert isinstance(layer["inputs"], list) and layer["output"]
-    assert layer["nodes"] and layer["output"] in layer["values"]
+    conversion = layer["output"] in layer["inputs"]  # a layout conversion computes no value
+    assert layer["nodes"] and (conversion or layer["output"] in layer["values"])
+    foreign = [v for v in layer["inputs"] + [layer["output"]] + layer["values"]
+               if model_values is not None and v not in model_values]
     if k == 0:
         records.append({"name": layer["name"], "error": "RuntimeError: fake: no such value"})
+    elif foreign:
+        records.append({"name": layer["name"], "error": f"RuntimeError: fake: not a value of the model: {foreign[0]}"})
     else:
         records.append({"name": layer["name"], "median_ms": 100.0, "min_ms": 90.0})
     if k + 1 < len(layers):

@@ -428,6 +428,29 @@ TEST(ModelBenchCli, PerLayerTimesEveryPartitionAgainstThePeer) {
     r = bench(common, "FAKE_PER_LAYER=fail");
     EXPECT_EQ(r.exit_code, 0) << r.output;
     EXPECT_TRUE(contains(r.output, "failed (exit status 1)")) << r.output;
+    // Channel-blocked partitions name the model's values: their nodes are cut out of
+    // the model in its own layout (32 channels: blocks of 8 with AVX2, 16 with AVX-512).
+    ModelBuilder blocked(13);
+    blocked.input("image", {1, 32, 10, 10}).output("out");
+    // Three 3x3 convolutions: enough traffic inside the region for its two conversions.
+    std::string x = "image";
+    for (int k = 0; k < 3; k++) {
+        const std::string w = "w" + std::to_string(k), c = k == 2 ? "out" : "c" + std::to_string(k);
+        blocked.initializer(w, graph::testing::random_floats({32, 32, 3, 3}, 3 + k, -0.1f, 0.1f));
+        auto &conv = blocked.node("Conv", {x, w}, {c});
+        graph::testing::set_ints(conv, "kernel_shape", {3, 3});
+        graph::testing::set_ints(conv, "pads", {1, 1, 1, 1});
+        if (k < 2) blocked.node("Relu", {c}, {x = "r" + std::to_string(k)});
+    }
+    const std::string blocked_model = dir + "/blocked.onnx";
+    std::ofstream(blocked_model, std::ios::binary) << blocked.bytes();
+    graph::write_npy(dir + "/blocked.input.npy", graph::testing::random_floats({1, 32, 10, 10}, 6));
+    r = bench("--model " + blocked_model + " --per-layer --against onnxruntime --python /usr/bin/python3 "
+              "--reps 2 --warmup 1 --threads 2 --layout nchwc");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(contains(r.output, "nchw8c") || contains(r.output, "nchw16c")) << r.output;
+    EXPECT_FALSE(contains(r.output, "not a value of the model")) << r.output;
+    EXPECT_TRUE(contains(r.output, "ToBlockedLayout")) << r.output;
     expect_exit(bench("--op relu --shape shape=4 --per-layer"), 2, "--per-layer is for models");
     expect_exit(bench(common + " --plot x.png"), 2, "--per-layer writes --json");
 }
