@@ -166,10 +166,12 @@ struct Planner {
         if (group != 1 && !depthwise) return {};
         if (!library_window(g, n, x.shape, {w.shape[2], w.shape[3]}, false)) return {};
         std::vector<Layout> alternatives;
-        // Weights far larger than the image they make (a 3x3 on 7x7x512: 94x): the
-        // plugin's blocked register tile then spans output-channel blocks at one
-        // pixel and re-reads the weights per pixel (7x7x512: 6.0 ms blocked, 1.5 NCHW;
-        // 14x14x256, 12x: 1.09 against 1.18 ms; Zen 4, 2 threads).
+        // Weights far larger than the image they make: the blocked kernel streams
+        // them for few pixels. With pixels x output-channel-block register tiles a 3x3
+        // on 7x7x512 (94x) ran 1.23 ms blocked against 1.05 NCHW, but ResNet-50 with
+        // its last stage blocked too (no conversions there) 32.0-33.1 ms against
+        // 33.2-35.2 (Intel Xeon, interleaved); with one-pixel tiles it had run 6.0 ms
+        // blocked against 1.5 NCHW (Zen 4), the limit then 16x.
         const double out_elements = double(num_elements(g.value(n.outputs[0]).shape));
         const bool weights_fit = o.predict_ms || double(num_elements(w.shape)) <= o.max_weight_ratio * out_elements;
         if (o.blocked && c % o.block == 0 && oc % o.block == 0 && weights_fit) alternatives.push_back(Layout::blocked);

@@ -11,8 +11,8 @@
 //      alternative layout (graph order: the producer's layout is known), the
 //      conversions another form would need. Without a predictor NHWC is never
 //      chosen and NCHW[b]c by the measured rule the model replaces: weights at most
-//      `max_weight_ratio` times its output (beyond, the blocked kernel re-reads the
-//      weights per pixel).
+//      `max_weight_ratio` times its output (beyond, the blocked kernel streams far
+//      more weights than pixels).
 //   2. Propagation (ALT's Algorithm 1 on a DAG): a layout-agnostic node (elementwise on
 //      same-shape images or scalars, MaxPool, AveragePool, GlobalAveragePool, Concat,
 //      a constant Pad of H and W)
@@ -75,7 +75,7 @@ struct LayoutOptions {
     double conversion_gbs = 10;
     // Without a predictor: a convolution whose weights hold more than this many
     // times the elements of its output stays NCHW (see step 1).
-    double max_weight_ratio = 16;
+    double max_weight_ratio = 128;
 };
 
 // One connected region of nodes in one layout, kept or dropped, for --explain.

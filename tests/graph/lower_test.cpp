@@ -347,13 +347,13 @@ TEST(GraphLowering, BlockedInvertedResidual) {
     expect_matches_reference(g, plan_fusion(g, {4.0, true}), 27, &original);
 }
 
-// What stays NCHW: a convolution whose weights dwarf its output (3x3, 32 -> 32
+// What stays NCHW: a convolution whose weights dwarf its output (3x3, 64 -> 64
 // channels on a 2x2 image: 144x), and a region whose conversions would move more
 // than a quarter of its traffic (one 1x1 convolution between the caller's tensors).
 TEST(GraphLowering, LayoutsStayNchwWhereBlockingDoesNotPay) {
     ModelBuilder small(13);
-    small.input("x", {1, 32, 2, 2}).output("y");
-    small.initializer("w", weights({32, 32, 3, 3}, 31));
+    small.input("x", {1, 64, 2, 2}).output("y");
+    small.initializer("w", weights({64, 64, 3, 3}, 31));
     auto &conv = small.node("Conv", {"x", "w"}, {"y"});
     testing::set_ints(conv, "kernel_shape", {3, 3});
     testing::set_ints(conv, "pads", {1, 1, 1, 1});
