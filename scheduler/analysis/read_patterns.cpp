@@ -50,17 +50,43 @@ bool identity_read(const AccessMap &m, const TensorExpr &out) {
     return true;
 }
 
+namespace {
+
+// Dims of `out` from `first` on all have one point.
+bool unit_dims_from(const TensorExpr &out, size_t first) {
+    for (size_t j = first; j < out.dims.size(); j++) {
+        if (out.dims[j].extent != 1) return false;
+    }
+    return true;
+}
+
+// identity_read, where `out` may have more (outer) dims than the tensor, each of
+// one point: a batch of one the graph's reshape put back around a product
+// (out(n, m, b) = gemm(n, m) with b in [0, 1)).
+bool identity_read_within_unit_dims(const AccessMap &m, const TensorExpr &out) {
+    if (m.coef.size() > out.dims.size() || !unit_dims_from(out, m.coef.size())) return false;
+    for (size_t d = 0; d < m.coef.size(); d++) {
+        if (m.offset[d] != 0) return false;
+        for (size_t j = 0; j < m.coef[d].size(); j++) {
+            if (m.coef[d][j] != (d == j ? 1 : 0)) return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
 const FunctionNode *epilogue_producer(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan) {
     for (const AccessMap &m : out.reads) {
         if (m.is_input || plan.inlined.count(m.tensor)) continue;
         const FunctionNode *producer = dag.find(m.tensor);
         if (!producer || producer->consumers.size() != 1 || producer->func.updates().size() != 1) continue;
         const TensorExpr *sums = compute_stage(plan.stages.at(m.tensor));
-        if (!sums || !identity_read(m, out)) continue;
+        if (!sums || !identity_read_within_unit_dims(m, out)) continue;
         // The producer covers exactly the output's points: a read through a clamp
         // (a Concat of its channels) maps the output's larger domain onto it.
         const std::vector<size_t> spatial = sums->spatial_dims();
-        bool same_points = spatial.size() == out.dims.size();
+        bool same_points = spatial.size() <= out.dims.size() && unit_dims_from(out, spatial.size());
         for (size_t i = 0; same_points && i < spatial.size(); i++) {
             same_points = sums->dims[spatial[i]].extent == out.dims[i].extent;
         }

@@ -25,8 +25,9 @@ bool identity_read(const AccessMap &m, const TensorExpr &out);
 
 // The compute-intensive stage whose epilogue the pure output `out` is: a
 // non-inlined Function with one update, read by nothing else, read here at the
-// same point it is written (out(x, y) = f(x, y) + bias(x)) and over the same
-// points (not one branch of a Concat, read through a clamp). Else null.
+// same point it is written (out(x, y) = f(x, y) + bias(x); outer dims of one
+// point beyond f's, a batch of one, allowed) and over the same points (not one
+// branch of a Concat, read through a clamp). Else null.
 const FunctionNode *epilogue_producer(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan);
 
 // The reduction (a non-inlined Function with updates) that read `m` reads; null

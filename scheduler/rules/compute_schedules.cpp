@@ -31,6 +31,12 @@ EpilogueL2Split split_epilogue_l2(schedule::StageBuilder &s, const TensorExpr &e
     for (size_t j : e.spatial_dims()) {
         const std::string v = e.dims[j].name;
         const int64_t n = e.dims[j].extent;
+        // A dim of one point past the stage's own (a batch of one around a product,
+        // see analysis::epilogue_producer) stays whole.
+        if (j >= tile.size() || (n == 1 && !(j < always.size() && always[j]))) {
+            out.inner.push_back({v, n});
+            continue;
+        }
         if (tile[j] < n || (j < always.size() && always[j])) {
             s.split(v, v + "_2", v + "_2i", int(tile[j]), n % tile[j] == 0 ? TailStrategy::Auto : TailStrategy::ShiftInwards);
             out.tasks.push_back(v + "_2");
@@ -334,7 +340,7 @@ Attachment schedule_register_epilogue(schedule::ScheduleBuilder &script, const s
     std::vector<std::string> points, regs;
     for (size_t j : e.spatial_dims()) {
         const auto &[cur, extent] = l2.inner[j];
-        if (reg.shape[j] == 1) {
+        if (j >= reg.shape.size() || reg.shape[j] == 1) {
             regs.push_back(cur);  // tiles of one point along j
             continue;
         }

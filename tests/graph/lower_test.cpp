@@ -11,6 +11,8 @@
 #include "import_onnx.h"
 #include "jit_model.h"
 #include "model_builder.h"
+#include "device_profile.h"
+#include "pinned_machine.h"
 #include "pack_weights.h"
 #include "plan_chains.h"
 #include "plan_fusion.h"
@@ -177,6 +179,36 @@ TEST(GraphLowering, ResnetBlockFusesEpiloguesAndMatchesTheReference) {
     EXPECT_EQ(unfused.partitions.size(), g.nodes.size() - 1);
     EXPECT_EQ(unfused.partitions.size(), size_t(unfused.kernels_before));
     expect_matches_reference(g, unfused, 2);
+}
+
+// A product over a batch of one ([1, M, K] x [K, N]) is a 2-D matmul the graph
+// reshapes back to [1, M, N]: its bias and activation read it with an outer dim of
+// one point more. They are still its epilogue, computed per tile of it, not a
+// pass over the whole output at root (BERT's FFN layers). Pinned machines' figures.
+TEST(GraphLowering, ABatchOfOneProductTakesItsEpilogueInItsTiles) {
+    ModelBuilder b(13);
+    b.input("x", {1, 64, 96}).output("y");
+    b.initializer("w", weights({96, 160}, 41));
+    b.initializer("bias", weights({160}, 42));
+    b.node("MatMul", {"x", "w"}, {"p"});
+    b.node("Add", {"p", "bias"}, {"s"});
+    b.node("Relu", {"s"}, {"y"});
+    const Graph g = prepared(b);
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    ASSERT_EQ(plan.partitions.size(), 1u);
+    for (const test::PinnedMachine &machine : test::pinned_machines()) {
+        SchedulerOptions options;
+        options.parallelism = 2;
+        std::string error;
+        options.device_profile = hal::load_profile(machine.profile, &error);
+        ASSERT_TRUE(options.device_profile) << error;
+        const LoweredPartition lp = lower_partition(g, plan.partitions[0]);
+        const ScheduleOutcome o = schedule_pipeline(lp.pipeline, Halide::Target(machine.target), options);
+        int fused = 0;
+        for (const StageDecision &d : o.decisions.stages) fused += d.role == StageRole::EpilogueOutput && !d.epilogue.empty();
+        EXPECT_EQ(fused, 1) << machine.name << "\n" << o.explanation;
+    }
+    expect_matches_reference(g, plan, 43);
 }
 
 // Every buffer of a lowered partition has its static shape as constant extents, so
