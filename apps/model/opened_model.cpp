@@ -50,8 +50,8 @@ int64_t channel_block_for(const Halide::Target &target) {
 }
 
 bool assigns_layouts(const ModelOptions &o) {
-    return o.layout == "chosen" || o.layout == "measured" || o.layout == "blocked" || o.layout == "nchwc" ||
-           o.layout == "nhwc";
+    return o.layout == "auto" || o.layout == "chosen" || o.layout == "measured" || o.layout == "blocked" ||
+           o.layout == "nchwc" || o.layout == "nhwc";
 }
 
 std::string describe_layouts(const ModelOptions &o, const OpenedModel &s) {
@@ -100,7 +100,7 @@ OpenedModel open_model(const ModelOptions &o) {
         gpu ? hal::balance_flops_per_byte(hal::gpu_figures_for_target(s.target, o.scheduler_options.gpu_profile))
             : hal::balance_flops_per_byte(profile);
     if (o.channel_block > 0 && !(assigns_layouts(o) && o.layout != "nhwc")) {
-        throw UsageError("--channel-block goes with a channel-blocked --layout (chosen, measured, blocked or nchwc)");
+        throw UsageError("--channel-block goes with a channel-blocked --layout (auto, chosen, measured, blocked or nchwc)");
     }
     // Before the plan: the partitions then read the blocked values and packed constants.
     if (assigns_layouts(o) && !gpu) {
@@ -108,6 +108,9 @@ OpenedModel open_model(const ModelOptions &o) {
         lo.block = channel_block_of(o, s.target);
         lo.blocked = o.layout != "nhwc";
         lo.nhwc = o.layout == "chosen" || o.layout == "measured" || o.layout == "nhwc";
+        // auto: as nchwc, but only regions with a depthwise convolution (MobileNet-class
+        // nets; a ResNet's 3x3 convolutions run faster in NCHW, see LayoutOptions).
+        lo.only_with_depthwise = o.layout == "auto";
         // A conversion moves its tensor at about the machine's copy rate.
         if (profile.dram_copy_gbs > 0) lo.conversion_gbs = profile.dram_copy_gbs;
         // Each candidate's forms as Tessera's model predicts them (whatever scheduler
@@ -132,7 +135,7 @@ OpenedModel open_model(const ModelOptions &o) {
                                  " does not run here (" + host.to_string() + ")");
             }
             lo.predict_ms = measured_node_ms(SchedulerChoice{"Tessera", s.target, quiet}, o.layout_timing);
-        } else if (o.layout != "nchwc") {
+        } else if (o.layout != "nchwc" && o.layout != "auto") {
             lo.predict_ms = [target, quiet](const graph::Graph &g, int node) {
                 const ScheduleOutcome outcome = schedule_pipeline(graph::lower_single_node(g, node).pipeline, target, quiet);
                 return outcome.predicted_stages > 0 ? outcome.predicted_ms : -1.0;

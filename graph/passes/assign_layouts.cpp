@@ -326,6 +326,8 @@ struct Planner {
             const NodeCost c = node_cost(g, n);
             r.bytes += c.bytes;
             if (n.op_type == "Conv") r.convolutions++;
+            // Grouped convolutions are candidates only when depthwise (conv_alternatives).
+            if (n.op_type == "Conv" && n.get_int("group", 1) > 1) r.depthwise++;
             for (size_t k : image_inputs(g, n)) {
                 if (produced_in(n.inputs[k]) != r.layout) converted_in.insert(n.inputs[k]);
             }
@@ -338,6 +340,8 @@ struct Planner {
         char why[160];
         if (r.convolutions == 0) {
             r.reason = "no convolution to gain from the layout";
+        } else if (o.only_with_depthwise && r.depthwise == 0) {
+            r.reason = "no depthwise convolution (only those regions are blocked here)";
         } else if (r.conversion_bytes > o.max_conversion_share * r.bytes) {
             std::snprintf(why, sizeof why, "conversions would move %.0f%% of the region's traffic (limit %.0f%%)",
                           100.0 * r.conversion_bytes / r.bytes, 100.0 * o.max_conversion_share);

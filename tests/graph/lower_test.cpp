@@ -406,6 +406,55 @@ TEST(GraphLowering, LayoutsStayNchwWhereBlockingDoesNotPay) {
     EXPECT_EQ(layout_block(h.nodes[0]), 0);
 }
 
+// The default `--layout auto` blocks only regions that hold a depthwise convolution
+// (LayoutOptions::only_with_depthwise): a MobileNet-style block is blocked and still
+// computes the model; a chain of dense 3x3 convolutions stays NCHW, saying why.
+TEST(GraphLowering, AutoBlocksOnlyRegionsWithADepthwiseConvolution) {
+    LayoutOptions o = blocks_of(8);
+    o.only_with_depthwise = true;
+    ModelBuilder dense(13);
+    dense.input("x", {1, 32, 10, 10}).output("y");
+    std::string x = "x";
+    for (int k = 0; k < 3; k++) {
+        const std::string w = "w" + std::to_string(k), c = k == 2 ? "y" : "c" + std::to_string(k);
+        dense.initializer(w, weights({32, 32, 3, 3}, 50 + k, 0.1f));
+        auto &conv = dense.node("Conv", {x, w}, {c});
+        testing::set_ints(conv, "kernel_shape", {3, 3});
+        testing::set_ints(conv, "pads", {1, 1, 1, 1});
+        if (k < 2) dense.node("Relu", {c}, {x = "r" + std::to_string(k)});
+    }
+    Graph d = prepared(dense);
+    const LayoutReport dr = assign_layouts(d, o);
+    ASSERT_EQ(dr.regions.size(), 1u) << dr.describe();
+    EXPECT_FALSE(dr.regions[0].kept) << dr.describe();
+    EXPECT_NE(dr.regions[0].reason.find("no depthwise convolution"), std::string::npos) << dr.describe();
+    for (const Node &n : d.nodes) EXPECT_EQ(layout_block(n), 0) << n.name;
+
+    // Pointwise, depthwise, pointwise, twice: one region, blocked.
+    ModelBuilder mobile(13);
+    mobile.input("x", {1, 32, 10, 10}).output("y");
+    x = "x";
+    for (int k = 0; k < 5; k++) {
+        const bool depthwise = k % 2 == 1;
+        const std::string w = "m" + std::to_string(k), c = k == 4 ? "y" : "d" + std::to_string(k);
+        mobile.initializer(w, weights({32, depthwise ? 1 : 32, depthwise ? 3 : 1, depthwise ? 3 : 1}, 60 + k, 0.2f));
+        auto &conv = mobile.node("Conv", {x, w}, {c});
+        testing::set_ints(conv, "kernel_shape", depthwise ? std::vector<int64_t>{3, 3} : std::vector<int64_t>{1, 1});
+        if (depthwise) {
+            testing::set_int(conv, "group", 32);
+            testing::set_ints(conv, "pads", {1, 1, 1, 1});
+        }
+        if (k < 4) mobile.node("Relu", {c}, {x = "q" + std::to_string(k)});
+    }
+    const Graph original = prepared(mobile);
+    Graph m = original;
+    const LayoutReport mr = assign_layouts(m, o);
+    ASSERT_EQ(mr.regions.size(), 1u) << mr.describe();
+    EXPECT_TRUE(mr.regions[0].kept) << mr.describe();
+    EXPECT_EQ(mr.regions[0].depthwise, 2) << mr.describe();
+    expect_matches_reference(m, plan_fusion(m, {4.0, true}), 61, &original);
+}
+
 // The layout choice by the scheduler's model: each candidate convolution lowered
 // alone in both forms and scheduled by Tessera, whose outcome carries its
 // predicted time; a convolution predicted slower blocked stays NCHW.

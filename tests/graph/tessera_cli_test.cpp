@@ -538,7 +538,7 @@ TEST(TesseraCli, BlockedLayoutCompilesAChannelBlockedRegion) {
     EXPECT_EQ(r.exit_code, 0) << r.output;
     expect_refused("run " + model + " --layout nchwc --channel-block 12 --input " + x + " --reps 1",
                    "--channel-block takes 8 or 16, got '12'");
-    expect_refused("run " + model + " --channel-block 16 --input " + x + " --reps 1",
+    expect_refused("run " + model + " --layout fixed --channel-block 16 --input " + x + " --reps 1",
                    "--channel-block goes with a channel-blocked --layout");
     // measured: each convolution's forms timed here (a line each), whatever they pick
     // the library matches; a target this machine cannot run is refused.
