@@ -69,8 +69,8 @@ void time_layers_in_onnxruntime(const ModelBenchOptions &o, const graph::Graph &
         }
         nlohmann::json nodes = nlohmann::json::array(), values = nlohmann::json::array();
         for (int n : p.nodes) {
-            nodes.push_back(g.nodes[size_t(n)].name);
             const graph::Node &node = g.nodes[size_t(n)];
+            nodes.push_back(node.name);
             for (const std::string &v : node.outputs) {
                 // A layout conversion's output holds the value another node computes:
                 // onnxruntime's kernel for it is that node's, not this layer's.

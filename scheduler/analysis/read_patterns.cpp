@@ -39,8 +39,10 @@ bool window_slides_along(const FunctionNode &producer, const std::string &var, c
     return false;
 }
 
-bool identity_read(const AccessMap &m, const TensorExpr &out) {
-    if (m.coef.size() != out.dims.size()) return false;
+namespace {
+
+// Storage dim d of `m`'s tensor is loop dim d, for every storage dim it has.
+bool storage_dims_are_loop_dims(const AccessMap &m) {
     for (size_t d = 0; d < m.coef.size(); d++) {
         if (m.offset[d] != 0) return false;
         for (size_t j = 0; j < m.coef[d].size(); j++) {
@@ -49,8 +51,6 @@ bool identity_read(const AccessMap &m, const TensorExpr &out) {
     }
     return true;
 }
-
-namespace {
 
 // Dims of `out` from `first` on all have one point.
 bool unit_dims_from(const TensorExpr &out, size_t first) {
@@ -64,17 +64,14 @@ bool unit_dims_from(const TensorExpr &out, size_t first) {
 // one point: a batch of one the graph's reshape put back around a product
 // (out(n, m, b) = gemm(n, m) with b in [0, 1)).
 bool identity_read_within_unit_dims(const AccessMap &m, const TensorExpr &out) {
-    if (m.coef.size() > out.dims.size() || !unit_dims_from(out, m.coef.size())) return false;
-    for (size_t d = 0; d < m.coef.size(); d++) {
-        if (m.offset[d] != 0) return false;
-        for (size_t j = 0; j < m.coef[d].size(); j++) {
-            if (m.coef[d][j] != (d == j ? 1 : 0)) return false;
-        }
-    }
-    return true;
+    return m.coef.size() <= out.dims.size() && unit_dims_from(out, m.coef.size()) && storage_dims_are_loop_dims(m);
 }
 
 }  // namespace
+
+bool identity_read(const AccessMap &m, const TensorExpr &out) {
+    return m.coef.size() == out.dims.size() && storage_dims_are_loop_dims(m);
+}
 
 const FunctionNode *epilogue_producer(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan) {
     for (const AccessMap &m : out.reads) {

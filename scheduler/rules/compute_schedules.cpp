@@ -31,9 +31,9 @@ EpilogueL2Split split_epilogue_l2(schedule::StageBuilder &s, const TensorExpr &e
     for (size_t j : e.spatial_dims()) {
         const std::string v = e.dims[j].name;
         const int64_t n = e.dims[j].extent;
-        // A dim of one point past the stage's own (a batch of one around a product,
-        // see analysis::epilogue_producer) stays whole.
-        if (j >= tile.size() || (n == 1 && !(j < always.size() && always[j]))) {
+        // A dim past the stage's own (a batch of one around a product, see
+        // analysis::epilogue_producer) stays whole.
+        if (j >= tile.size()) {
             out.inner.push_back({v, n});
             continue;
         }
@@ -570,8 +570,9 @@ Attachment schedule_compute_output(schedule::ScheduleBuilder &script, const std:
     const std::string vname = t.dims[p.vector_dim].name;
     // Vector width: one that divides the register tile, else full vectors with a guarded tail.
     const int vw = rtile::vector_width(reg.shape[p.vector_dim], d.vector_lanes);
-    const std::string second = p.second_dim >= 0 && reg.shape[p.second_dim] > 1 ? t.dims[p.second_dim].name : "";
-    const std::string third = p.third_dim >= 0 && reg.shape[p.third_dim] > 1 ? t.dims[p.third_dim].name : "";
+    // A register-tile dim's loop name, "" when the tile has one point along it.
+    auto tile_dim = [&](int dim) { return dim >= 0 && reg.shape[size_t(dim)] > 1 ? t.dims[size_t(dim)].name : ""; };
+    const std::string second = tile_dim(p.second_dim), third = tile_dim(p.third_dim);
     auto micro_kernel = [&](schedule::StageBuilder &s, bool update) {
         KernelLoops kernel;
         kernel.vector_points(s, vname, reg.shape[p.vector_dim], vw);

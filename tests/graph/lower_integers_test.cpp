@@ -13,7 +13,7 @@
 #include "model_builder.h"
 #include "plan_fusion.h"
 #include "remove_dead.h"
-#include "pinned_machine.h"
+#include "pinned_options.h"
 #include "sample_inputs.h"
 #include "tessera_scheduler.h"
 
@@ -213,11 +213,7 @@ TEST(GraphLowering, AMaskReadByARunningSumAndAfterItIsComputedAtRoot) {
     in["a"] = random_integers(DType::i64, {3, 8}, {1, 5}, 3);
     const TensorMap want = evaluate(g, in);
     for (const test::PinnedMachine &machine : test::pinned_machines()) {
-        SchedulerOptions options;
-        options.parallelism = 2;
-        std::string error;
-        options.device_profile = hal::load_profile(machine.profile, &error);
-        ASSERT_TRUE(options.device_profile) << error;
+        const SchedulerOptions options = test::pinned_options(machine);
         // The pinned figures on the host's target: the program is the machine's, the code runs here.
         const auto schedule = [&](Halide::Pipeline &p) { schedule_pipeline(p, Halide::get_host_target(), options); };
         JitModel model(g, plan_fusion(g, {4.0, true}), schedule, Halide::get_host_target());

@@ -11,8 +11,7 @@
 #include "import_onnx.h"
 #include "jit_model.h"
 #include "model_builder.h"
-#include "device_profile.h"
-#include "pinned_machine.h"
+#include "pinned_options.h"
 #include "pack_weights.h"
 #include "plan_chains.h"
 #include "plan_fusion.h"
@@ -197,11 +196,7 @@ TEST(GraphLowering, ABatchOfOneProductTakesItsEpilogueInItsTiles) {
     const FusionPlan plan = plan_fusion(g, {4.0, true});
     ASSERT_EQ(plan.partitions.size(), 1u);
     for (const test::PinnedMachine &machine : test::pinned_machines()) {
-        SchedulerOptions options;
-        options.parallelism = 2;
-        std::string error;
-        options.device_profile = hal::load_profile(machine.profile, &error);
-        ASSERT_TRUE(options.device_profile) << error;
+        const SchedulerOptions options = test::pinned_options(machine);
         const LoweredPartition lp = lower_partition(g, plan.partitions[0]);
         const ScheduleOutcome o = schedule_pipeline(lp.pipeline, Halide::Target(machine.target), options);
         int fused = 0;
