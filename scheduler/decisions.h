@@ -43,6 +43,8 @@ struct StageDecision {
     rules::EpilogueTiles epilogue_tiles = rules::EpilogueTiles::None;
     bool chain_member = false;  // computed inside a fused chain's schedule (by bands)
     rules::RowDecisions rows;   // MemoryOutput: what its rows chose (prefetches, transposed blocks)
+    // Reduction: the loop it is computed at, "consumer.var"; empty at root (or an output).
+    std::string computed_at;
 
     const rtile::RProgram *chosen_program() const { return chosen >= 0 ? &candidates[size_t(chosen)] : nullptr; }
 };

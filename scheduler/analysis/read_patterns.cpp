@@ -205,4 +205,24 @@ std::vector<std::string> readers_of(const FunctionNode &node, const FunctionDag 
     return readers;
 }
 
+bool read_whole_at_each_point(const FunctionNode &node, const FunctionDag &dag, const StagePlan &plan) {
+    const std::string &name = node.func.name();
+    bool any = false;
+    for (const std::string &reader : readers_of(node, dag, plan)) {
+        auto stages = plan.stages.find(reader);
+        if (stages == plan.stages.end()) return false;
+        for (const TensorExpr &t : stages->second) {
+            for (const AccessMap &m : t.reads) {
+                if (m.tensor != name) continue;
+                if (!m.affine) return false;
+                for (size_t j : t.spatial_dims()) {
+                    if (m.depends_on(j)) return false;
+                }
+                any = true;
+            }
+        }
+    }
+    return any;
+}
+
 }  // namespace tessera::analysis

@@ -69,6 +69,13 @@ bool reads_only_at_point(const TensorExpr &t, const std::string &name);
 // its own parallel blocks.
 bool reads_row_reduction(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan);
 
+// Whether every Function that reads `node` (readers_of) reads all of it at each of
+// its own points: no read of it moves with a pure dim of the reader (a
+// squeeze-excite's pooled vector, read whole by every output channel of the 1x1
+// convolution after it). Computed inside a loop over the reader's points, such a
+// producer is computed whole again in each iteration.
+bool read_whole_at_each_point(const FunctionNode &node, const FunctionDag &dag, const StagePlan &plan);
+
 // The Functions that read `node`'s values where they run: its consumers, with an
 // inlined consumer looked through to its own readers (x - mean, inlined into a
 // variance computed at root, is read where the variance runs).
