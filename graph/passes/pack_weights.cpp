@@ -79,7 +79,10 @@ ConvPacking conv_packing(const Graph &g, const Node &node, const PackOptions &o)
         return {};
     }
     // A 1x1 convolution whose output channels fill whole panels, by its plane.
-    if (w[0] % o.pointwise_block != 0) return {};
+    if (w[0] % o.pointwise_block != 0) {
+        if (plane <= o.pointwise_max_points && o.pointwise_partial_block > 0) return {o.pointwise_partial_block, false};
+        return {};
+    }
     if (plane <= o.pointwise_max_points) return {o.pointwise_block, false};
     if (plane <= o.planar_max_points && w[1] >= o.planar_min_channels) return {o.pointwise_block, true};
     return {};
@@ -91,6 +94,7 @@ PackOptions default_packing() {
     PackOptions o;
     o.convolutions = false;
     o.pointwise_max_points = kPackedPointwisePoints;
+    o.pointwise_partial_block = kPackedPartialPanelBlock;
     o.planar_max_points = kPackedPlanarPoints;
     o.window_max_points = kPackedWindowPoints;
     o.max_rows = 1;

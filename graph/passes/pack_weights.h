@@ -27,9 +27,12 @@ struct PackOptions {
     // With `convolutions` off, still the NCHW 1x1 convolutions (groups 1) whose output
     // plane has at most this many points (0: none) and whose output channels
     // pointwise_block divides, in panels of that width (16-wide ones were no faster
-    // than the unpacked form on those planes: docs/results.md).
+    // than the unpacked form on those planes where 32 divides: docs/results.md).
     int64_t pointwise_max_points = 0;
     int64_t pointwise_block = 32;
+    // Those on such planes whose output channels pointwise_block does not divide, in
+    // panels of this width, the last one partly zero (0: left unpacked).
+    int64_t pointwise_partial_block = 0;
     // Also those on larger planes up to this many points with at least planar_min_channels
     // input channels, their sums planar (0: none).
     int64_t planar_max_points = 0;
@@ -51,7 +54,8 @@ struct PackOptions {
 // What `tessera compile --layout auto` packs: the matrix-vector products, the Gemms
 // with transB (a BERT layer's out-projection 128x768x768 0.63 -> 0.34 ms alone on
 // Zen 5; onnxruntime 0.45 inside its model), the 1x1
-// convolutions on planes of at most 56 x 56 points (kPackedPointwisePoints, then planar
+// convolutions on planes of at most 56 x 56 points (kPackedPointwisePoints, in panels of
+// kPackedPartialPanelBlock where 32 does not divide their output channels; then planar
 // up to kPackedPlanarPoints) and the windowed ones on planes of at most 7 x 7
 // (kPackedWindowPoints). Packed, the other convolutions and the larger GEMMs ran slower
 // in the models (graph/README.md).
@@ -63,6 +67,14 @@ PackOptions default_packing();
 // from 28x28 included) ran 1.1-4x faster than as written; on 28x28 planes faster in five
 // of six and 0.69x in one, on 56x56 and 112x112 planes mostly slower (0.3-1.07x).
 inline constexpr int64_t kPackedPointwisePoints = 14 * 14;
+
+// The panels' width for the 1x1 convolutions on those planes whose output channels 32
+// does not divide (RegNet's 48, 104, 208 and 440), the last panel partly zero. Measured
+// (Intel Xeon AVX-512, libraries interleaved, docs/experiments.md "Packed panels for channel counts 32 does not divide"):
+// RegNetY-400MF 6.40-6.43 -> 6.11-6.16 ms, RegNetX-400MF 6.85-7.18 -> 6.24-6.80 (in
+// panels of 32 with a partial one 6.44-6.65 and 6.54-6.72); ShuffleNetV2, EfficientNet-B0
+// and MobileNetV3-Large within noise.
+inline constexpr int64_t kPackedPartialPanelBlock = 16;
 
 // Output points of the largest plane whose 1x1 convolutions default_packing packs with
 // planar sums (those on planes above kPackedPointwisePoints, with 64 input channels or

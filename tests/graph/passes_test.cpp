@@ -410,10 +410,12 @@ TEST(GraphPasses, PackWeightsLaysOutPanels) {
 
 // default_packing (--layout auto) also packs the 1x1 convolutions whose output
 // channels 32-wide panels divide: on planes of at most kPackedPointwisePoints with
-// blocked sums, on larger ones up to kPackedPlanarPoints with planar sums (64 input
+// blocked sums (other channel counts there in panels of kPackedPartialPanelBlock, the
+// last partly zero), on larger ones up to kPackedPlanarPoints with planar sums (64 input
 // channels or more); and windowed ones on planes of at most kPackedWindowPoints (a
 // 3x3 at 7x7, another at stride 2 onto 7x7) whose output channels 32 divides; other
-// channel counts, larger planes and NHWC convolutions keep their weights.
+// channel counts on larger planes or with windows, larger planes and NHWC
+// convolutions keep their weights.
 TEST(GraphPasses, DefaultPackingTakesPointwiseConvolutionsOnSmallPlanes) {
     ModelBuilder b(17);
     b.input("x", {1, 8, 14, 14}).input("mid", {1, 64, 15, 15}).input("big", {1, 8, 57, 57});
@@ -455,14 +457,14 @@ TEST(GraphPasses, DefaultPackingTakesPointwiseConvolutionsOnSmallPlanes) {
     ASSERT_LT(kPackedPlanarPoints, 57 * 57);     // big's is past the planar ones
 
     Graph g = original;
-    EXPECT_EQ(pack_weights(g, default_packing()), 4);
+    EXPECT_EQ(pack_weights(g, default_packing()), 5);
     std::map<std::string, int64_t> blocks, planar;
     for (const Node &n : g.nodes) {
         blocks[n.name] = packed_block(n);
         planar[n.name] = n.get_int(kPackedPlanarAttr, 0);
     }
     EXPECT_EQ(blocks, (std::map<std::string, int64_t>{{"wide", 32},
-                                                      {"narrow", 0},
+                                                      {"narrow", kPackedPartialPanelBlock},
                                                       {"planar", 32},
                                                       {"few", 0},
                                                       {"large", 0},
@@ -474,6 +476,7 @@ TEST(GraphPasses, DefaultPackingTakesPointwiseConvolutionsOnSmallPlanes) {
     for (const auto &[name, p] : planar) EXPECT_EQ(p, name == "planar" ? 1 : 0) << name;
     for (const Node &n : g.nodes) {
         if (n.name == "wide") EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{2, 8, 1, 1, 32}));
+        if (n.name == "narrow") EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{2, 8, 1, 1, 16}));  // 24 of 32 lanes
         if (n.name == "small3") EXPECT_EQ(g.value(n.inputs[1]).shape, (Shape{2, 8, 3, 3, 32}));
     }
 
