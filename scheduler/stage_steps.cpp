@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <map>
 #include <optional>
 
 namespace tessera {
@@ -183,9 +184,15 @@ ComputeStagePlan decide_compute_stage(const SchedulingContext &c, const Function
         plan.epilogue = *whole_epilogue;
     }
     const TensorExpr compute = band.empty() ? whole : *analysis::compute_stage(plan.stages);
+    // An input with a wrapper to pack, called by this stage itself: one read through a
+    // Func inlined into the analysis but not into Halide's (a concatenation under a
+    // pool, SqueezeNet's in NCHW16c) has no call here to wrap.
+    const std::map<std::string, Halide::Internal::Function> callees =
+        Halide::Internal::find_direct_calls(node.func);
     std::vector<bool> packable;
     for (const analysis::AccessMap &m : compute.reads) {
-        packable.push_back(m.is_input && c.plan.input_wrappers.count(m.tensor));  // has a wrapper to pack
+        auto wrapper = m.is_input ? c.plan.input_wrappers.find(m.tensor) : c.plan.input_wrappers.end();
+        packable.push_back(wrapper != c.plan.input_wrappers.end() && callees.count(wrapper->second));
     }
     plan.tiling = rtile::TilingContext{c.plan.evaluable_anywhere.at(name).at(size_t(compute.stage)), {}};
     plan.chain_consumer = c.fused_chain_consumers.count(name) > 0;
@@ -327,7 +334,14 @@ rules::Attachment lower_compute_stage(SchedulingContext &c, const ComputeStagePl
     if (best.packed_read >= 0) {
         const std::string &input = compute.reads[best.packed_read].tensor;
         auto wrapper = c.plan.input_wrappers.find(input);
-        if (wrapper != c.plan.input_wrappers.end()) packs.push_back({wrapper->second, true});
+        // Read through a Func inlined into this one (see decide_compute_stage), it has
+        // no call here for Halide to wrap.
+        const bool has_wrapper = wrapper != c.plan.input_wrappers.end();
+        if (has_wrapper && Halide::Internal::find_direct_calls(node.func).count(wrapper->second)) {
+            packs.push_back({wrapper->second, true});
+        } else if (has_wrapper) {
+            root_notes << "    " << input << " read through an inlined Func: not copied into a packed tile\n";
+        }
     }
     if (!plan.fuse && !node.is_output) c.builder.compute_root(name);
     rules::Attachment row = rules::schedule_compute_output(c.builder, plan.stages, best, c.device, packs,

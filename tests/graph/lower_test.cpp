@@ -390,6 +390,45 @@ TEST(GraphLowering, BlockedLayoutComputesTheModelAsWritten) {
     EXPECT_EQ(wide.nodes.size(), original.nodes.size());
 }
 
+// SqueezeNet's fire module blocked: two expand convolutions (bias, relu) concatenated
+// and max-pooled. The pool reads the first expand's bias through the inlined
+// concatenation, a read Halide cannot wrap in the pool's own Func ("Cannot wrap ...
+// does not call ..."): it is not copied into a packed tile. Pinned machines.
+TEST(GraphLowering, BlockedConcatenationUnderAPoolSchedulesAndComputesTheModel) {
+    ModelBuilder b(13);
+    b.input("x", {1, 16, 13, 13}).output("y");
+    b.initializer("squeeze", weights({8, 16, 1, 1}, 70));
+    b.initializer("e1", weights({16, 8, 1, 1}, 71));
+    b.initializer("e1_b", weights({16}, 72));
+    b.initializer("e3", weights({16, 8, 3, 3}, 73));
+    b.initializer("e3_b", weights({16}, 74));
+    testing::set_ints(b.node("Conv", {"x", "squeeze"}, {"s"}), "kernel_shape", {1, 1});
+    b.node("Relu", {"s"}, {"sr"});
+    testing::set_ints(b.node("Conv", {"sr", "e1", "e1_b"}, {"a"}), "kernel_shape", {1, 1});
+    auto &e3 = b.node("Conv", {"sr", "e3", "e3_b"}, {"c"});
+    testing::set_ints(e3, "kernel_shape", {3, 3});
+    testing::set_ints(e3, "pads", {1, 1, 1, 1});
+    b.node("Relu", {"a"}, {"ar"});
+    b.node("Relu", {"c"}, {"cr"});
+    testing::set_int(b.node("Concat", {"ar", "cr"}, {"cat"}), "axis", 1);
+    auto &pool = b.node("MaxPool", {"cat"}, {"y"});
+    testing::set_ints(pool, "kernel_shape", {3, 3});
+    testing::set_ints(pool, "strides", {2, 2});
+    const Graph original = prepared(b);
+    Graph g = original;
+    const LayoutReport r = assign_layouts(g, blocks_of(8));
+    ASSERT_GT(r.blocked_nodes, 0) << r.describe();
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    for (const test::PinnedMachine &machine : test::pinned_machines()) {
+        const SchedulerOptions options = test::pinned_options(machine);
+        for (const Partition &p : plan.partitions) {
+            const LoweredPartition lp = lower_partition(g, p);
+            EXPECT_NO_THROW(schedule_pipeline(lp.pipeline, Halide::Target(machine.target), options)) << machine.name;
+        }
+    }
+    expect_matches_reference(g, plan, 75, &original);
+}
+
 // A 1x1 expand, a depthwise 3x3 and a 1x1 project with relu6 clips and the skip,
 // blocked: the depthwise weights as [c/8][kh][kw][8], the clips' scalar bounds kept.
 TEST(GraphLowering, BlockedInvertedResidual) {
