@@ -108,9 +108,10 @@ OpenedModel open_model(const ModelOptions &o) {
         lo.block = channel_block_of(o, s.target);
         lo.blocked = o.layout != "nhwc";
         lo.nhwc = o.layout == "chosen" || o.layout == "measured" || o.layout == "nhwc";
-        // auto: as nchwc, but only regions with a depthwise convolution (MobileNet-class
-        // nets; a ResNet's 3x3 convolutions run faster in NCHW, see LayoutOptions).
-        lo.only_with_depthwise = o.layout == "auto";
+        // auto: as nchwc, but only regions with a depthwise convolution or a share of 1x1
+        // ones (MobileNet- and bottleneck-class nets; ResNet-18's dense 3x3 convolutions
+        // run faster in NCHW, see LayoutOptions).
+        lo.only_where_blocking_gains = o.layout == "auto";
         // A conversion moves its tensor at about the machine's copy rate.
         if (profile.dram_copy_gbs > 0) lo.conversion_gbs = profile.dram_copy_gbs;
         // Each candidate's forms as Tessera's model predicts them (whatever scheduler

@@ -325,9 +325,15 @@ struct Planner {
             r.nodes.push_back(label(n));
             const NodeCost c = node_cost(g, n);
             r.bytes += c.bytes;
-            if (n.op_type == "Conv") r.convolutions++;
-            // Grouped convolutions are candidates only when depthwise (conv_alternatives).
-            if (n.op_type == "Conv" && n.get_int("group", 1) > 1) r.depthwise++;
+            if (n.op_type == "Conv") {
+                r.convolutions++;
+                // Grouped convolutions are candidates only when depthwise (conv_alternatives).
+                if (n.get_int("group", 1) > 1) r.depthwise++;
+                const Shape &w = g.value(n.inputs[1]).shape;
+                const double macs = c.flops / 2;
+                r.conv_macs += macs;
+                if (n.get_int("group", 1) == 1 && w.size() == 4 && w[2] * w[3] == 1) r.pointwise_macs += macs;
+            }
             for (size_t k : image_inputs(g, n)) {
                 if (produced_in(n.inputs[k]) != r.layout) converted_in.insert(n.inputs[k]);
             }
@@ -340,8 +346,13 @@ struct Planner {
         char why[160];
         if (r.convolutions == 0) {
             r.reason = "no convolution to gain from the layout";
-        } else if (o.only_with_depthwise && r.depthwise == 0) {
-            r.reason = "no depthwise convolution (only those regions are blocked here)";
+        } else if (o.only_where_blocking_gains && r.depthwise == 0 &&
+                   r.pointwise_macs < o.min_pointwise_share * r.conv_macs) {
+            std::snprintf(why, sizeof why,
+                          "no depthwise convolution and %.0f%% of its convolutions' work in 1x1s (below %.0f%%): "
+                          "its dense windows run faster in NCHW",
+                          100.0 * r.pointwise_macs / std::max(r.conv_macs, 1.0), 100.0 * o.min_pointwise_share);
+            r.reason = why;
         } else if (r.conversion_bytes > o.max_conversion_share * r.bytes) {
             std::snprintf(why, sizeof why, "conversions would move %.0f%% of the region's traffic (limit %.0f%%)",
                           100.0 * r.conversion_bytes / r.bytes, 100.0 * o.max_conversion_share);

@@ -76,10 +76,17 @@ struct LayoutOptions {
     // Without a predictor: a convolution whose weights hold more than this many
     // times the elements of its output stays NCHW (see step 1).
     double max_weight_ratio = 128;
-    // Keep only regions holding a depthwise convolution (the default `--layout auto`):
-    // MobileNet-class nets ran 1.28-1.33x faster blocked on Zen 3 and MobileNetV2 0.69x
-    // -> 0.84x onnxruntime on an Intel Xeon, while ResNet-18's 3x3s ran faster in NCHW.
-    bool only_with_depthwise = false;
+    // Keep only the regions whose convolutions gain from the layout (the default
+    // `--layout auto`): those holding a depthwise convolution, and those whose 1x1
+    // convolutions do at least min_pointwise_share of their convolutions' multiply-adds.
+    // Blocked, MobileNet-class nets ran 1.28-1.33x faster on Zen 3 (MobileNetV2 0.69x ->
+    // 0.84x onnxruntime on an Intel Xeon), and on the Xeon ResNet-50 (52% of its MACs in
+    // 1x1s) 1.15x, ResNeXt-50 (92%) 1.17x, SqueezeNet 1.1 (40%) 1.40x, GoogLeNet (25%)
+    // 1.10x, DenseNet-121 (52%) 0.99x; ResNet-18 and -34 (1%: only their downsampling
+    // 1x1s) ran 0.96x, their dense 3x3s faster in NCHW (docs/experiments.md,
+    // "Channel-blocked models").
+    bool only_where_blocking_gains = false;
+    double min_pointwise_share = 0.10;
 };
 
 // One connected region of nodes in one layout, kept or dropped, for --explain.
@@ -88,6 +95,8 @@ struct LayoutRegion {
     std::vector<std::string> nodes;  // node labels in graph order
     int convolutions = 0;            // Convs among them
     int depthwise = 0;               // depthwise Convs among those
+    double conv_macs = 0;            // the Convs' multiply-adds
+    double pointwise_macs = 0;       // those of the 1x1 Convs (groups 1) among them
     double bytes = 0;                // what its nodes move (node_cost)
     double conversion_bytes = 0;     // what its conversions would move
     std::vector<std::string> converted_in, converted_out;  // the values converted into its layout, and back

@@ -470,12 +470,13 @@ TEST(GraphLowering, LayoutsStayNchwWhereBlockingDoesNotPay) {
     EXPECT_EQ(layout_block(h.nodes[0]), 0);
 }
 
-// The default `--layout auto` blocks only regions that hold a depthwise convolution
-// (LayoutOptions::only_with_depthwise): a MobileNet-style block is blocked and still
-// computes the model; a chain of dense 3x3 convolutions stays NCHW, saying why.
-TEST(GraphLowering, AutoBlocksOnlyRegionsWithADepthwiseConvolution) {
+// The default `--layout auto` blocks only regions that hold a depthwise convolution or
+// do a share of their work in 1x1 convolutions (LayoutOptions::only_where_blocking_gains):
+// a MobileNet-style block and a ResNet-50-style bottleneck are blocked and still compute
+// the model; a chain of dense 3x3 convolutions stays NCHW, saying why.
+TEST(GraphLowering, AutoBlocksRegionsWithDepthwiseOrPointwiseWork) {
     LayoutOptions o = blocks_of(8);
-    o.only_with_depthwise = true;
+    o.only_where_blocking_gains = true;
     ModelBuilder dense(13);
     dense.input("x", {1, 32, 10, 10}).output("y");
     std::string x = "x";
@@ -491,7 +492,9 @@ TEST(GraphLowering, AutoBlocksOnlyRegionsWithADepthwiseConvolution) {
     const LayoutReport dr = assign_layouts(d, o);
     ASSERT_EQ(dr.regions.size(), 1u) << dr.describe();
     EXPECT_FALSE(dr.regions[0].kept) << dr.describe();
-    EXPECT_NE(dr.regions[0].reason.find("no depthwise convolution"), std::string::npos) << dr.describe();
+    EXPECT_NE(dr.regions[0].reason.find("no depthwise convolution and 0% of its convolutions' work in 1x1s"),
+              std::string::npos)
+        << dr.describe();
     for (const Node &n : d.nodes) EXPECT_EQ(layout_block(n), 0) << n.name;
 
     // Pointwise, depthwise, pointwise, twice: one region, blocked.
@@ -517,6 +520,36 @@ TEST(GraphLowering, AutoBlocksOnlyRegionsWithADepthwiseConvolution) {
     EXPECT_TRUE(mr.regions[0].kept) << mr.describe();
     EXPECT_EQ(mr.regions[0].depthwise, 2) << mr.describe();
     expect_matches_reference(m, plan_fusion(m, {4.0, true}), 61, &original);
+
+    // Three bottlenecks, each 1x1 32 -> 8, 3x3 8 -> 8, 1x1 8 -> 32 and the skip: 47% of
+    // their multiply-adds in the 1x1s, blocked.
+    ModelBuilder bottleneck(13);
+    bottleneck.input("x", {1, 32, 10, 10}).output("y");
+    const std::vector<Shape> shapes = {{8, 32, 1, 1}, {8, 8, 3, 3}, {32, 8, 1, 1}};
+    std::string block_in = "x";
+    for (int k = 0; k < 9; k++) {
+        const Shape &shape = shapes[size_t(k % 3)];
+        const std::string w = "b" + std::to_string(k), c = "e" + std::to_string(k);
+        bottleneck.initializer(w, weights(shape, 70 + uint64_t(k), 0.2f));
+        auto &conv = bottleneck.node("Conv", {k % 3 == 0 ? block_in : x, w}, {c});
+        testing::set_ints(conv, "kernel_shape", {shape[2], shape[3]});
+        if (shape[2] == 3) testing::set_ints(conv, "pads", {1, 1, 1, 1});
+        if (k % 3 < 2) {
+            bottleneck.node("Relu", {c}, {x = "t" + std::to_string(k)});
+            continue;
+        }
+        const std::string sum = "sum" + std::to_string(k), out = k == 8 ? "y" : "o" + std::to_string(k);
+        bottleneck.node("Add", {c, block_in}, {sum});
+        bottleneck.node("Relu", {sum}, {out});
+        block_in = out;
+    }
+    const Graph plain = prepared(bottleneck);
+    Graph bn = plain;
+    const LayoutReport br = assign_layouts(bn, o);
+    ASSERT_EQ(br.regions.size(), 1u) << br.describe();
+    EXPECT_TRUE(br.regions[0].kept) << br.describe();
+    EXPECT_NEAR(br.regions[0].pointwise_macs / br.regions[0].conv_macs, 512.0 / 1088.0, 1e-6) << br.describe();
+    expect_matches_reference(bn, plan_fusion(bn, {4.0, true}), 62, &plain);
 }
 
 // The layout choice by the scheduler's model: each candidate convolution lowered
