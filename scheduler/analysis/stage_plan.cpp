@@ -1,11 +1,21 @@
 #include "stage_plan.h"
 
+#include "read_patterns.h"
+
 #include <algorithm>
 
 namespace tessera::analysis {
 
 using namespace Halide;
 using namespace Halide::Internal;
+
+namespace {
+
+// Operations per point a pure Function read by several consumers may have and still
+// be recomputed by each of them (inlined), summed over its call sites.
+constexpr int64_t kMaxRecomputedOpsPerPoint = 8;
+
+}  // namespace
 
 bool is_input_wrapper(const Function &f) {
     // ImageParams reach definitions through a hidden pure Func "<name>_im".
@@ -78,9 +88,27 @@ StagePlan plan_stages(const FunctionDag &dag) {
         }
         return false;
     };
+    // Read at several call sites, each by a pure Function at its own point, and cheap
+    // (a convolution's bias add under x * hardsigmoid(x) or x * sigmoid(x), MobileNetV3's
+    // hard-swish and EfficientNet's SiLU): inlined, each site recomputes it, and the
+    // convolution keeps its elementwise tail as an epilogue computed per tile of it.
+    // Kept apart, the sums went to root and the tail was a pass of its own.
+    auto cheap_at_each_point = [&](const FunctionNode &n) {
+        if (first[n.func.name()][0].ops_per_point * call_sites[n.func.name()] >= kMaxRecomputedOpsPerPoint) return false;
+        for (const std::string &c : n.consumers) {
+            const FunctionNode *reader = dag.find(c);
+            if (!reader || !reader->func.updates().empty()) return false;
+            for (const TensorExpr &t : first[c]) {
+                for (const AccessMap &m : t.reads) {
+                    if (m.tensor == n.func.name() && !identity_read(m, t)) return false;
+                }
+            }
+        }
+        return true;
+    };
     for (const FunctionNode &n : dag.nodes()) {
         if (!pure_candidate(n) || is_input_wrapper(n.func)) continue;
-        if (call_sites[n.func.name()] > 1) {
+        if (call_sites[n.func.name()] > 1 && !cheap_at_each_point(n)) {
             plan.inlined.erase(n.func.name());
             continue;
         }
@@ -99,7 +127,8 @@ StagePlan plan_stages(const FunctionDag &dag) {
         // materialised per row it is read densely. (A window across other dims,
         // NHWC, clamps one scalar index per vector: left inlined.)
         feeds_compute |= boundary.count(n.func.name()) && under_sliding_window(n);
-        bool shared_expensive = n.consumers.size() > 1 && first[n.func.name()][0].ops_per_point >= 8;
+        bool shared_expensive =
+            n.consumers.size() > 1 && first[n.func.name()][0].ops_per_point >= kMaxRecomputedOpsPerPoint;
         if (feeds_compute || shared_expensive) plan.inlined.erase(n.func.name());
     }
     for (const FunctionNode &n : dag.nodes()) {

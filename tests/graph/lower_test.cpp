@@ -236,6 +236,40 @@ TEST(GraphLowering, APoolReadWholeByEveryOutputChannelIsComputedOnce) {
     expect_matches_reference(g, plan, 46);
 }
 
+// A convolution under a hard-swish, x * hardsigmoid(x) (MobileNetV3; SiLU, EfficientNet's,
+// has the same form): the bias add is read twice at each point, and is still inlined,
+// so the tail is the convolution's epilogue computed per tile of it, not a pass of its
+// own over sums computed at root. Pinned machines' figures.
+TEST(GraphLowering, AConvolutionKeepsAHardSwishAsItsEpilogue) {
+    ModelBuilder b(14);
+    b.input("x", {1, 240, 28, 28}).output("y");
+    b.initializer("w", weights({240, 1, 3, 3}, 47));
+    b.initializer("bias", weights({240}, 48));
+    auto &conv = b.node("Conv", {"x", "w", "bias"}, {"c"});
+    testing::set_ints(conv, "kernel_shape", {3, 3});
+    testing::set_ints(conv, "pads", {1, 1, 1, 1});
+    testing::set_ints(conv, "strides", {2, 2});
+    testing::set_int(conv, "group", 240);
+    b.node("HardSigmoid", {"c"}, {"h"});
+    b.node("Mul", {"c", "h"}, {"y"});
+    const Graph g = prepared(b);
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    ASSERT_EQ(plan.partitions.size(), 1u) << ::testing::PrintToString(partition_ops(g, plan));
+    for (const test::PinnedMachine &machine : test::pinned_machines()) {
+        const SchedulerOptions options = test::pinned_options(machine);
+        const LoweredPartition lp = lower_partition(g, plan.partitions[0]);
+        const ScheduleOutcome o = schedule_pipeline(lp.pipeline, Halide::Target(machine.target), options);
+        int fused = 0, shared = 0;
+        for (const StageDecision &d : o.decisions.stages) {
+            fused += d.role == StageRole::EpilogueOutput && !d.epilogue.empty();
+            shared += d.role == StageRole::SharedProducer;
+        }
+        EXPECT_EQ(fused, 1) << machine.name << "\n" << o.explanation;
+        EXPECT_EQ(shared, 0) << machine.name << "\n" << o.explanation;
+    }
+    expect_matches_reference(g, plan, 49);
+}
+
 // Every buffer of a lowered partition has its static shape as constant extents, so
 // the compiled code sizes its loops and tile buffers at compile time (no
 // halide_malloc per parallel task for a tile whose size it would read at run time).
