@@ -33,7 +33,13 @@ EpilogueL2Split split_epilogue_l2(schedule::StageBuilder &s, const TensorExpr &e
         const int64_t n = e.dims[j].extent;
         // A dim past the stage's own (a batch of one around a product, see
         // analysis::epilogue_producer) stays whole.
-        if (j >= tile.size()) {
+        // So does the inner part of an axis the epilogue reads split (v % factor: a
+        // packed product's lanes within its panels): a tile of part of it spans
+        // several panels' worth of v, for which Halide bounds the stage's region to
+        // every lane (each task computed the whole panel) and, with the panels tiled
+        // too, the input's region past its end (a 576 -> 1024 matrix-vector product
+        // with a relu failed its bounds check on its 16 panels).
+        if (j >= tile.size() || (e.split && v == e.split->mod)) {
             out.inner.push_back({v, n});
             continue;
         }

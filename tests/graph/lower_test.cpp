@@ -342,6 +342,23 @@ TEST(GraphLowering, PackedPointwiseConvolutionsComputeTheModelAsWritten) {
     }
 }
 
+// A classifier's packed matrix-vector product under a hard-swish (MobileNetV3-Small's
+// 576 -> 1024): the tail, read twice at each point, is the product's epilogue per
+// tile of it, whose tiles read the panels only within their 16 panels.
+TEST(GraphLowering, APackedMatrixVectorProductUnderAHardSwishComputesTheModel) {
+    ModelBuilder b(14);
+    b.input("x", {1, 576}).output("y");
+    b.initializer("w", weights({1024, 576}, 76, 0.05f));
+    b.initializer("bias", weights({1024}, 77));
+    testing::set_int(b.node("Gemm", {"x", "w", "bias"}, {"g"}), "transB", 1);
+    b.node("HardSigmoid", {"g"}, {"h"});
+    b.node("Mul", {"g", "h"}, {"y"});
+    const Graph original = prepared(b);
+    Graph g = original;
+    EXPECT_EQ(pack_weights(g, default_packing()), 1);
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 78, &original);
+}
+
 // --layout auto packs windowed convolutions on planes of at most 7x7 (a 3x3 at
 // 7x7, a 3x3 stride 2 from 14x14 onto 7x7), 64 output channels in 32-wide panels,
 // with a bias, a residual add and a relu: they compute what the model as written
