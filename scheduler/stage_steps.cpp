@@ -334,14 +334,7 @@ rules::Attachment lower_compute_stage(SchedulingContext &c, const ComputeStagePl
     if (best.packed_read >= 0) {
         const std::string &input = compute.reads[best.packed_read].tensor;
         auto wrapper = c.plan.input_wrappers.find(input);
-        // Read through a Func inlined into this one (see decide_compute_stage), it has
-        // no call here for Halide to wrap.
-        const bool has_wrapper = wrapper != c.plan.input_wrappers.end();
-        if (has_wrapper && Halide::Internal::find_direct_calls(node.func).count(wrapper->second)) {
-            packs.push_back({wrapper->second, true});
-        } else if (has_wrapper) {
-            root_notes << "    " << input << " read through an inlined Func: not copied into a packed tile\n";
-        }
+        if (wrapper != c.plan.input_wrappers.end()) packs.push_back({wrapper->second, true});
     }
     if (!plan.fuse && !node.is_output) c.builder.compute_root(name);
     rules::Attachment row = rules::schedule_compute_output(c.builder, plan.stages, best, c.device, packs,

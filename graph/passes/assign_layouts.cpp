@@ -327,12 +327,12 @@ struct Planner {
             r.bytes += c.bytes;
             if (n.op_type == "Conv") {
                 r.convolutions++;
+                const int64_t groups = n.get_int("group", 1);
                 // Grouped convolutions are candidates only when depthwise (conv_alternatives).
-                if (n.get_int("group", 1) > 1) r.depthwise++;
+                if (groups > 1) r.depthwise++;
                 const Shape &w = g.value(n.inputs[1]).shape;
-                const double macs = c.flops / 2;
-                r.conv_macs += macs;
-                if (n.get_int("group", 1) == 1 && w.size() == 4 && w[2] * w[3] == 1) r.pointwise_macs += macs;
+                r.conv_macs += c.flops / 2;
+                if (groups == 1 && w.size() == 4 && w[2] * w[3] == 1) r.pointwise_macs += c.flops / 2;
             }
             for (size_t k : image_inputs(g, n)) {
                 if (produced_in(n.inputs[k]) != r.layout) converted_in.insert(n.inputs[k]);

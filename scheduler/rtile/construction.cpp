@@ -195,10 +195,17 @@ void scale_out(const TensorExpr &t, const PerfModel &model, RProgram &p, int cor
     p.parallel_tasks = model.task_count(outer);
 }
 
-// Pack the operand packed_read_of names: it becomes a dense tile.
-void choose_packing(const TensorExpr &t, RProgram &p, const AlignmentPolicy &alignment) {
+// Whether read i may be packed: `packable` names the reads the caller has a copy
+// to pack into (empty: all).
+bool may_pack(const std::vector<bool> &packable, size_t i) {
+    return packable.empty() || (i < packable.size() && packable[i]);
+}
+
+// Pack the operand packed_read_of names, where the caller can: it becomes a dense tile.
+void choose_packing(const TensorExpr &t, RProgram &p, const AlignmentPolicy &alignment,
+                    const std::vector<bool> &packable) {
     const int i = packed_read_of(t, p, p.tiles[kL2Tile]);
-    if (i < 0) return;
+    if (i < 0 || !may_pack(packable, size_t(i))) return;
     p.packed_read = i;
     p.packed_row = t.reads[size_t(i)].tile_extent(0, p.tiles[kL2Tile].shape);
     p.padding_elements = alignment.storage_padding(p.packed_row, t.element_bytes);
@@ -226,7 +233,7 @@ std::vector<size_t> third_dims(const TensorExpr &t, size_t v, size_t second) {
 
 // The programs of one choice of vector dim (base.vector_dim), appended to `result`.
 void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, const PerfModel &model,
-                              const RProgram &base, ConstructionResult &result) {
+                              const RProgram &base, const std::vector<bool> &packable, ConstructionResult &result) {
     RTile start;
     start.shape.assign(t.dims.size(), 1);
     // The vectorised dim starts at one (possibly partial) vector that divides its
@@ -363,7 +370,7 @@ void construct_for_vector_dim(const TensorExpr &t, const hal::DeviceSpec &d, con
                 l2 = streamed_rows(t, p, l1, l2);
                 p.tiles[kL2Tile] = l2;
                 scale_out(t, model, p, d.cores);
-                if (!p.transposed) choose_packing(t, p, model.alignment());
+                if (!p.transposed) choose_packing(t, p, model.alignment(), packable);
                 model.predict(p);
                 bool duplicate = std::any_of(result.programs.begin(), result.programs.end(), [&](const RProgram &q) {
                     if (q.vector_dim != p.vector_dim) return false;
@@ -412,7 +419,7 @@ std::vector<bool> shift_dims(const TensorExpr &t, const TilingContext &tiling, c
 // The programs of `base` whose L2 tiles shift inwards along shift_dims (only
 // valid computed per tile of a pure epilogue), if any dim is one.
 void construct_shifted_programs(const TensorExpr &t, const TilingContext &tiling, const hal::DeviceSpec &d,
-                                const RProgram &base, ConstructionResult &result) {
+                                const RProgram &base, const std::vector<bool> &packable, ConstructionResult &result) {
     const std::vector<bool> shift = shift_dims(t, tiling, d, base.vector_dim);
     if (std::find(shift.begin(), shift.end(), true) == shift.end()) return;
     TilingContext shifted_tiling = tiling;
@@ -420,13 +427,7 @@ void construct_shifted_programs(const TensorExpr &t, const TilingContext &tiling
     PerfModel shifted_model(t, d, shifted_tiling);
     RProgram sb = base;
     sb.shifted = shift;
-    construct_for_vector_dim(t, d, shifted_model, sb, result);
-}
-
-// Whether read i may be packed: `packable` names the reads the caller has a copy
-// to pack into (empty: all).
-bool may_pack(const std::vector<bool> &packable, size_t i) {
-    return packable.empty() || (i < packable.size() && packable[i]);
+    construct_for_vector_dim(t, d, shifted_model, sb, packable, result);
 }
 
 // Whether a read slides a window over an output dim at a stride of 2 or more
@@ -528,7 +529,7 @@ void construct_fused_programs(const TensorExpr &t, const TilingContext &tiling, 
     fb.fusion = fusion;
     fb.shifted = fused_tiling.shift_ok;
     ConstructionResult built;
-    construct_for_vector_dim(fused, d, model, fb, built);
+    construct_for_vector_dim(fused, d, model, fb, packable, built);
     const analysis::AccessMap &m = fused.reads[size_t(read)];
     for (RProgram &p : built.programs) {
         if (p.parallel_tasks < 2) continue;  // nothing to cut the epilogue into
@@ -550,7 +551,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     RProgram base;
     base.vector_dim = choose_vector_dim(t);
     base.split_reduction = choose_split_reduction(t);
-    construct_for_vector_dim(t, d, model, base, result);
+    construct_for_vector_dim(t, d, model, base, packable, result);
     // Transposed programs use only tiles that divide their extents: measured at
     // 28x28x128 NCHW, tiles with guarded tails (x=6 or 10 on 28) ran 2.5-4x slower
     // than x=7 (interleaved TESSERA_MEASURE).
@@ -561,13 +562,13 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
         exact_tiling.overrun_ok.assign(tiling.overrun_ok.size(), false);
         PerfModel exact_model(exact, d, exact_tiling);
         for (const RProgram &tb : transposed) {
-            construct_for_vector_dim(exact, d, exact_model, tb, result);
+            construct_for_vector_dim(exact, d, exact_model, tb, packable, result);
             // Under an epilogue, shifted too along dims with no divisor for register
             // tiles (a stride-2 output 74 wide: only tiles of 2 divide it). Side by
             // side, NCHW 3x3: 147x147x32 -> 64 /2 2.89 -> 2.46 ms (x=11), 75x75x8 ->
             // 32 /2 0.091 -> 0.079, 2x45x39x8 -> 48 /2 0.092 -> 0.082; 37x37 same;
             // 227x227x16 -> 64 /4 0.58 -> 0.62 (x=3 divides its 57).
-            if (under_epilogue) construct_shifted_programs(exact, exact_tiling, d, tb, result);
+            if (under_epilogue) construct_shifted_programs(exact, exact_tiling, d, tb, packable, result);
             // A strided window (AVX2 only: AVX-512's FMAs read broadcasts from
             // memory, nothing is hoisted) also gets micro-kernels with the chunk
             // innermost, kept only where they hold more accumulators than any
@@ -583,7 +584,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
             RProgram chunk = tb;
             chunk.chunk_innermost = true;
             ConstructionResult more;
-            construct_for_vector_dim(exact, d, exact_model, chunk, more);
+            construct_for_vector_dim(exact, d, exact_model, chunk, packable, more);
             for (const RProgram &q : more.programs) {
                 if (model.alignment().register_tile_accumulators(q.tiles[kRegisterTile], q) > most) result.programs.push_back(q);
             }
@@ -596,7 +597,7 @@ ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec
     // overlap (charged as compute). Side by side on Zen 5:
     // matmul 128x1000x4032 4.81 -> 2.66 ms, 512x1000x1024 4.41 -> 2.51 ms,
     // 197x200x768 0.528 -> 0.189 ms (oneDNN 2.48, 2.29, 0.176 ms).
-    if (under_epilogue) construct_shifted_programs(t, tiling, d, base, result);
+    if (under_epilogue) construct_shifted_programs(t, tiling, d, base, packable, result);
     if (under_epilogue) construct_fused_programs(t, tiling, d, base, packable, result);
     // Equal predictions (both compute-bound, say) go first to L2 tiles that cut
     // their dims evenly: a ragged last L2 tile leaves the loops inside it run-time

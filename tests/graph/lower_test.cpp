@@ -71,6 +71,18 @@ void expect_matches_reference(const Graph &g, const FusionPlan &plan, uint64_t s
     }
 }
 
+// Tessera's outcome for partition `p` on each pinned machine (its target and profile,
+// whatever the host), beside the machine's name.
+std::vector<std::pair<std::string, ScheduleOutcome>> pinned_outcomes(const Graph &g, const Partition &p) {
+    std::vector<std::pair<std::string, ScheduleOutcome>> out;
+    for (const test::PinnedMachine &machine : test::pinned_machines()) {
+        const LoweredPartition lp = lower_partition(g, p);
+        out.emplace_back(machine.name, schedule_pipeline(lp.pipeline, Halide::Target(machine.target),
+                                                         test::pinned_options(machine)));
+    }
+    return out;
+}
+
 TensorData weights(const Shape &shape, uint64_t seed, float scale = 0.3f) {
     return testing::random_floats(shape, seed, -scale, scale);
 }
@@ -195,13 +207,10 @@ TEST(GraphLowering, ABatchOfOneProductTakesItsEpilogueInItsTiles) {
     const Graph g = prepared(b);
     const FusionPlan plan = plan_fusion(g, {4.0, true});
     ASSERT_EQ(plan.partitions.size(), 1u);
-    for (const test::PinnedMachine &machine : test::pinned_machines()) {
-        const SchedulerOptions options = test::pinned_options(machine);
-        const LoweredPartition lp = lower_partition(g, plan.partitions[0]);
-        const ScheduleOutcome o = schedule_pipeline(lp.pipeline, Halide::Target(machine.target), options);
+    for (const auto &[machine, o] : pinned_outcomes(g, plan.partitions[0])) {
         int fused = 0;
         for (const StageDecision &d : o.decisions.stages) fused += d.role == StageRole::EpilogueOutput && !d.epilogue.empty();
-        EXPECT_EQ(fused, 1) << machine.name << "\n" << o.explanation;
+        EXPECT_EQ(fused, 1) << machine << "\n" << o.explanation;
     }
     expect_matches_reference(g, plan, 43);
 }
@@ -221,17 +230,14 @@ TEST(GraphLowering, APoolReadWholeByEveryOutputChannelIsComputedOnce) {
     const Graph g = prepared(b);
     const FusionPlan plan = plan_fusion(g, {4.0, true});
     ASSERT_EQ(plan.partitions.size(), 1u);
-    for (const test::PinnedMachine &machine : test::pinned_machines()) {
-        const SchedulerOptions options = test::pinned_options(machine);
-        const LoweredPartition lp = lower_partition(g, plan.partitions[0]);
-        const ScheduleOutcome o = schedule_pipeline(lp.pipeline, Halide::Target(machine.target), options);
+    for (const auto &[machine, o] : pinned_outcomes(g, plan.partitions[0])) {
         int pools = 0;
         for (const StageDecision &d : o.decisions.stages) {
             if (d.role != StageRole::Reduction || d.func.rfind("global_sum", 0) != 0) continue;
             pools++;
-            EXPECT_EQ(d.computed_at, "") << machine.name << "\n" << o.explanation;
+            EXPECT_EQ(d.computed_at, "") << machine << "\n" << o.explanation;
         }
-        EXPECT_EQ(pools, 1) << machine.name << "\n" << o.explanation;
+        EXPECT_EQ(pools, 1) << machine << "\n" << o.explanation;
     }
     expect_matches_reference(g, plan, 46);
 }
@@ -255,17 +261,14 @@ TEST(GraphLowering, AConvolutionKeepsAHardSwishAsItsEpilogue) {
     const Graph g = prepared(b);
     const FusionPlan plan = plan_fusion(g, {4.0, true});
     ASSERT_EQ(plan.partitions.size(), 1u) << ::testing::PrintToString(partition_ops(g, plan));
-    for (const test::PinnedMachine &machine : test::pinned_machines()) {
-        const SchedulerOptions options = test::pinned_options(machine);
-        const LoweredPartition lp = lower_partition(g, plan.partitions[0]);
-        const ScheduleOutcome o = schedule_pipeline(lp.pipeline, Halide::Target(machine.target), options);
+    for (const auto &[machine, o] : pinned_outcomes(g, plan.partitions[0])) {
         int fused = 0, shared = 0;
         for (const StageDecision &d : o.decisions.stages) {
             fused += d.role == StageRole::EpilogueOutput && !d.epilogue.empty();
             shared += d.role == StageRole::SharedProducer;
         }
-        EXPECT_EQ(fused, 1) << machine.name << "\n" << o.explanation;
-        EXPECT_EQ(shared, 0) << machine.name << "\n" << o.explanation;
+        EXPECT_EQ(fused, 1) << machine << "\n" << o.explanation;
+        EXPECT_EQ(shared, 0) << machine << "\n" << o.explanation;
     }
     expect_matches_reference(g, plan, 49);
 }
@@ -470,13 +473,7 @@ TEST(GraphLowering, BlockedConcatenationUnderAPoolSchedulesAndComputesTheModel) 
     const LayoutReport r = assign_layouts(g, blocks_of(8));
     ASSERT_GT(r.blocked_nodes, 0) << r.describe();
     const FusionPlan plan = plan_fusion(g, {4.0, true});
-    for (const test::PinnedMachine &machine : test::pinned_machines()) {
-        const SchedulerOptions options = test::pinned_options(machine);
-        for (const Partition &p : plan.partitions) {
-            const LoweredPartition lp = lower_partition(g, p);
-            EXPECT_NO_THROW(schedule_pipeline(lp.pipeline, Halide::Target(machine.target), options)) << machine.name;
-        }
-    }
+    for (const Partition &p : plan.partitions) EXPECT_NO_THROW(pinned_outcomes(g, p)) << p.name;
     expect_matches_reference(g, plan, 75, &original);
 }
 
