@@ -3,9 +3,11 @@
 // the architecture's table, vector lanes from the element size, and the intensity
 // query the graph layer classifies nodes with.
 #include "device_spec.h"
+#include "host_target.h"
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 namespace {
@@ -132,6 +134,30 @@ TEST(DeviceSpec, ComputeBoundIsIntensityAgainstTheBalance) {
     EXPECT_TRUE(hal::compute_bound(2.0 * 512 * 512 * 512, 3.0 * 512 * 512 * 4, balance));  // a GEMM: 85 FLOP/B
     EXPECT_FALSE(hal::compute_bound(1e6, 8e6, balance));                                   // an add: 0.125 FLOP/B
     EXPECT_FALSE(hal::compute_bound(1e6, 0, balance));
+}
+
+// This CPU's flags as Linux reports them (/proc/cpuinfo), a source apart from the
+// CPUID query host_target.cpp makes.
+bool cpuinfo_flag(const std::string &flag) {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("flags", 0) == 0) return (line + " ").find(" " + flag + " ") != std::string::npos;
+    }
+    return false;
+}
+
+// Halide 14 names AMD Zen 4 avx512_sapphirerapids, whose LLVM CPU emits VEX AVX-VNNI
+// that Zen 4 cannot run (a ScatterND's index arithmetic crashed with SIGILL).
+TEST(HostTarget, KeepsSapphireRapidsOnlyWhereTheCpuHasAvxVnni) {
+    const Halide::Target spr("x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake-avx512_cannonlake-"
+                             "avx512_sapphirerapids");
+    const Halide::Target here = hal::runnable_here(spr);
+    EXPECT_EQ(here.has_feature(Halide::Target::AVX512_SapphireRapids), cpuinfo_flag("avx_vnni")) << here.to_string();
+    EXPECT_TRUE(here.has_feature(Halide::Target::AVX512_Cannonlake)) << here.to_string();
+    const Halide::Target skylake(kAvx512);
+    EXPECT_EQ(hal::runnable_here(skylake), skylake);
+    EXPECT_EQ(hal::host_target().has_feature(Halide::Target::AVX512_SapphireRapids) && !cpuinfo_flag("avx_vnni"), false);
 }
 
 }  // namespace

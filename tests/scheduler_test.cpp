@@ -6,6 +6,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "aot_batch_matmul.schedule.h"
+#include "host_target.h"
 #include "aot_conv2d_1x1.schedule.h"
 #include "aot_conv2d_nhwc.schedule.h"
 #include "aot_matmul.schedule.h"
@@ -56,8 +57,8 @@ using test::build;
 void check_schedule_header(const std::string &line, void (*apply)(Pipeline, Target)) {
     BuiltOp b = build(line);
     Pipeline pipeline(b.out);
-    apply(pipeline, get_host_target());
-    pipeline.compile_jit(get_host_target());
+    apply(pipeline, tessera::hal::host_target());
+    pipeline.compile_jit(tessera::hal::host_target());
 
     ops::OpConfig config = ops::parse_op_line(line);
     ops::OpSignature sig = ops::describe_op(config);
@@ -67,7 +68,7 @@ void check_schedule_header(const std::string &line, void (*apply)(Pipeline, Targ
     Tensor out = make_poisoned_output(sig);
     for (size_t i = 0; i < inputs.size(); i++) b.params[i].set(as_halide_buffer(inputs[i]));
     Buffer<float> ob = as_halide_buffer(out);
-    pipeline.realize(ob, get_host_target());
+    pipeline.realize(ob, tessera::hal::host_target());
     EXPECT_LE(relative_error(out, reference(config, inputs)), kRelTolerance);
 }
 
@@ -269,7 +270,7 @@ TEST(TesseraPlugin, MissingEstimateNamesOutputAndDimension) {
     f.set_estimate(x, 0, 64);  // y has none
     load_plugin(TESSERA_PLUGIN_PATH);
     try {
-        Pipeline(f).auto_schedule("Tessera", get_host_target(), MachineParams(2, 32 << 20, 40));
+        Pipeline(f).auto_schedule("Tessera", tessera::hal::host_target(), MachineParams(2, 32 << 20, 40));
         FAIL() << "expected an error";
     } catch (const CompileError &e) {
         std::string message = e.what();
@@ -290,7 +291,7 @@ TEST(TesseraPlugin, UnanalysableStageGetsSafeScheduleAndWarning) {
     load_plugin(TESSERA_PLUGIN_PATH);
     Pipeline p(gather);
     testing::internal::CaptureStderr();
-    p.auto_schedule("Tessera", get_host_target(), MachineParams(2, 32 << 20, 40));
+    p.auto_schedule("Tessera", tessera::hal::host_target(), MachineParams(2, 32 << 20, 40));
     std::string err = testing::internal::GetCapturedStderr();
     // By the Func's own name: Halide makes names unique per process (gather$1 when
     // an earlier test's names took the same slot of its counters).
@@ -304,7 +305,7 @@ TEST(TesseraPlugin, UnanalysableStageGetsSafeScheduleAndWarning) {
     index.set(idx);
     Buffer<float> out(100);
     for (int i = 0; i < 100; i++) out(i) = NAN;
-    p.realize(out, get_host_target());
+    p.realize(out, tessera::hal::host_target());
     for (int i = 0; i < 100; i++) {
         int j = std::min(9, std::max(0, idx(i)));
         EXPECT_FLOAT_EQ(out(i), t(j) + 1.0f) << "at " << i;  // exact: one add of representable values
@@ -719,7 +720,7 @@ double attention_error(Attention &a, Pipeline &p, int B, int M, int N, int D, in
     a.q.set(q);
     a.k.set(k);
     a.v.set(v);
-    p.realize(out, get_host_target());
+    p.realize(out, tessera::hal::host_target());
     double max_diff = 0, max_ref = 0;
     for (int b = 0; b < B; b++) {
         for (int m = 0; m < M; m++) {
@@ -771,7 +772,7 @@ TEST(TesseraPlugin, FusedAttentionChainsAreCorrect) {
         Attention a(B, M, N, D, L);
         SchedulerOptions options = test::host_choice().options;
         options.explain = true;
-        const ScheduleOutcome outcome = schedule_pipeline(Pipeline(a.out), get_host_target(), options);
+        const ScheduleOutcome outcome = schedule_pipeline(Pipeline(a.out), tessera::hal::host_target(), options);
         Pipeline p(a.out);
         const double err = attention_error(a, p, B, M, N, D, L, test::test_seed("attention"));
         EXPECT_LE(err, kRelTolerance) << B << "x" << M << "x" << N << "x" << D << "x" << L << "\n" << outcome.explanation;
@@ -843,7 +844,7 @@ TEST(TesseraPlugin, ScalarOutputsAreComputedAtRoot) {
     mean() = total() / 185.0f;
     load_plugin(TESSERA_PLUGIN_PATH);
     Pipeline p(mean);
-    p.auto_schedule("Tessera", get_host_target(), MachineParams(2, 32 << 20, 40));
+    p.auto_schedule("Tessera", tessera::hal::host_target(), MachineParams(2, 32 << 20, 40));
     Buffer<float> data(37, 5);
     double sum = 0;
     for (int y = 0; y < 5; y++) {
@@ -852,7 +853,7 @@ TEST(TesseraPlugin, ScalarOutputsAreComputedAtRoot) {
     in.set(data);
     Buffer<float> out = Buffer<float>::make_scalar();
     out() = NAN;
-    p.realize(out, get_host_target());
+    p.realize(out, tessera::hal::host_target());
     EXPECT_NEAR(out(), sum / 185, 1e-5);
 }
 
@@ -875,7 +876,7 @@ TEST(TesseraPlugin, ThirtyStageStencilChain) {
     load_plugin(TESSERA_PLUGIN_PATH);
     Pipeline p(prev);
     auto start = std::chrono::steady_clock::now();
-    p.auto_schedule("Tessera", get_host_target(), MachineParams(2, 32 << 20, 40));
+    p.auto_schedule("Tessera", tessera::hal::host_target(), MachineParams(2, 32 << 20, 40));
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::printf("Tessera scheduled a %d-stage pipeline in %.2f ms\n", stages, ms);
 
@@ -885,7 +886,7 @@ TEST(TesseraPlugin, ThirtyStageStencilChain) {
     Buffer<float> ib(data.data(), int(data.size()));
     in.set(ib);
     Buffer<float> out(n);
-    p.realize(out, get_host_target());
+    p.realize(out, tessera::hal::host_target());
     std::vector<double> ref(data.begin(), data.end());
     for (int s = 0; s < stages; s++) {
         for (size_t i = 0; i + 2 < ref.size(); i++) ref[i] = (ref[i] + ref[i + 1] + ref[i + 2]) / 3;

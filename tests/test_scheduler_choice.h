@@ -4,6 +4,7 @@
 #pragma once
 
 #include "pinned_options.h"
+#include "host_target.h"
 #include "schedulers.h"
 
 #include <Halide.h>
@@ -18,7 +19,7 @@ namespace tessera::test {
 inline SchedulerChoice host_choice(const std::string &scheduler = "Tessera", const std::string &profile = "") {
     SchedulerChoice c;
     c.name = scheduler;
-    c.target = Halide::get_host_target();
+    c.target = tessera::hal::host_target();
     c.options.parallelism = int(std::max(1u, std::thread::hardware_concurrency()));
     if (!profile.empty()) c.options.device_profile = load_test_profile(profile);
     return c;

@@ -3,6 +3,7 @@
 // on first use), and Tessera's own, called directly with typed options.
 #pragma once
 
+#include "host_target.h"
 #include "scheduler_options.h"
 
 #include <Halide.h>
@@ -24,7 +25,7 @@ std::string canonical_scheduler(const std::string &name);
 // Halide's own autoschedulers their machine parameters).
 struct SchedulerChoice {
     std::string name = "Tessera";
-    Halide::Target target = Halide::get_host_target();
+    Halide::Target target = hal::host_target();
     SchedulerOptions options;
 };
 

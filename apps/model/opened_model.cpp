@@ -1,6 +1,7 @@
 #include "opened_model.h"
 
 #include "gpu_device.h"
+#include "host_target.h"
 #include "import_onnx.h"
 #include "layout_option.h"
 #include "lower_partition.h"
@@ -67,7 +68,9 @@ std::string describe_layouts(const ModelOptions &o, const OpenedModel &s) {
 
 Halide::Target target_of(const ModelOptions &o) {
     try {
-        return o.target == "host" ? Halide::get_host_target() : Halide::Target(o.target);
+        // "host..." is this machine as Halide 14 detects it, corrected (hal/host_target.h).
+        const Halide::Target t = o.target == "host" ? hal::host_target() : Halide::Target(o.target);
+        return o.target.rfind("host", 0) == 0 ? hal::runnable_here(t) : t;
     } catch (const Halide::CompileError &e) {
         throw UsageError("--target '" + o.target + "' is not a Halide target string");
     }
@@ -125,7 +128,7 @@ OpenedModel open_model(const ModelOptions &o) {
         // than NCHW on planes of 56x56 where the two ran alike, which kept MobileNetV2's
         // blocks NCHW under `chosen` (docs/experiments.md, "Channel-blocked models").
         if (o.layout == "measured") {
-            const Halide::Target host = Halide::get_host_target();
+            const Halide::Target host = hal::host_target();
             bool runs_here = s.target.arch == host.arch && s.target.bits == host.bits && s.target.os == host.os;
             for (Halide::Target::Feature f : {Halide::Target::AVX, Halide::Target::AVX2, Halide::Target::FMA,
                                               Halide::Target::F16C, Halide::Target::AVX512, Halide::Target::AVX512_Skylake}) {

@@ -5,6 +5,7 @@
 // and one kernel per node. An id outside its table or a division by zero stops the run
 // naming the node; an op without an integer form refuses an integer input naming it.
 #include "evaluate.h"
+#include "host_target.h"
 #include "fold_constants.h"
 #include "graph_error.h"
 #include "import_onnx.h"
@@ -34,7 +35,7 @@ Graph imported(const ModelBuilder &b) {
 }
 
 void schedule_with_tessera(Halide::Pipeline &p) {
-    p.auto_schedule("Tessera", Halide::get_host_target(), Halide::MachineParams(2, 32 << 20, 40));
+    p.auto_schedule("Tessera", tessera::hal::host_target(), Halide::MachineParams(2, 32 << 20, 40));
 }
 
 // Compiles `g` fused and unfused and compares every output with the evaluator's.
@@ -42,7 +43,7 @@ void expect_matches_reference(const Graph &g, const TensorMap &inputs) {
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
     const TensorMap want = evaluate(g, inputs);
     for (bool fuse : {true, false}) {
-        JitModel model(g, plan_fusion(g, {4.0, fuse}), schedule_with_tessera, Halide::get_host_target());
+        JitModel model(g, plan_fusion(g, {4.0, fuse}), schedule_with_tessera, tessera::hal::host_target());
         const TensorMap got = model.run(inputs);
         for (const std::string &name : g.outputs) {
             EXPECT_EQ(got.at(name).dtype, want.at(name).dtype) << name;
@@ -215,8 +216,8 @@ TEST(GraphLowering, AMaskReadByARunningSumAndAfterItIsComputedAtRoot) {
     for (const test::PinnedMachine &machine : test::pinned_machines()) {
         const SchedulerOptions options = test::pinned_options(machine);
         // The pinned figures on the host's target: the program is the machine's, the code runs here.
-        const auto schedule = [&](Halide::Pipeline &p) { schedule_pipeline(p, Halide::get_host_target(), options); };
-        JitModel model(g, plan_fusion(g, {4.0, true}), schedule, Halide::get_host_target());
+        const auto schedule = [&](Halide::Pipeline &p) { schedule_pipeline(p, tessera::hal::host_target(), options); };
+        JitModel model(g, plan_fusion(g, {4.0, true}), schedule, tessera::hal::host_target());
         const TensorMap got = model.run(in);
         EXPECT_EQ(got.at("positions").i, want.at("positions").i) << machine.name;
     }
@@ -228,7 +229,7 @@ TEST(GraphLowering, AnIntegerDivisionByZeroStopsTheRunNamingTheNode) {
     b.input("a", {4}, kInt64).input("d", {4}, kInt64).output("q", kInt64);
     b.node("Div", {"a", "d"}, {"q"}, "per_head");
     const Graph g = imported(b);
-    JitModel model(g, plan_fusion(g, {4.0, true}), schedule_with_tessera, Halide::get_host_target());
+    JitModel model(g, plan_fusion(g, {4.0, true}), schedule_with_tessera, tessera::hal::host_target());
     try {
         model.run({{"a", TensorData::ints({4}, {1, 2, 3, 4})}, {"d", TensorData::ints({4}, {1, 0, 1, 1})}});
         FAIL() << "a division by zero ran";
@@ -240,7 +241,7 @@ TEST(GraphLowering, AnIntegerDivisionByZeroStopsTheRunNamingTheNode) {
 TEST(GraphLowering, AnIdOutsideItsTableStopsTheRunNamingTheGather) {
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
     const Graph g = imported(token_model());
-    JitModel model(g, plan_fusion(g, {4.0, true}), schedule_with_tessera, Halide::get_host_target());
+    JitModel model(g, plan_fusion(g, {4.0, true}), schedule_with_tessera, tessera::hal::host_target());
     TensorMap in = token_inputs(g, 2);
     in["ids"].i[5] = 50;
     try {
@@ -260,7 +261,7 @@ TEST(GraphLowering, AnOpWithoutAnIntegerFormRefusesIntegerInputsNamingTheNode) {
     const Graph g = imported(b);
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
     try {
-        JitModel model(g, plan_fusion(g, {4.0, true}), schedule_with_tessera, Halide::get_host_target());
+        JitModel model(g, plan_fusion(g, {4.0, true}), schedule_with_tessera, tessera::hal::host_target());
         FAIL() << "an integer Add compiled";
     } catch (const GraphError &e) {
         const std::string what = e.what();

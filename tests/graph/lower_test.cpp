@@ -4,6 +4,7 @@
 // with a classifier, a MobileNetV2 inverted residual, and an attention layer in
 // PyTorch's export form. The fusion plan's partitions are checked too.
 #include "evaluate.h"
+#include "host_target.h"
 #include "fold_batch_norm.h"
 #include "fold_constants.h"
 #include "graph_error.h"
@@ -44,7 +45,7 @@ Graph prepared(const ModelBuilder &b) {
 }
 
 void schedule_with_tessera(Halide::Pipeline &p) {
-    p.auto_schedule("Tessera", Halide::get_host_target(), Halide::MachineParams(2, 32 << 20, 40));
+    p.auto_schedule("Tessera", tessera::hal::host_target(), Halide::MachineParams(2, 32 << 20, 40));
 }
 
 // The ops of each partition, "Conv+Relu", in plan order.
@@ -61,7 +62,7 @@ std::vector<std::string> partition_ops(const Graph &g, const FusionPlan &plan) {
 // as written).
 void expect_matches_reference(const Graph &g, const FusionPlan &plan, uint64_t seed, const Graph *reference = nullptr) {
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
-    JitModel model(g, plan, schedule_with_tessera, Halide::get_host_target());
+    JitModel model(g, plan, schedule_with_tessera, tessera::hal::host_target());
     TensorMap inputs;
     for (const std::string &name : g.inputs) inputs[name] = testing::random_floats(g.value(name).shape, seed++);
     const TensorMap got = model.run(inputs), want = evaluate(reference ? *reference : g, inputs);
@@ -605,7 +606,7 @@ TEST(GraphLowering, AutoBlocksRegionsWithDepthwiseOrPointwiseWork) {
 // predicted time; a convolution predicted slower blocked stays NCHW.
 TEST(GraphLowering, LayoutsFollowTheSchedulersPredictions) {
     const Graph original = prepared(resnet_block());
-    const Halide::Target host = Halide::get_host_target();
+    const Halide::Target host = tessera::hal::host_target();
     SchedulerOptions options;
     options.parallelism = 2;
     auto predict = [&](const Graph &g, int node) {
@@ -1343,7 +1344,7 @@ TEST(GraphLowering, GridSampleMatchesTheEvaluator) {
                 const TensorMap in{{"x", testing::random_floats({2, 3, 5, 6}, 81, -2, 2)},
                                    {"grid", testing::random_floats({2, 4, 7, 2}, 82, -1.3f, 1.3f)}};
                 Halide::load_plugin(TESSERA_PLUGIN_PATH);
-                JitModel model(g, plan_fusion(g, {4.0, true}), schedule_with_tessera, Halide::get_host_target());
+                JitModel model(g, plan_fusion(g, {4.0, true}), schedule_with_tessera, tessera::hal::host_target());
                 const TensorData got = model.run(in).at("y"), want = evaluate(g, in).at("y");
                 EXPECT_LE(testing::relative_error(got, want), kTolerance);
             }
@@ -1464,7 +1465,7 @@ TEST(GraphLowering, FormsTheOpLibraryLacksNameTheNode) {
     uniform_windows(g);
     const FusionPlan plan = plan_fusion(g, {4.0, true});
     try {
-        JitModel model(g, plan, schedule_with_tessera, Halide::get_host_target());
+        JitModel model(g, plan, schedule_with_tessera, tessera::hal::host_target());
         FAIL() << "expected a GraphError";
     } catch (const GraphError &e) {
         const std::string message = e.what();

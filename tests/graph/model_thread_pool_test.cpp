@@ -5,6 +5,7 @@
 // all complete, pinning keeps results the same, and workers woken for a run are
 // placed off the caller's CPU and then given their whole mask back.
 #include "jit_thread_pool.h"
+#include "host_target.h"
 #include "model_thread_pool.h"
 
 #include <gtest/gtest.h>
@@ -245,7 +246,7 @@ TEST(JitThreadPool, HalideParallelLoopsRunOnThePool) {
         {
             const JitThreadPool::Run run(pool);
             Halide::Pipeline p(f);
-            pool.realize(p, out, Halide::get_jit_target_from_environment());
+            pool.realize(p, out, tessera::hal::host_target());
         }
         EXPECT_GE(pool.parallel_loops(), 1u);
         for (int j = 0; j < 37; j++) {
@@ -271,7 +272,7 @@ TEST(JitThreadPool, HeapIntermediatesAreKeptForTheNextRealize) {
         {
             const JitThreadPool::Run run(pool);
             Halide::Pipeline p(f);
-            pool.realize(p, out, Halide::get_jit_target_from_environment());
+            pool.realize(p, out, tessera::hal::host_target());
         }
         EXPECT_EQ(pool.kept_blocks(), 1u) << "round " << round;
         for (int j = 0; j < 200; j++) {

@@ -15,6 +15,7 @@
 // completely runs with no partitions. Anything else that goes wrong is a failure:
 // a Halide error while compiling or running (lowering claimed the node), a wrong value.
 #include "evaluate.h"
+#include "host_target.h"
 #include "fold_batch_norm.h"
 #include "fold_constants.h"
 #include "graph_error.h"
@@ -58,7 +59,7 @@ struct JitResult {
 };
 
 void schedule_with_tessera(Halide::Pipeline &p) {
-    p.auto_schedule("Tessera", Halide::get_host_target(), Halide::MachineParams(2, 32 << 20, 40));
+    p.auto_schedule("Tessera", tessera::hal::host_target(), Halide::MachineParams(2, 32 << 20, 40));
 }
 
 JitResult skipped(const std::string &reason, const std::string &detail) {
@@ -117,7 +118,7 @@ JitResult run_jit_node_test_unchecked(const fs::path &dir) {
     }
     std::unique_ptr<JitModel> model;
     try {
-        model = std::make_unique<JitModel>(g, plan, schedule_with_tessera, Halide::get_host_target());
+        model = std::make_unique<JitModel>(g, plan, schedule_with_tessera, tessera::hal::host_target());
     } catch (const GraphError &e) {
         return skipped(lowering_reason(e.what()), e.what());
     } catch (const Halide::Error &e) {

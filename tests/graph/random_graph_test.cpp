@@ -7,6 +7,7 @@
 // (the shortest prefix of the generator's steps that still fails, dead nodes removed)
 // as an ONNX model. `make fuzz-graphs N=...` runs more.
 #include "assign_layouts.h"
+#include "host_target.h"
 #include "evaluate.h"
 #include "graph_error.h"
 #include "import_onnx.h"
@@ -33,7 +34,7 @@ uint64_t env_number(const char *name, uint64_t fallback) {
 
 // The first difference between the evaluator and a compiled run, or "".
 std::string difference(const Graph &g, const FusionPlan &plan, const TensorMap &inputs, const TensorMap &want,
-                       const Halide::Target &target = Halide::get_host_target()) {
+                       const Halide::Target &target = tessera::hal::host_target()) {
     try {
         const auto schedule_with_tessera = [&target](Halide::Pipeline &p) {
             p.auto_schedule("Tessera", target, Halide::MachineParams(2, 32 << 20, 40));
@@ -100,7 +101,7 @@ LayoutOptions preferring(Layout preferred) {
 TEST(RandomGraphs, ChannelSumsReadThroughAPoolStayInsideTheInput) {
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
     const Halide::Target avx2("x86-64-linux-avx-avx2-f16c-fma-sse41");
-    if (!Halide::get_host_target().has_feature(Halide::Target::AVX2)) GTEST_SKIP() << "runs AVX2 code";
+    if (!tessera::hal::host_target().has_feature(Halide::Target::AVX2)) GTEST_SKIP() << "runs AVX2 code";
     testing::ModelBuilder b;
     b.input("x", {1, 9, 6, 5}).output("pool");
     TensorData pads(DType::i64, {8});

@@ -4,6 +4,7 @@
 // when it is; a log written by one tuning makes the next measure nothing; a log of
 // another device profile is ignored; candidate names and partition signatures.
 #include "device_profile.h"
+#include "host_target.h"
 #include "graph_error.h"
 #include "lower_partition.h"
 #include "model_builder.h"
@@ -246,7 +247,7 @@ TEST(TuneGraph, AlternativesAreNamedAndReadBack) {
     ModelOptions asked;
     asked.model = "m.onnx";
     // Blocks of 16 are an alternative where the host's vectors hold 8 floats.
-    const bool block8 = channel_block_for(Halide::get_host_target()) == 8;
+    const bool block8 = channel_block_for(tessera::hal::host_target()) == 8;
     std::vector<std::string> expected = {"layout=auto", "layout=chosen", "layout=nchwc", "layout=measured"};
     if (block8) expected.push_back("layout=nchwc,block=16");
     expected.push_back("layout=auto,no-fusion");
@@ -477,7 +478,7 @@ TEST(MeasuredLayouts, TheFastestMeasuredFormIsTakenAndLogged) {
         return open_model(o);
     };
     const std::string blocked_form =
-        graph::layout_name(graph::Layout::blocked, channel_block_for(Halide::get_host_target()));
+        graph::layout_name(graph::Layout::blocked, channel_block_for(tessera::hal::host_target()));
     for (const std::string &fastest : {blocked_form, std::string("nhwc"), std::string("nchw")}) {
         SCOPED_TRACE(fastest);
         std::filesystem::remove(log);
