@@ -235,6 +235,8 @@ inline const std::vector<std::string> &op_cases() {
         "conv2d n=2 c=8 h=9 w=10 oc=24 kh=3 kw=3 stride=2 pad=1 layout=nchwc block=8",
         "conv2d n=1 c=32 h=7 w=7 oc=16 kh=1 kw=1 layout=nchwc",
         "conv2d n=1 c=16 h=15 w=15 oc=16 kh=1 kw=1 stride=2 layout=nchwc block=8",
+        "conv2d n=1 c=32 h=9 w=7 oc=32 kh=3 kw=3 pad=1 groups=2 layout=nchwc",  // one block per group
+        "conv2d n=2 c=24 h=11 w=9 oc=24 kh=3 kw=3 stride=2 pad=1 groups=3 layout=nchwc block=8",
         "depthwise_conv2d n=1 c=32 h=13 w=13 kh=3 kw=3 pad=1 layout=nchwc",
         "depthwise_conv2d n=2 c=24 h=11 w=9 kh=3 kw=3 stride=2 pad=1 layout=nchwc block=8",
         "max_pool2d n=1 c=16 h=13 w=11 kh=3 kw=3 stride=2 pad=1 layout=nchwc",

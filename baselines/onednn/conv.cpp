@@ -117,8 +117,9 @@ std::unique_ptr<Kernel> make_conv_kernel(const ops::ConvParams &p) {
     if (!p.packed && !depthwise_panels) return std::make_unique<ConvKernel>(p);
     ops::ConvParams plain = p;
     plain.packed = false;
-    const int64_t per_channel = (p.depthwise ? 1 : p.c) * p.kh * p.kw, block = p.block;
-    const ops::Shape plain_shape = p.depthwise ? ops::Shape{p.c, p.kh, p.kw} : ops::Shape{p.oc, p.c, p.kh, p.kw};
+    const int64_t cg = p.depthwise ? 1 : p.c / p.groups;  // a grouped conv's panels hold its group's channels
+    const int64_t per_channel = cg * p.kh * p.kw, block = p.block;
+    const ops::Shape plain_shape = p.depthwise ? ops::Shape{p.c, p.kh, p.kw} : ops::Shape{p.oc, cg, p.kh, p.kw};
     return with_unpacked_weights(std::make_unique<ConvKernel>(plain), 1, plain_shape,
                                  [per_channel, block](const Tensor &packed, Tensor &out) {
                                      for (int64_t o = 0; o < out.shape[0]; o++)

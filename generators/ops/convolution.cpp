@@ -31,6 +31,15 @@ Func conv2d_blocked(const ConvParams &p, const Func &input, const Func &weights,
         Expr ix = x * int(p.stride) + r.x * int(p.dilation) - int(p.pad);
         Expr iy = y * int(p.stride) + r.y * int(p.dilation) - int(p.pad);
         sum(oi, x, y, ob, n) += in(oi, ix, iy, ob, n) * weights(oi, r.x, r.y, ob);
+    } else if (p.groups > 1) {
+        // Grouped with one block per group (c / groups = oc / groups = b, RegNetX's and
+        // ResNeXt's middle stages): output block ob reads input block ob alone, an
+        // affine access, so the sums get the blocked register tiles; panels
+        // [oc/b][b][kh][kw][b].
+        RDom r(0, b, 0, int(p.kw), 0, int(p.kh), "r");
+        Expr ix = x * int(p.stride) + r[1] * int(p.dilation) - int(p.pad);
+        Expr iy = y * int(p.stride) + r[2] * int(p.dilation) - int(p.pad);
+        sum(oi, x, y, ob, n) += in(r[0], ix, iy, ob, n) * weights(oi, r[1], r[2], r[0], ob);
     } else {
         // Panels [oc/b][c][kh][kw][b]; the reduction walks a block's channels innermost.
         RDom r(0, b, 0, int(p.kw), 0, int(p.kh), 0, int(p.c / p.block), "r");

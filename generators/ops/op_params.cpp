@@ -181,9 +181,10 @@ ConvParams parse_conv(const OpConfig &config) {
     p.planar_sums = sums == "planar";
     if (p.blocked) {
         p.block = layout.block;
-        if (!p.depthwise && p.groups != 1) {
-            throw OpError("conv2d: layout=nchwc needs groups=1 (or depthwise_conv2d), got groups=" +
-                          std::to_string(p.groups));
+        if (!p.depthwise && p.groups != 1 && (p.c / p.groups != p.block || p.oc / p.groups != p.block)) {
+            throw OpError("conv2d: layout=nchwc takes groups of one block (c/groups = oc/groups = block=" +
+                          std::to_string(p.block) + "), groups=1 or depthwise_conv2d; got c=" + std::to_string(p.c) +
+                          " oc=" + std::to_string(p.oc) + " groups=" + std::to_string(p.groups));
         }
         // conv2d's weights are the panels of the same block.
         p.packed = !p.depthwise;

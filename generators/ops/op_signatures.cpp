@@ -24,7 +24,7 @@ Shape image_shape(const Params &p, int64_t c, int64_t h, int64_t w) {
 Shape conv_weights_shape(const ConvParams &p) {
     int64_t cg = p.c / p.groups;
     if (p.blocked && p.depthwise) return {p.c / p.block, p.kh, p.kw, p.block};
-    if (p.packed) return {panel_count(p.oc, p.block), p.c, p.kh, p.kw, p.block};
+    if (p.packed) return {panel_count(p.oc, p.block), cg, p.kh, p.kw, p.block};
     return p.nhwc ? Shape{p.kh, p.kw, cg, p.oc} : Shape{p.oc, cg, p.kh, p.kw};
 }
 

@@ -50,6 +50,7 @@ std::vector<Func> conv(LowerContext &ctx) {
     Func out;
     if (im.layout != Layout::nchw) {
         ops::OpConfig c = convolution(depthwise ? "depthwise_conv2d" : "conv2d");
+        if (!depthwise && group > 1) c.with("groups", group);
         out = build_library_op(ctx, im.add_layout(c), {ctx.input(0), ctx.input(1)});
     } else if (depthwise) {
         // One filter per channel: weights [c, 1, kh, kw] are the library's [c, kh, kw].

@@ -91,8 +91,9 @@ int64_t axis_in(Layout l, int64_t a) {
 // (before its image inputs are renamed: it reads their NCHW shapes).
 void set_node_layout(Graph &g, Node &n, Layout l, int64_t block) {
     if (n.op_type == "Conv") {
-        const bool depthwise = n.get_int("group", 1) > 1;
         const TensorData &oihw = *g.value(n.inputs[1]).data;
+        const bool depthwise = n.get_int("group", 1) > 1 && oihw.shape[1] == 1 &&
+                               n.get_int("group", 1) == g.value(n.inputs[0]).shape[1];
         TensorData w;
         if (l == Layout::blocked) {
             // Panels [oc/b][c][kh][kw][b]; depthwise [c/b][kh][kw][b].
@@ -163,7 +164,9 @@ struct Planner {
         if (n.has_input(2) && g.value(n.inputs[2]).shape.size() != 1) return {};
         const int64_t group = n.get_int("group", 1), c = x.shape[1], oc = w.shape[0];
         const bool depthwise = group > 1 && group == c && oc == c && w.shape[1] == 1;
-        if (group != 1 && !depthwise) return {};
+        // Grouped: blocked only with one block per group (the library's nchwc form).
+        const bool block_per_group = group > 1 && !depthwise && c / group == o.block && oc / group == o.block;
+        if (group != 1 && !depthwise && !block_per_group) return {};
         if (!library_window(g, n, x.shape, {w.shape[2], w.shape[3]}, false)) return {};
         std::vector<Layout> alternatives;
         // Weights far larger than the image they make: the blocked kernel streams
@@ -328,7 +331,9 @@ struct Planner {
             if (n.op_type == "Conv") {
                 r.convolutions++;
                 const int64_t groups = n.get_int("group", 1);
-                // Grouped convolutions are candidates only when depthwise (conv_alternatives).
+                // Grouped convolutions are candidates only when depthwise or with one
+                // block per group (conv_alternatives): per-block windows, which gain
+                // most from the blocked layout.
                 if (groups > 1) r.depthwise++;
                 const Shape &w = g.value(n.inputs[1]).shape;
                 r.conv_macs += c.flops / 2;

@@ -601,6 +601,40 @@ TEST(GraphLowering, AutoBlocksRegionsWithDepthwiseOrPointwiseWork) {
     expect_matches_reference(bn, plan_fusion(bn, {4.0, true}), 62, &plain);
 }
 
+// RegNetX's and ResNeXt's grouped 3x3s with one block per group (c / group = block)
+// are blocked with their 1x1s: each output block reads its own input block. Groups
+// narrower than a block stay NCHW (their region with them).
+TEST(GraphLowering, GroupedConvolutionsOfOneBlockPerGroupAreBlocked) {
+    for (const int64_t group : {4, 8}) {
+        SCOPED_TRACE("group " + std::to_string(group));
+        ModelBuilder b(13);
+        b.input("x", {1, 32, 11, 9}).output("y");
+        b.initializer("w0", weights({32, 32, 1, 1}, 90, 0.2f));
+        b.initializer("w1", weights({32, 32 / group, 3, 3}, 91, 0.2f));
+        b.initializer("w2", weights({32, 32 / group, 3, 3}, 92, 0.2f));
+        b.initializer("bias", weights({32}, 93, 0.5f));
+        b.node("Conv", {"x", "w0"}, {"c0"});
+        b.node("Relu", {"c0"}, {"r0"});
+        auto &grouped = b.node("Conv", {"r0", "w1", "bias"}, {"c1"});
+        testing::set_int(grouped, "group", group);
+        testing::set_ints(grouped, "pads", {1, 1, 1, 1});
+        b.node("Relu", {"c1"}, {"r1"});
+        auto &strided = b.node("Conv", {"r1", "w2"}, {"y"});
+        testing::set_int(strided, "group", group);
+        testing::set_ints(strided, "pads", {1, 1, 1, 1});
+        testing::set_ints(strided, "strides", {2, 2});
+        const Graph original = prepared(b);
+        Graph g = original;
+        LayoutOptions o = blocks_of(8);
+        o.only_where_blocking_gains = true;
+        const LayoutReport r = assign_layouts(g, o);
+        int blocked = 0;
+        for (const Node &n : g.nodes) blocked += n.op_type == "Conv" && layout_block(n) == 8;
+        EXPECT_EQ(blocked, group == 4 ? 3 : 0) << r.describe();
+        expect_matches_reference(g, plan_fusion(g, {4.0, true}), 94, &original);
+    }
+}
+
 // The layout choice by the scheduler's model: each candidate convolution lowered
 // alone in both forms and scheduled by Tessera, whose outcome carries its
 // predicted time; a convolution predicted slower blocked stays NCHW.
