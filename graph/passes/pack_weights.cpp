@@ -21,6 +21,20 @@ TensorData pack_conv_weights(const TensorData &w, int64_t b) {
     return out;
 }
 
+TensorData widen_groups_to_block(const TensorData &w, int64_t group_width, int64_t b) {
+    const int64_t oc = w.shape[0], taps = w.shape[2] * w.shape[3];
+    TensorData out(DType::f32, {oc, b, w.shape[2], w.shape[3]});
+    for (int64_t o = 0; o < oc; o++) {
+        // Output channel o reads its group's channels, at offset (o % b) / width * width
+        // in its block.
+        const int64_t first = (o % b) / group_width * group_width;
+        for (int64_t i = 0; i < group_width; i++)
+            for (int64_t t = 0; t < taps; t++)
+                out.f[size_t((o * b + first + i) * taps + t)] = w.f[size_t((o * group_width + i) * taps + t)];
+    }
+    return out;
+}
+
 namespace {
 
 // B [K,N] (transposed: [N,K]) -> [N/b][K][b], the last panel's missing columns zero.

@@ -96,6 +96,12 @@ int pack_weights(Graph &g, const PackOptions &options = {});
 // OIHW [oc][c][kh][kw] -> [oc/b][c][kh][kw][b], the last panel's missing channels zero.
 TensorData pack_conv_weights(const TensorData &oihw, int64_t block);
 
+// A grouped convolution's OIHW weights [oc][c/group][kh][kw] (c/group = oc/group
+// dividing b) as those of c/b groups of b channels, [oc][b][kh][kw]: each output
+// channel's weights for the channels of its block outside its group are zero. The
+// same convolution, b/(c/group) times the multiply-adds, one block per group.
+TensorData widen_groups_to_block(const TensorData &oihw, int64_t group_width, int64_t block);
+
 // The block a node's weights were packed with, 0 when they were not.
 int64_t packed_block(const Node &node);
 
