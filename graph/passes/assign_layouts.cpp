@@ -259,10 +259,19 @@ struct Planner {
         if (!binary_agnostic(n)) return false;
         const std::vector<size_t> images = image_inputs(g, n);
         if (images.empty()) return false;
+        // Operands of the output's shape, or one value per channel (a squeeze-excite's
+        // scale, [N, C, 1, 1]: blocked as [N, C/b, 1, 1, b], it broadcasts the same way).
+        // Kept out, every RegNetY, EfficientNet and MobileNetV3 block converted its
+        // activations out of the layout and back for the multiply.
+        bool whole = false;
         for (size_t k : images) {
-            if (g.value(n.inputs[k]).shape != out || g.value(n.inputs[k]).dtype != DType::f32) return false;
+            const TensorInfo &v = g.value(n.inputs[k]);
+            const bool per_channel = v.shape.size() == 4 && v.shape[1] == out[1] && v.shape[2] == 1 &&
+                                     v.shape[3] == 1 && (v.shape[0] == out[0] || v.shape[0] == 1);
+            if ((v.shape != out && !per_channel) || v.dtype != DType::f32) return false;
+            whole |= v.shape == out;
         }
-        return true;
+        return whole;
     }
 
     // The layout `value` is produced in (NCHW for a graph input or constant).

@@ -641,6 +641,41 @@ TEST(GraphLowering, GroupedConvolutionsAreBlockedOnePerBlock) {
     }
 }
 
+// A squeeze-excite's multiply by one scale per channel ([1, C, 1, 1]) stays in the
+// blocked layout with the convolutions around it: no conversion of the activations
+// out and back per block (RegNetY, EfficientNet, MobileNetV3).
+TEST(GraphLowering, ASqueezeExciteScaleKeepsItsBlockInTheLayout) {
+    ModelBuilder b(13);
+    b.input("x", {1, 32, 9, 11}).output("y");
+    b.initializer("w0", weights({32, 1, 3, 3}, 95, 0.3f));
+    b.initializer("fc1", weights({8, 32, 1, 1}, 96, 0.3f));
+    b.initializer("fc2", weights({32, 8, 1, 1}, 97, 0.3f));
+    b.initializer("w1", weights({32, 32, 1, 1}, 98, 0.2f));
+    auto &dw = b.node("Conv", {"x", "w0"}, {"c0"});
+    testing::set_int(dw, "group", 32);
+    testing::set_ints(dw, "pads", {1, 1, 1, 1});
+    b.node("Relu", {"c0"}, {"r0"});
+    b.node("GlobalAveragePool", {"r0"}, {"pooled"});
+    b.node("Conv", {"pooled", "fc1"}, {"s1"});
+    b.node("Relu", {"s1"}, {"s2"});
+    b.node("Conv", {"s2", "fc2"}, {"s3"});
+    b.node("Sigmoid", {"s3"}, {"scale"});
+    b.node("Mul", {"r0", "scale"}, {"excited"}, "excite");
+    b.node("Conv", {"excited", "w1"}, {"y"});
+    const Graph original = prepared(b);
+    Graph g = original;
+    LayoutOptions o = blocks_of(8);
+    o.only_where_blocking_gains = true;
+    o.max_conversion_share = 0.5;  // a small region: the way in and out weighs more
+    const LayoutReport r = assign_layouts(g, o);
+    for (const Node &n : g.nodes) {
+        if (n.name == "excite") EXPECT_EQ(layout_block(n), 8) << r.describe();
+    }
+    ASSERT_EQ(r.regions.size(), 1u) << r.describe();
+    EXPECT_TRUE(r.regions[0].kept) << r.describe();
+    expect_matches_reference(g, plan_fusion(g, {4.0, true}), 99, &original);
+}
+
 // The layout choice by the scheduler's model: each candidate convolution lowered
 // alone in both forms and scheduled by Tessera, whose outcome carries its
 // predicted time; a convolution predicted slower blocked stays NCHW.
