@@ -39,7 +39,7 @@ void usage(std::FILE *to) {
                  "  --no-chains an attention's two products in partitions of their own (default: one, fused\n"
                  "              or not by the chain analysis)\n"
                  "  --layout    L = auto (default): convolutions channel-blocked (NCHW[16|8]c) in regions\n"
-                 "              with a depthwise convolution or 10%% of their work in 1x1 ones\n"
+                 "              with a depthwise or grouped convolution or 10%% of their work in 1x1 ones\n"
                  "              (MobileNet- and ResNet-50-class nets), the rest NCHW;\n"
                  "              matrix-vector products' weights and those of 1x1 convolutions on planes\n"
                  "              of 56x56 points or fewer packed into panels at compile time;\n"
