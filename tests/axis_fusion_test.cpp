@@ -4,6 +4,7 @@
 #include "axis_fusion.h"
 #include "construction.h"
 #include "device_spec.h"
+#include "pinned_builtin_profile.h"
 #include "hand_built_exprs.h"
 
 #include <gtest/gtest.h>
@@ -14,7 +15,8 @@ using namespace tessera;
 using test::nchw_conv;
 
 hal::DeviceSpec avx2() {
-    return hal::make_device_spec(Halide::Target("x86-64-linux-avx-avx2-f16c-fma-sse41"), 2, hal::builtin_profile());
+    return hal::make_device_spec(Halide::Target("x86-64-linux-avx-avx2-f16c-fma-sse41"), 2,
+                                 test::pinned_builtin_profile(8));
 }
 
 TEST(AxisFusion, OneByOneConvolutionFusesItsRowsAndColumns) {

@@ -4,6 +4,7 @@
 #include "construction.h"
 #include "device_spec.h"
 #include "hand_built_exprs.h"
+#include "pinned_builtin_profile.h"
 #include "perf_model.h"
 #include "program_family.h"
 
@@ -17,18 +18,7 @@ using test::nchw_conv;
 // The built-in profile with Zen 3's 512 KiB L2 (the tile sizes below are chosen
 // around its 384 KiB share), whatever this machine's caches.
 hal::DeviceSpec avx2() {
-    // The built-in figures with what they take from the host pinned (its lanes and
-    // cache sizes from sysfs): under a 32 KiB L1 (the Zen 4 host's) the 1x1 at 7x7
-    // below takes another register tile than under 48 KiB.
-    hal::DeviceProfile profile = hal::builtin_profile();
-    profile.cores = 2;
-    profile.vector_lanes_fp32 = 8;
-    profile.fma_gflops_per_core = 2.0 * 2 * 8 * 2.0;
-    for (hal::MemoryLayerProfile &layer : profile.layers) {
-        if (layer.name == "L1") layer.capacity_bytes = 48 * 1024;
-        if (layer.name == "L2") layer.capacity_bytes = 512 * 1024;
-        if (layer.name == "LLC") layer.capacity_bytes = 32ull << 20;
-    }
+    const hal::DeviceProfile profile = test::pinned_builtin_profile(8, 512 << 10);
     return hal::make_device_spec(Halide::Target("x86-64-linux-avx-avx2-f16c-fma-sse41"), 2, profile);
 }
 
@@ -83,7 +73,7 @@ TEST(PerfModel, StridedBroadcastsCountTheElementsRead) {
     // AVX-512 folds each broadcast into its FMA: 7 per tap.
     const hal::DeviceSpec wide =
         hal::make_device_spec(Halide::Target("x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake"), 2,
-                              hal::builtin_profile());
+                              test::pinned_builtin_profile(16));
     ASSERT_TRUE(wide.fma_broadcasts_from_memory);
     rtile::RProgram q = p;
     const rtile::RTile wide_reg = tile(7, 1, 16, 1, 1, 1);

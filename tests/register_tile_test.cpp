@@ -5,6 +5,7 @@
 #include "construction.h"
 #include "device_spec.h"
 #include "hand_built_exprs.h"
+#include "pinned_builtin_profile.h"
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,8 @@ using namespace tessera;
 using test::nhwc_conv;
 
 hal::DeviceSpec device(const char *target) {
-    return hal::make_device_spec(Halide::Target(target), 2, hal::builtin_profile());
+    const Halide::Target t(target);
+    return hal::make_device_spec(t, 2, test::pinned_builtin_profile(t.has_feature(Halide::Target::AVX512) ? 16 : 8));
 }
 
 rtile::RProgram program_along_x() {
