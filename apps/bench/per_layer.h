@@ -24,7 +24,7 @@ struct LayerRecord {
     std::string ops;        // the partition's op types, "Conv+Relu"
     std::string shape;      // its output's, "1x32x112x112"
     std::string layout;     // nchw, nhwc or nchw16c (its anchor's)
-    double tessera_ms = 0;  // median over the model runs
+    double tessera_ms = 0;  // median over the model runs (the mean of the passes before and after the peer's)
     double peer_ms = 0, peer_min_ms = 0;  // onnxruntime on the same nodes; 0 when it did not run
     std::string peer_error; // why onnxruntime has no time for it
     double peer_call_overhead_ms = 0;  // one onnxruntime session.run with nothing to compute
