@@ -18,10 +18,8 @@ int threads_from_environment() {
 SchedulerChoice scheduler_choice_from_environment(const std::string &name) {
     SchedulerChoice choice;
     choice.name = canonical_scheduler(name);
-    const char *jit = std::getenv("HL_JIT_TARGET");
-    const Halide::Target target = Halide::get_jit_target_from_environment();
-    // Unset or "host...": this machine, as Halide 14 detects it, corrected.
-    choice.target = !jit || std::string(jit).rfind("host", 0) == 0 ? hal::runnable_here(target) : target;
+    const char *jit = std::getenv("HL_JIT_TARGET");  // Halide's own variable, "host" when unset
+    choice.target = hal::target_named(jit && *jit ? jit : "host");
     choice.options = scheduler_options_from_environment(threads_from_environment());
     return choice;
 }

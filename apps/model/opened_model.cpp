@@ -68,9 +68,7 @@ std::string describe_layouts(const ModelOptions &o, const OpenedModel &s) {
 
 Halide::Target target_of(const ModelOptions &o) {
     try {
-        // "host..." is this machine as Halide 14 detects it, corrected (hal/host_target.h).
-        const Halide::Target t = o.target == "host" ? hal::host_target() : Halide::Target(o.target);
-        return o.target.rfind("host", 0) == 0 ? hal::runnable_here(t) : t;
+        return hal::target_named(o.target);
     } catch (const Halide::CompileError &e) {
         throw UsageError("--target '" + o.target + "' is not a Halide target string");
     }

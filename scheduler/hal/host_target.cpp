@@ -26,4 +26,9 @@ Halide::Target runnable_here(Halide::Target target) {
 
 Halide::Target host_target() { return runnable_here(Halide::get_host_target()); }
 
+Halide::Target target_named(const std::string &name) {
+    const Halide::Target target(name);
+    return name.rfind("host", 0) == 0 ? runnable_here(target) : target;
+}
+
 }  // namespace tessera::hal

@@ -6,6 +6,8 @@
 
 #include <Halide.h>
 
+#include <string>
+
 namespace tessera::hal {
 
 Halide::Target host_target();
@@ -13,5 +15,9 @@ Halide::Target host_target();
 // `target` as this CPU can run it: the same correction applied to a target that
 // Halide's detection produced ("host", HL_JIT_TARGET unset).
 Halide::Target runnable_here(Halide::Target target);
+
+// The target a string names ("host" or "host-<features>": this machine, corrected;
+// anything else as written). Throws Halide::CompileError on a bad string.
+Halide::Target target_named(const std::string &name);
 
 }  // namespace tessera::hal
