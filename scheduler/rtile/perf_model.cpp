@@ -150,7 +150,7 @@ int64_t PerfModel::line_waste(const RTile &tile, const RProgram &p) const {
 }
 
 PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RProgram &p, int only_read) const {
-    double loads = 0, broadcasts = 0;
+    double loads = 0, broadcasts = 0, shuffles = 0;
     // Over an unrolled window of a few taps, where broadcasts are instructions of
     // their own, the unrolled body shares those that read one element.
     const int window = unrolled_broadcast_window(t_, p, d_);
@@ -204,8 +204,14 @@ PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RPro
         // most vector loads unaligned; a full-width unaligned load spans two
         // cache lines and costs two loads.
         loads += std::ceil(elems / d_.vector_lanes) * (t_.slides_innermost(m) ? 2 : 1);
+        // At a stride, each vector is assembled from `stride` loaded ones by
+        // stride - 1 two-source permutes (vpermt2ps), issued on a pipe the FMAs use.
+        if (stride >= 2) {
+            const double rows = elems / double(std::max<int64_t>(1, m.tile_extent(0, tile.shape)));
+            shuffles += rows * double((v + w - 1) / w) * double(stride - 1);
+        }
     }
-    return {loads, broadcasts};
+    return {loads, broadcasts, shuffles};
 }
 
 std::vector<double> PerfModel::l1_set_overflow(const RTile &tile, const RProgram &p) const {
@@ -307,7 +313,12 @@ double PerfModel::compute_time_ms(const RProgram &p) const {
     }
     int acc = alignment_->register_tile_accumulators(register_tile, p);
     double latency_bound = std::max(1.0, double(d_.min_accumulators()) / std::max(1, acc));
-    return vector_fmas / lanes_used * latency_bound / (d_.fma_pipes * ghz() * 1e9 * d_.cores) * 1e3;
+    // Shuffles assembling strided vectors take FMA issue slots (Intel's port 5,
+    // Zen 4's pipe 1): an NCHW 7x7 stride-2 stem vectorised along its output
+    // columns (2 of them per 16 FMAs) ran 1.54-1.60 ms against 1.46-1.48 with the
+    // channels in the vectors, which the model without them ranked second.
+    const double shuffles = double(tile_count(t_, register_tile)) * register_loads(register_tile, p).shuffles;
+    return (vector_fmas / lanes_used * latency_bound + shuffles) / (d_.fma_pipes * ghz() * 1e9 * d_.cores) * 1e3;
 }
 
 int64_t PerfModel::task_count(const RTile &l2) const {

@@ -53,9 +53,10 @@ public:
 
 private:
     // Load instructions of one register tile per step of the reduction: all of them
-    // and, among them, the broadcasts (reads that do not move with the vector dim).
+    // and, among them, the broadcasts (reads that do not move with the vector dim);
+    // and the shuffles that assemble vectors read at a stride along the vector dim.
     struct RegisterLoads {
-        double loads = 0, broadcasts = 0;
+        double loads = 0, broadcasts = 0, shuffles = 0;
     };
     // `only_read`: that read's loads alone (-1: every read's).
     RegisterLoads register_loads(const RTile &tile, const RProgram &p, int only_read = -1) const;
