@@ -195,8 +195,8 @@ PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RPro
             loads += elems * 2.0;
             continue;
         }
+        const double rows = elems / double(std::max<int64_t>(1, m.tile_extent(0, tile.shape)));
         if (stride >= 2 && (w & (w - 1)) != 0) {
-            const double rows = elems / double(m.tile_extent(0, tile.shape));
             loads += rows * double((v + w - 1) / w) * 2.0 * w;
             continue;
         }
@@ -206,10 +206,7 @@ PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RPro
         loads += std::ceil(elems / d_.vector_lanes) * (t_.slides_innermost(m) ? 2 : 1);
         // At a stride, each vector is assembled from `stride` loaded ones by
         // stride - 1 two-source permutes (vpermt2ps), issued on a pipe the FMAs use.
-        if (stride >= 2) {
-            const double rows = elems / double(std::max<int64_t>(1, m.tile_extent(0, tile.shape)));
-            shuffles += rows * double((v + w - 1) / w) * double(stride - 1);
-        }
+        if (stride >= 2) shuffles += rows * double((v + w - 1) / w) * double(stride - 1);
     }
     return {loads, broadcasts, shuffles};
 }
