@@ -2,11 +2,13 @@
 // generator declares one string GeneratorParam per key of its ops (empty = the
 // op's default) and returns them as an OpConfig; this base validates it, adds one
 // Input per operator input with the right rank, builds the op from the operator
-// library and puts estimates on every input and the output.
+// library, puts estimates on every input and the output, and guards the pipeline
+// against Halide 14's misaligned strided loads (hal::guard_strided_load_alignment).
 #pragma once
 
 #include "halide_axes.h"
 #include "op_builder.h"
+#include "strided_load_alignment.h"
 
 #include <Halide.h>
 
@@ -47,6 +49,13 @@ public:
         Halide::Func result = ops::build_op(config_, funcs);
         *output_ = result;
         output_->set_estimates(ops::halide_region(signature_.output.shape));
+    }
+
+    // Runs before an autoscheduler's schedule is applied; the pass stays with the
+    // pipeline whatever schedules it.
+    void schedule() {
+        Halide::Pipeline pipeline = this->get_pipeline();
+        hal::guard_strided_load_alignment(pipeline);
     }
 
 protected:

@@ -4,6 +4,7 @@
 #include "halide_axes.h"
 #include "halide_name.h"
 #include "lower_rule.h"
+#include "strided_load_alignment.h"
 
 #include <algorithm>
 #include <map>
@@ -103,6 +104,7 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
     lp.output.set_estimates(ops::halide_region(g.value(p.output).shape));
     set_static_extents(lp.output.output_buffer(), g.value(p.output).shape);
     lp.pipeline = Halide::Pipeline(lp.output);
+    hal::guard_strided_load_alignment(lp.pipeline);
     return lp;
 }
 

@@ -121,6 +121,29 @@ TEST(RandomGraphs, ChannelSumsReadThroughAPoolStayInsideTheInput) {
     EXPECT_EQ(difference(g, plan_fusion(g, {4.0, true}), inputs, evaluate(g, inputs), avx2), "");
 }
 
+// A seed's smallest failing graph, kept: a max pool's taps (3x3 stride 2) over a padded
+// row buffer of 3x9 points computed per output row, so small that each tap's index
+// folded to a constant; Halide 14 then marked the odd taps' dense loads aligned and
+// the program died of a general-protection fault (see hal::guard_strided_load_alignment).
+TEST(RandomGraphs, PoolTapsOverATinyPaddedRowLoadUnaligned) {
+    Halide::load_plugin(TESSERA_PLUGIN_PATH);
+    testing::ModelBuilder b;
+    b.input("x", {1, 3, 13, 7}).output("pool");
+    b.node("Relu", {"x"}, {"act"});
+    onnx::NodeProto &stat = b.node("ReduceMax", {"act"}, {"stat"});
+    testing::set_ints(stat, "axes", {2, 3});
+    b.node("Mul", {"act", "stat"}, {"gated"});
+    onnx::NodeProto &pool = b.node("MaxPool", {"gated"}, {"pool"});
+    testing::set_ints(pool, "kernel_shape", {3, 3});
+    testing::set_ints(pool, "strides", {2, 2});
+    testing::set_ints(pool, "pads", {1, 1, 1, 1});
+    testing::set_int(pool, "ceil_mode", 1);
+    Graph g = import_onnx_bytes(b.bytes(), "pool taps over a tiny padded row");
+    prepare_graph(g);
+    const TensorMap inputs = {{"x", testing::random_floats({1, 3, 13, 7}, 12, -2, 2)}};
+    EXPECT_EQ(difference(g, plan_fusion(g, {4.0, true}), inputs, evaluate(g, inputs)), "");
+}
+
 TEST(RandomGraphs, CompiledMatchesTheEvaluator) {
     Halide::load_plugin(TESSERA_PLUGIN_PATH);
     const uint64_t first = env_number("TESSERA_FUZZ_SEED", 1), count = env_number("TESSERA_FUZZ_GRAPHS", 40);
