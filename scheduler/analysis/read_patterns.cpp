@@ -25,14 +25,23 @@ bool window_slides_along(const FunctionNode &producer, const std::string &var, c
         for (const TensorExpr &t : plan.stages.at(consumer)) {
             const int j = t.find_dim(var);
             if (j < 0) continue;
+            const AccessMap *first = nullptr;
             for (const AccessMap &m : t.reads) {
                 if (m.tensor != producer.func.name()) continue;
-                for (const std::vector<int64_t> &coef : m.coef) {
-                    if (coef[size_t(j)] == 0) continue;
+                for (size_t d = 0; d < m.coef.size(); d++) {
+                    if (m.coef[d][size_t(j)] == 0) continue;
+                    // The window as a reduction (x * 2 + r.x) ...
                     for (size_t r : t.reduction_dims()) {
-                        if (coef[r] != 0) return true;
+                        if (m.coef[d][r] != 0) return true;
+                    }
+                    // ... or as taps unrolled (x * 2 - 1, x * 2, x * 2 + 1): reads
+                    // alike but for where they start along a dim that moves with var.
+                    if (first && first->coef == m.coef && first->offset.size() == m.offset.size() &&
+                        first->offset[d] != m.offset[d]) {
+                        return true;
                     }
                 }
+                if (!first) first = &m;
             }
         }
     }

@@ -17,7 +17,8 @@ std::string unanalysable_reason(const std::vector<TensorExpr> &stages);
 
 // Whether a consumer of `producer` reads it through a window sliding along its
 // loop dim `var`: an index moving with both `var` and a reduction dim (an NCHW
-// pooling's padded input, read at y * stride + r.y).
+// pooling's padded input, read at y * stride + r.y), or reads alike but for their
+// offsets along a dim that moves with `var` (the window's taps unrolled).
 bool window_slides_along(const FunctionNode &producer, const std::string &var, const StagePlan &plan);
 
 // `m` reads its tensor at the point `out` writes (out(x, y) = f(x, y) + ...).
