@@ -2,13 +2,13 @@
 // generator declares one string GeneratorParam per key of its ops (empty = the
 // op's default) and returns them as an OpConfig; this base validates it, adds one
 // Input per operator input with the right rank, builds the op from the operator
-// library, puts estimates on every input and the output, and guards the pipeline
-// against Halide 14's misaligned strided loads (hal::guard_strided_load_alignment).
+// library, puts estimates on every input and the output, and adds Tessera's
+// lowering passes to the pipeline (hal::add_lowering_passes).
 #pragma once
 
 #include "halide_axes.h"
 #include "op_builder.h"
-#include "strided_load_alignment.h"
+#include "lowering_passes.h"
 
 #include <Halide.h>
 
@@ -55,7 +55,7 @@ public:
     // pipeline whatever schedules it.
     void schedule() {
         Halide::Pipeline pipeline = this->get_pipeline();
-        hal::guard_strided_load_alignment(pipeline);
+        hal::add_lowering_passes(pipeline);
     }
 
 protected:

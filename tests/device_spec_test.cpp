@@ -4,7 +4,6 @@
 // query the graph layer classifies nodes with.
 #include "device_spec.h"
 #include "host_target.h"
-#include "strided_load_alignment.h"
 
 #include <gtest/gtest.h>
 
@@ -159,28 +158,6 @@ TEST(HostTarget, KeepsSapphireRapidsOnlyWhereTheCpuHasAvxVnni) {
     const Halide::Target skylake(kAvx512);
     EXPECT_EQ(hal::runnable_here(skylake), skylake);
     EXPECT_EQ(hal::host_target().has_feature(Halide::Target::AVX512_SapphireRapids) && !cpuinfo_flag("avx_vnni"), false);
-}
-
-// Halide 14 marks a stride-2 load at a constant odd index aligned to the native vector
-// once it shifts the base (a remainder taken modulo 0): the guard forgets exactly
-// those loads' alignment and leaves every other load as it was.
-TEST(StridedLoadAlignment, OnlyConstantIndexStridedLoadsLoseTheirAlignment) {
-    using namespace Halide::Internal;
-    const auto load = [](int64_t base, int stride, ModulusRemainder align) {
-        return Load::make(Halide::Float(32, 4), "buf", Ramp::make(Halide::Expr(int32_t(base)), Halide::Expr(stride), 4),
-                          Halide::Buffer<>(), Parameter(), const_true(4), align);
-    };
-    const auto alignment_after = [](const Halide::Expr &e) {
-        const Stmt s = hal::forget_constant_strided_load_alignment(Evaluate::make(e));
-        return s.as<Evaluate>()->value.as<Load>()->alignment;
-    };
-    const ModulusRemainder odd = alignment_after(load(11, 2, ModulusRemainder(0, 11)));
-    EXPECT_EQ(odd.modulus, 1);
-    EXPECT_EQ(odd.remainder, 0);
-    EXPECT_EQ(alignment_after(load(9, 3, ModulusRemainder(0, 9))).modulus, 1);
-    EXPECT_EQ(alignment_after(load(11, 1, ModulusRemainder(0, 11))).modulus, 0);  // dense: not that path
-    EXPECT_EQ(alignment_after(load(11, 2, ModulusRemainder(32, 11))).modulus, 32);  // not constant
-    EXPECT_EQ(alignment_after(load(11, 8, ModulusRemainder(0, 11))).modulus, 0);  // a gather
 }
 
 }  // namespace

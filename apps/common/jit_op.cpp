@@ -5,7 +5,7 @@
 #include "op_builder.h"
 #include "schedulers.h"
 #include "stopwatch.h"
-#include "strided_load_alignment.h"
+#include "lowering_passes.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -72,7 +72,7 @@ void JitOp::build(const SchedulerChoice &choice) {
     Halide::Func out = ops::build_op(config_, inputs);
     out.set_estimates(ops::halide_region(signature_.output.shape));
     pipeline_ = Halide::Pipeline(out);
-    hal::guard_strided_load_alignment(pipeline_);
+    hal::add_lowering_passes(pipeline_);
 
     Stopwatch watch;
     apply_scheduler(pipeline_, choice);

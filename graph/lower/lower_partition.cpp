@@ -4,7 +4,7 @@
 #include "halide_axes.h"
 #include "halide_name.h"
 #include "lower_rule.h"
-#include "strided_load_alignment.h"
+#include "lowering_passes.h"
 
 #include <algorithm>
 #include <map>
@@ -104,7 +104,7 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
     lp.output.set_estimates(ops::halide_region(g.value(p.output).shape));
     set_static_extents(lp.output.output_buffer(), g.value(p.output).shape);
     lp.pipeline = Halide::Pipeline(lp.output);
-    hal::guard_strided_load_alignment(lp.pipeline);
+    hal::add_lowering_passes(lp.pipeline);
     return lp;
 }
 

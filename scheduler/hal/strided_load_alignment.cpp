@@ -27,8 +27,6 @@ Stmt forget_constant_strided_load_alignment(const Stmt &s) {
     return ForgetConstantStridedLoadAlignment().mutate(s);
 }
 
-void guard_strided_load_alignment(Halide::Pipeline &pipeline) {
-    pipeline.add_custom_lowering_pass(new ForgetConstantStridedLoadAlignment);
-}
+IRMutator *new_strided_load_alignment_guard() { return new ForgetConstantStridedLoadAlignment; }
 
 }  // namespace tessera::hal

@@ -13,12 +13,10 @@
 
 namespace tessera::hal {
 
-// Adds the pass to `pipeline`'s custom lowering passes (run at the end of lowering,
-// before code generation). Call it once, where the pipeline is made: each call adds
-// another copy of the pass.
-void guard_strided_load_alignment(Halide::Pipeline &pipeline);
-
-// The pass itself, for tests: `s` with those loads' alignment unknown.
+// `s` with those loads' alignment unknown.
 Halide::Internal::Stmt forget_constant_strided_load_alignment(const Halide::Internal::Stmt &s);
+
+// The pass as a custom lowering pass (owned by the pipeline it is added to).
+Halide::Internal::IRMutator *new_strided_load_alignment_guard();
 
 }  // namespace tessera::hal
