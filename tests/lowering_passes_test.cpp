@@ -52,13 +52,15 @@ int masked_dense_loads(const Halide::Module &m, const std::string &buffer) {
     return count.n;
 }
 
+// The load a select keeps; `s` must outlive the pointer (hold the pass's result).
 const Load *kept_read(const Stmt &s) {
     const Select *sel = s.as<Evaluate>()->value.as<Select>();
     return sel ? sel->false_value.as<Load>() : nullptr;
 }
 
 TEST(MaskedBoundaryLoads, AClampTheSelectMakesInactiveBecomesAMaskedDenseLoad) {
-    const Load *read = kept_read(hal::mask_boundary_loads(Evaluate::make(padded_row_vector(16, 1))));
+    const Stmt masked = hal::mask_boundary_loads(Evaluate::make(padded_row_vector(16, 1)));
+    const Load *read = kept_read(masked);
     ASSERT_NE(read, nullptr);
     const Ramp *ramp = read->index.as<Ramp>();
     ASSERT_NE(ramp, nullptr) << read->index;
@@ -68,12 +70,14 @@ TEST(MaskedBoundaryLoads, AClampTheSelectMakesInactiveBecomesAMaskedDenseLoad) {
 
 TEST(MaskedBoundaryLoads, ClampsTheConditionDoesNotCoverAndGathersStayAsTheyWere) {
     // Clamped to 15: lane x = 16 is kept by the select and clamped, so the clamp matters.
-    const Load *narrower = kept_read(hal::mask_boundary_loads(Evaluate::make(padded_row_vector(15, 1))));
+    const Stmt narrower_stmt = hal::mask_boundary_loads(Evaluate::make(padded_row_vector(15, 1)));
+    const Load *narrower = kept_read(narrower_stmt);
     ASSERT_NE(narrower, nullptr);
     EXPECT_EQ(narrower->index.as<Ramp>(), nullptr) << narrower->index;
     EXPECT_TRUE(is_const_one(narrower->predicate));
     // A stride-2 read stays a gather without its clamp: left alone.
-    const Load *strided = kept_read(hal::mask_boundary_loads(Evaluate::make(padded_row_vector(16, 2))));
+    const Stmt strided_stmt = hal::mask_boundary_loads(Evaluate::make(padded_row_vector(16, 2)));
+    const Load *strided = kept_read(strided_stmt);
     ASSERT_NE(strided, nullptr);
     EXPECT_TRUE(is_const_one(strided->predicate));
 }
