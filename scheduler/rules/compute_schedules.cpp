@@ -215,6 +215,8 @@ void place_operands(schedule::ScheduleBuilder &script, const rtile::RProgram &p,
         // each row's edge vectors take the boundary's select with clamped (gathered)
         // loads, so narrower vectors put fewer of the row's points there (depthwise
         // NCHW 3x3 144x56x56 0.189 -> 0.141 ms, NCHW 3x3 conv 1.27 -> 1.21 ms).
+        // Since those loads are masked (hal/masked_boundary_loads.h) full vectors
+        // measured within a few percent either way (docs/experiments.md): kept.
         const int w = input_copy ? d.vector_lanes : std::max(1, d.vector_lanes / 2);
         s.split(a0, a0 + "_vo", a0 + "_vi", w, TailStrategy::GuardWithIf);
         s.vectorize(a0 + "_vi");
