@@ -180,31 +180,47 @@ INSTANTIATE_TEST_SUITE_P(Threads, ModelThreadPoolTest,
 
 TEST(ModelBlockCache, ReusesAKeptBlockAndDropsOnesTooSmall) {
     ModelBlockCache cache;
+    const size_t k = ModelBlockCache::kSmallestKept;
+    char *a = static_cast<char *>(cache.allocate(2 * k));
+    ASSERT_NE(a, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % ModelBlockCache::kAlignment, 0u);
+    a[0] = 1;
+    a[2 * k - 1] = 2;
+    cache.release(a);
+    EXPECT_EQ(cache.kept_blocks(), 1u);
+    void *b = cache.allocate(2 * k - 100);  // fits the kept block
+    EXPECT_EQ(b, a);
+    EXPECT_EQ(cache.kept_blocks(), 0u);
+    void *c = cache.allocate(k);  // nothing kept: a block of its own
+    EXPECT_NE(c, b);
+    cache.release(b);
+    cache.release(c);
+    EXPECT_EQ(cache.kept_blocks(), 2u);
+    void *smaller = cache.allocate(k - 100);  // the smaller of the two that fit
+    EXPECT_EQ(smaller, c);
+    // Larger than any kept block: the largest kept one (too small) is freed first.
+    void *big = cache.allocate(1 << 22);
+    ASSERT_NE(big, nullptr);
+    EXPECT_EQ(cache.kept_blocks(), 0u);
+    static_cast<char *>(big)[(1 << 22) - 1] = 3;
+    cache.release(smaller);
+    cache.release(big);
+    EXPECT_EQ(cache.kept_blocks(), 2u);
+}
+
+TEST(ModelBlockCache, SmallBlocksComeFromTheSystemAndAreNotKept) {
+    // A task's scratch (a padded plane of a few KiB) is asked for once per task by
+    // every thread at once; kept blocks would serialise them on the cache's mutex.
+    ModelBlockCache cache;
     char *a = static_cast<char *>(cache.allocate(1000));
     ASSERT_NE(a, nullptr);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % ModelBlockCache::kAlignment, 0u);
     a[0] = 1;
     a[999] = 2;
     cache.release(a);
-    EXPECT_EQ(cache.kept_blocks(), 1u);
-    void *b = cache.allocate(800);  // fits the kept block
-    EXPECT_EQ(b, a);
     EXPECT_EQ(cache.kept_blocks(), 0u);
-    void *c = cache.allocate(100);  // nothing kept: a block of its own
-    EXPECT_NE(c, b);
-    cache.release(b);
-    cache.release(c);
-    EXPECT_EQ(cache.kept_blocks(), 2u);
-    void *small = cache.allocate(50);  // the smaller of the two that fit
-    EXPECT_EQ(small, c);
-    // Larger than any kept block: the largest kept one (too small) is freed first.
-    void *big = cache.allocate(1 << 20);
-    ASSERT_NE(big, nullptr);
+    cache.release(nullptr);
     EXPECT_EQ(cache.kept_blocks(), 0u);
-    static_cast<char *>(big)[(1 << 20) - 1] = 3;
-    cache.release(small);
-    cache.release(big);
-    EXPECT_EQ(cache.kept_blocks(), 2u);
 }
 
 TEST(ModelBlockCache, TasksAllocateAndReleaseAtOnce) {
@@ -214,7 +230,8 @@ TEST(ModelBlockCache, TasksAllocateAndReleaseAtOnce) {
     for (int t = 0; t < 4; t++) {
         threads.emplace_back([&, t] {
             for (int i = 0; i < 500; i++) {
-                const size_t n = size_t(64 + 37 * ((i + t) % 13));
+                // Small blocks and kept ones, alternately.
+                const size_t n = size_t(64 + 37 * ((i + t) % 13)) + (i % 2 ? ModelBlockCache::kSmallestKept : 0);
                 auto *p = static_cast<unsigned char *>(cache.allocate(n));
                 for (size_t k = 0; k < n; k++) p[k] = static_cast<unsigned char>(t);
                 for (size_t k = 0; k < n; k++) wrong += p[k] != t;
