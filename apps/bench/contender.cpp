@@ -100,7 +100,7 @@ int measured_candidates_of(const Variant &variant, int fallback) {
 }
 
 Contender::Contender(const ops::OpConfig &config, const std::string &scheduler, const SchedulerChoice &base,
-                     int measured_candidates)
+                     int measured_candidates, graph::JitThreadPool *pool)
     : scheduler_(scheduler) {
     const Variant variant = split_variant(scheduler);
     if (variant.base == kTesseraUnfused) {
@@ -126,7 +126,7 @@ Contender::Contender(const ops::OpConfig &config, const std::string &scheduler, 
     if (variant.base != kOnednn) {
         SchedulerChoice choice = apply_variant(variant, base);
         choice.name = variant.base;
-        halide_ = std::make_unique<JitOp>(config, choice, measured_candidates_of(variant, measured_candidates));
+        halide_ = std::make_unique<JitOp>(config, choice, measured_candidates_of(variant, measured_candidates), pool);
         schedule_ms_ = halide_->schedule_ms();
         compile_ms_ = halide_->compile_ms();
         return;
@@ -160,13 +160,13 @@ bool Contender::optimised_impl() const {
     return true;
 }
 
-void Contender::run(std::vector<Tensor> &inputs, Tensor &output) {
+void Contender::run(std::vector<Tensor> &inputs, Tensor &output, graph::JitThreadPool *pool) {
     if (halide_) {
-        halide_->run(inputs, output);
+        halide_->run(inputs, output, pool);
         return;
     }
     if (unfused_) {
-        unfused_->run(inputs, output);
+        unfused_->run(inputs, output, pool);
         return;
     }
     if (gpu_ && gpu_->supported()) {

@@ -43,9 +43,10 @@ class Contender {
 public:
     // Builds (schedules and compiles, or creates oneDNN primitives). A Halide contender
     // is scheduled with `base`'s target and options, under the variant's settings;
-    // `measured_candidates` as JitOp's. Throws on failure.
+    // `measured_candidates` as JitOp's, measured on `pool` (the one run() will be
+    // given). Throws on failure.
     Contender(const ops::OpConfig &config, const std::string &scheduler, const SchedulerChoice &base,
-              int measured_candidates = 0);
+              int measured_candidates = 0, graph::JitThreadPool *pool = nullptr);
     ~Contender();
 
     // False (with the reason) when the baseline cannot run this op.
@@ -57,7 +58,10 @@ public:
     double schedule_ms() const { return schedule_ms_; }
     double compile_ms() const { return compile_ms_; }
 
-    void run(std::vector<Tensor> &inputs, Tensor &output);
+    // A Halide contender runs its parallel loops on `pool` where one is given (the
+    // pool a compiled model runs its partitions on), else on Halide's own; the
+    // baselines ignore it.
+    void run(std::vector<Tensor> &inputs, Tensor &output, graph::JitThreadPool *pool = nullptr);
 
 private:
     std::unique_ptr<JitOp> halide_;

@@ -73,6 +73,7 @@ struct Options {
     std::string timing = "auto";  // alone with oneDNN among the contenders, else interleaved
     std::string target;  // --target: the Halide contenders' JIT target (HL_JIT_TARGET), e.g. host-cuda
     bool interleaved = false;
+    bool thread_pool_given = false;
     bool list = false;
     bool help = false;
     int threads = int(std::max(1u, std::thread::hardware_concurrency()));
@@ -175,7 +176,7 @@ void usage(std::FILE *to) {
     std::fprintf(to,
                  "usage: tessera-bench (--op NAME [--shape K=V,...] | --suite default|roller|chimera|memory | --suite-file F)\n"
                  "                     [--schedulers LIST] [--reps N] [--threads N] [--seed N] [--timeout S] [--target T]\n"
-                 "                     [--timing alone|interleaved] [--omp-wait default|active|passive]\n"
+                 "                     [--timing alone|interleaved] [--thread-pool model|halide] [--omp-wait default|active|passive]\n"
                  "                     [--json F] [--csv F] [--plot F.png] [--verbose]\n"
                  "       tessera-bench --model F.onnx [--input [name=]x.npy]... [--against onnxruntime,pytorch|none]\n"
                  "                     [--threads T] [--reps N] [--warmup N] [--timing interleaved|alone]\n"
@@ -205,6 +206,8 @@ void usage(std::FILE *to) {
                  "                 default when oneDNN takes part); interleaved: all in one process, rounds\n"
                  "                 A B C A B C (a slow spell hits all alike, but OpenMP threads spinning after\n"
                  "                 oneDNN take Halide's cores; the default among Halide schedulers)\n"
+                 "  --thread-pool  model (default): Halide contenders' parallel loops on the pool a compiled\n"
+                 "                 model runs on (--threads threads); halide: on Halide's own pool\n"
                  "  --omp-wait     OMP_WAIT_POLICY of oneDNN's OpenMP threads: default (libgomp's: spin, then\n"
                  "                 sleep), active, passive (docs/results.md compares them)\n"
                  "  --json, --csv  write every record; --plot draws speedups over oneDNN and a roofline\n"
@@ -319,6 +322,13 @@ Options parse_args(int argc, char **argv) {
         else if (arg == "--list") o.list = true;
         else if (arg == "--help" || arg == "-h") o.help = true;
         else if (arg == "--verbose") o.settings.quiet = false;
+        else if (arg == "--thread-pool") {
+            const std::string t = next();
+            if (t == "model") o.settings.thread_pool = tessera::bench::BenchSettings::ThreadPool::Model;
+            else if (t == "halide") o.settings.thread_pool = tessera::bench::BenchSettings::ThreadPool::Halide;
+            else throw UsageError("--thread-pool takes model or halide, got '" + t + "'");
+            o.thread_pool_given = true;
+        }
         else if (arg == "--timing") {
             const std::string t = next();
             if (t != "alone" && t != "interleaved") throw UsageError("--timing takes alone or interleaved, got '" + t + "'");
@@ -333,6 +343,7 @@ Options parse_args(int argc, char **argv) {
     }
     if (o.models()) {
         if (!o.target.empty()) throw UsageError("--target is for ops: a model is compiled for this host");
+        if (o.thread_pool_given) throw UsageError("--thread-pool is for ops: a model runs on its library's own pool");
         check_model_options(o, argc, argv, schedulers);
         return o;
     }
@@ -408,6 +419,7 @@ int run(const Options &o) {
     tessera::bench::BenchSettings settings = o.settings;
     settings.scheduler = tessera::scheduler_choice_from_environment("Tessera");
     settings.scheduler.options.parallelism = o.threads;
+    settings.threads = o.threads;
     if (!o.target.empty()) settings.scheduler.target = Halide::Target(o.target);
     settings.measured_candidates = tessera::measured_candidates_from_environment();
 #ifdef TESSERA_TEST_HOOKS
@@ -420,7 +432,10 @@ int run(const Options &o) {
                 source.c_str(), o.threads, (unsigned long long)o.settings.seed, names.c_str());
     if (!o.target.empty()) std::printf("Halide contenders JIT-compiled for %s\n", o.target.c_str());
     std::printf("%s\n", profile_line(profile).c_str());
-    std::printf("timing: %s; OMP_WAIT_POLICY=%s", o.interleaved ? "interleaved rounds" : "each contender alone",
+    std::printf("timing: %s; Halide contenders on %s; OMP_WAIT_POLICY=%s",
+                o.interleaved ? "interleaved rounds" : "each contender alone",
+                settings.thread_pool == tessera::bench::BenchSettings::ThreadPool::Model ? "a model's thread pool"
+                                                                                         : "Halide's thread pool",
                 o.omp_wait == "default" ? "unset (libgomp's default)" : o.omp_wait.c_str());
     if (const char *beam = std::getenv("HL_BEAM_SIZE")) {
         std::printf("; Adams2019 searches with HL_BEAM_SIZE=%s%s", beam,

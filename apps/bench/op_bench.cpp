@@ -33,9 +33,9 @@ BenchRecord blank_record(const ops::OpConfig &config, const ops::OpSignature &si
 // Builds and checks one contender; returns it when it can be timed.
 std::unique_ptr<Contender> build_and_check(const ops::OpConfig &config, const ops::OpSignature &sig,
                                            const BenchSettings &settings, std::vector<Tensor> &inputs,
-                                           const Tensor &expected, BenchRecord &r) {
+                                           const Tensor &expected, graph::JitThreadPool *pool, BenchRecord &r) {
     try {
-        auto c = std::make_unique<Contender>(config, r.scheduler, settings.scheduler, settings.measured_candidates);
+        auto c = std::make_unique<Contender>(config, r.scheduler, settings.scheduler, settings.measured_candidates, pool);
         r.schedule_ms = c->schedule_ms();
         r.compile_ms = c->compile_ms();
         if (!c->supported()) {
@@ -46,7 +46,7 @@ std::unique_ptr<Contender> build_and_check(const ops::OpConfig &config, const op
         r.impl = c->impl();
         r.optimised_impl = c->optimised_impl();
         Tensor out = make_poisoned_output(sig);
-        c->run(inputs, out);
+        c->run(inputs, out, pool);
         r.rel_error = relative_error(out, expected);
         r.ok = r.rel_error <= kRelTolerance;
         r.status = r.ok ? "ok" : "mismatch";
@@ -73,13 +73,19 @@ std::vector<BenchRecord> bench_op_here(const ops::OpConfig &config, const std::v
     std::vector<Tensor> inputs = make_inputs(sig, settings.seed);
     const Tensor expected = reference(config, inputs);
 
+    // Made in the process that times (bench_op_isolated's child: threads do not
+    // survive a fork).
+    std::unique_ptr<graph::JitThreadPool> pool;
+    if (settings.thread_pool == BenchSettings::ThreadPool::Model) {
+        pool = std::make_unique<graph::JitThreadPool>(settings.threads);
+    }
     std::vector<BenchRecord> records;
     std::vector<std::unique_ptr<Contender>> contenders;
     for (size_t i = 0; i < schedulers.size(); i++) {
         if (progress) progress->index = int(i);
         if (progress && !settings.inject_crash.empty() && schedulers[i] == settings.inject_crash) std::raise(SIGSEGV);
         records.push_back(blank_record(config, sig, schedulers[i]));
-        contenders.push_back(build_and_check(config, sig, settings, inputs, expected, records.back()));
+        contenders.push_back(build_and_check(config, sig, settings, inputs, expected, pool.get(), records.back()));
     }
 
     // Interleaved rounds (see time_interleaved), each contender into its own output;
@@ -91,7 +97,7 @@ std::vector<BenchRecord> bench_op_here(const ops::OpConfig &config, const std::v
         time_interleaved(contenders.size(), 1, 3, std::max(3, settings.reps), settings.budget_ms, [&](size_t i) {
             if (!contenders[i]) return false;
             if (progress) progress->index = int(i);
-            contenders[i]->run(inputs, outputs[i]);
+            contenders[i]->run(inputs, outputs[i], pool.get());
             return true;
         });
     for (size_t i = 0; i < contenders.size(); i++) {

@@ -22,6 +22,12 @@ struct BenchSettings {
     // The Halide contenders' target, and Tessera's options (a variant's settings go on top).
     SchedulerChoice scheduler;
     int measured_candidates = 0;  // Tessera's measured pick (JitOp)
+    // Where the Halide contenders' parallel loops run: on the pool a compiled model
+    // runs its partitions on (graph::JitThreadPool, `threads` threads counting the
+    // caller; 0: every core), or on Halide's own process-wide pool (HL_NUM_THREADS).
+    enum class ThreadPool { Model, Halide };
+    ThreadPool thread_pool = ThreadPool::Model;
+    int threads = 0;
     // Test hook (tests/bench, builds with TESSERA_TEST_HOOKS): the contender of this
     // name crashes while it is built, to check the isolation.
     std::string inject_crash;

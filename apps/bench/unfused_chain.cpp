@@ -134,7 +134,7 @@ std::string UnfusedChain::impl() const {
     return scheduler_ + " per stage: " + ops;
 }
 
-void UnfusedChain::run(std::vector<Tensor> &inputs, Tensor &output) {
+void UnfusedChain::run(std::vector<Tensor> &inputs, Tensor &output, graph::JitThreadPool *pool) {
     for (size_t i = 0; i < stages_.size(); i++) {
         Stage &st = stages_[i];
         std::vector<Tensor *> sources;
@@ -144,7 +144,7 @@ void UnfusedChain::run(std::vector<Tensor> &inputs, Tensor &output) {
                                                              : &constants_[size_t(s.index)]);
         }
         Tensor &dst = i + 1 == stages_.size() ? output : st.out;
-        with_lent_tensors(sources, st.args, [&](std::vector<Tensor> &args) { st.op->run(args, dst); });
+        with_lent_tensors(sources, st.args, [&](std::vector<Tensor> &args) { st.op->run(args, dst, pool); });
     }
 }
 

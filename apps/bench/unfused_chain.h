@@ -50,8 +50,9 @@ public:
     // "Tessera per stage: batch_matmul, mul, softmax, batch_matmul"
     std::string impl() const;
 
-    // inputs follow ops::describe_op(config).inputs.
-    void run(std::vector<Tensor> &inputs, Tensor &output);
+    // inputs follow ops::describe_op(config).inputs; every stage on `pool` where
+    // one is given (JitOp::run).
+    void run(std::vector<Tensor> &inputs, Tensor &output, graph::JitThreadPool *pool = nullptr);
 
 private:
     struct Stage {

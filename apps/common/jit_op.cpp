@@ -13,7 +13,8 @@
 
 namespace tessera {
 
-JitOp::JitOp(const ops::OpConfig &config, const SchedulerChoice &choice, int measured_candidates)
+JitOp::JitOp(const ops::OpConfig &config, const SchedulerChoice &choice, int measured_candidates,
+             graph::JitThreadPool *measure_on)
     : config_(config), signature_(ops::describe_op(config)), target_(choice.target) {
     if (canonical_scheduler(choice.name) != "Tessera" || measured_candidates <= 0) {
         build(choice);
@@ -36,13 +37,13 @@ JitOp::JitOp(const ops::OpConfig &config, const SchedulerChoice &choice, int mea
         total_compile_ms += compile_ms_;
         params.push_back(params_);
         pipelines.push_back(pipeline_);
-        run(inputs, output);  // warm-up
+        run(inputs, output, measure_on);  // warm-up
     }
     const std::vector<std::vector<double>> times =
         time_interleaved(size_t(candidates), 0, 5, 5, std::numeric_limits<double>::infinity(), [&](size_t c) {
             params_ = params[c];
             pipeline_ = pipelines[c];
-            run(inputs, output);
+            run(inputs, output, measure_on);
             return true;
         });
     std::vector<double> best_ms;

@@ -22,8 +22,9 @@ public:
     // or compilation fails. With the Tessera scheduler and `measured_candidates` > 0,
     // compiles and times each of its top `measured_candidates` rPrograms and keeps the
     // fastest, as Roller's kernel profiler does (schedule_ms and compile_ms then cover
-    // all of them).
-    JitOp(const ops::OpConfig &config, const SchedulerChoice &choice, int measured_candidates = 0);
+    // all of them), timed on `measure_on` where given (the pool the op will run on).
+    JitOp(const ops::OpConfig &config, const SchedulerChoice &choice, int measured_candidates = 0,
+          graph::JitThreadPool *measure_on = nullptr);
 
     const ops::OpConfig &config() const { return config_; }
     const ops::OpSignature &signature() const { return signature_; }

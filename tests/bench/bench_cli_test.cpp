@@ -50,6 +50,8 @@ TEST(BenchCli, BadInputExitsTwoNamingTheCulprit) {
     expect_usage_error("--suite nosuch", "unknown built-in suite 'nosuch'");
     expect_usage_error("--op relu --shape shape=4 --reps zero", "--reps");
     expect_usage_error("--frobnicate", "unknown argument '--frobnicate'");
+    expect_usage_error("--op relu --shape shape=4 --thread-pool openmp", "--thread-pool takes model or halide, got 'openmp'");
+    expect_usage_error("--model m.onnx --thread-pool halide", "--thread-pool is for ops");
     expect_usage_error("", "exactly one of --op, --suite, --suite-file");
     expect_usage_error("--op relu --shape shape=4 --schedulers Tessera+candidate", "'candidate'");
     expect_usage_error("--op relu --shape shape=4 --schedulers Tessera+TESSERA_CANDIDATE=1",
@@ -92,6 +94,24 @@ TEST(BenchCli, TuneAddsTheMeasuredPickBesideTheUntunedOne) {
     for (const auto &rec : all) EXPECT_TRUE(rec["ok"].get<bool>()) << rec.dump();
     expect_usage_error("--op relu --shape shape=4 --schedulers onednn --tune", "list Tessera in --schedulers");
     expect_usage_error("--op relu --shape shape=4 --schedulers tessera+measure=0", "measure=0: needs a count");
+}
+
+TEST(BenchCli, HalideContendersOnEitherThreadPool) {
+    // By default the Halide contenders run on the pool a compiled model runs on;
+    // --thread-pool halide puts them on Halide's own. Both checked and timed.
+    for (const std::string pool : {"", "model", "halide"}) {
+        const std::string json = ::testing::TempDir() + "bench_pool_" + pool + ".json";
+        std::remove(json.c_str());
+        Result r = bench("--op matmul --shape M=64,N=48,K=32 --schedulers tessera,Mullapudi2016 --reps 3 --threads 2 " +
+                         (pool.empty() ? "" : "--thread-pool " + pool + " ") + "--json " + json);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        const std::string said = pool == "halide" ? "Halide contenders on Halide's thread pool"
+                                                  : "Halide contenders on a model's thread pool";
+        EXPECT_NE(r.output.find(said), std::string::npos) << r.output;
+        nlohmann::json all = read_json(json);
+        ASSERT_EQ(all.size(), 2u) << all.dump(2);
+        for (const auto &rec : all) EXPECT_TRUE(rec["ok"].get<bool>()) << rec.dump();
+    }
 }
 
 TEST(BenchCli, ListShowsOpsKeysAndSchedulers) {
