@@ -766,6 +766,36 @@ TEST(TesseraPlugin, ChainsOfComputeIntensiveStagesGetABlockOrder) {
     EXPECT_DOUBLE_EQ(apart.dv_elements - once.dv_elements, 2.0 * 12 * 256 * 256);
 }
 
+TEST(TesseraPlugin, HeadsOfAChainRunOutsideItsBlocksAtAnyCount) {
+    // Every tensor of attention is indexed by its head, so blocking the heads never
+    // saves a move: 16 heads (as long as a vector's lanes, the smallest block) stay
+    // outside the blocks like 12 do, and the chain is fused. Blocked, every block held
+    // all 16 heads and the ops ran one by one (B=16 M=512: 13-14 ms -> 7.3).
+    const PinnedMachine &avx512 = pinned_machines().back();
+    for (int heads : {12, 16}) {
+        Attention a(heads, 512, 64, 64, 512);
+        const ScheduleOutcome outcome =
+            schedule_pipeline(Pipeline(a.out), Target(avx512.target), test::pinned_options(avx512));
+        ASSERT_EQ(outcome.decisions.chains.size(), 1u) << outcome.explanation;
+        EXPECT_EQ(outcome.decisions.chains[0].outcome, ChainOutcome::Fused) << heads << "\n" << outcome.explanation;
+
+        Attention fresh(heads, 512, 64, 64, 512);
+        analysis::FunctionDag dag({fresh.out.function()});
+        const std::vector<chain::OperatorChain> chains = chain::find_chains(dag, analysis::plan_stages(dag));
+        ASSERT_EQ(chains.size(), 1u);
+        const chain::OperatorChain &c = chains[0];
+        const hal::DeviceSpec d = hal::make_device_spec(Target(avx512.target), 2, test::load_test_profile(avx512.profile));
+        const chain::ChainAnalysis analysis = chain::analyse_chain(c, d);
+        ASSERT_FALSE(analysis.orders.empty());
+        for (size_t i = 0; i < c.loops.size(); i++) {
+            if (c.loops[i].extent != heads) continue;
+            EXPECT_EQ(analysis.orders[0].perm.front(), i) << heads << " heads: " << analysis.orders[0].to_string(c);
+            for (const chain::LevelBlocks &level : analysis.orders[0].levels) EXPECT_EQ(level.tile[i], 1) << level.level;
+        }
+        EXPECT_GT(analysis.predicted_gain, 1.0) << heads;
+    }
+}
+
 // Runs a scheduled Attention on fresh random inputs (output poisoned) and returns
 // its norm-wise relative error (as relative_error) against a plain C++ reference
 // (double sums); infinity when an output is NaN.
