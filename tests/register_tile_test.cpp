@@ -107,6 +107,50 @@ TEST(RegisterTile, NoThirdDimWhereTheVectorDimSpansMoreThanOneVector) {
     }
 }
 
+// The transposed NCHW 3x3 program: output channels in the vectors, a row of x
+// points, the 3 taps along x unrolled (the window), input channels chunked.
+rtile::RProgram transposed_window_program() {
+    rtile::RProgram p;
+    p.vector_dim = 2;
+    p.second_dim = 0;
+    p.split_reduction = 5;
+    p.transposed = true;
+    return p;
+}
+
+rtile::RTile channel_row(int64_t c, int64_t x) { return rtile::RTile{{x, 1, c, 1, 1, 1}}; }
+
+TEST(RegisterTile, Avx512HoldsAStrideOneRowOfTheWindowInRegisters) {
+    const hal::DeviceSpec d = device(kAvx512);
+    const rtile::RProgram p = transposed_window_program();
+    const analysis::TensorExpr s1 = test::nchw_conv(3, 3, 1, 14, 256, 256);
+    // 7 points and 3 taps at stride 1 touch 9 inputs, each held across the taps.
+    EXPECT_EQ(rtile::hoisted_broadcast_registers(s1, channel_row(64, 7), p, d), 9);
+    // 28 accumulators, 4 weight vectors and 9 inputs spill; 7 x 2 vectors fit,
+    // with the whole file (the 4-register margin stood in for those inputs).
+    EXPECT_FALSE(rtile::register_tile_fits(s1, channel_row(64, 7), p, d));
+    EXPECT_TRUE(rtile::register_tile_fits(s1, channel_row(32, 7), p, d));
+    // One vector: each broadcast feeds one FMA, folded into it.
+    EXPECT_EQ(rtile::hoisted_broadcast_registers(s1, channel_row(16, 7), p, d), 0);
+    // At stride 2 the taps share one input in three: LLVM folds the broadcasts,
+    // none is counted, and the margin stays.
+    const analysis::TensorExpr s2 = test::nchw_conv(3, 3, 2, 14, 256, 256);
+    EXPECT_EQ(rtile::hoisted_broadcast_registers(s2, channel_row(32, 7), p, d), 0);
+    EXPECT_TRUE(rtile::register_tile_fits(s2, channel_row(48, 8), p, d));   // 24 + 3 <= 28
+    EXPECT_FALSE(rtile::register_tile_fits(s2, channel_row(48, 9), p, d));  // 27 + 3 > 28
+}
+
+TEST(RegisterTile, Avx2CountsTheWindowsDistinctBroadcasts) {
+    const hal::DeviceSpec d = device("x86-64-linux-avx-avx2-f16c-fma-sse41");
+    const rtile::RProgram p = transposed_window_program();
+    // Beyond the one broadcast register: 4 points x 3 taps touch 6 inputs at
+    // stride 1, 9 at stride 2.
+    EXPECT_EQ(rtile::hoisted_broadcast_registers(test::nchw_conv(3, 3, 1), channel_row(16, 4), p, d), 5);
+    EXPECT_EQ(rtile::hoisted_broadcast_registers(test::nchw_conv(3, 3, 2), channel_row(16, 4), p, d), 8);
+    // 1x1: no window.
+    EXPECT_EQ(rtile::hoisted_broadcast_registers(test::nchw_conv(1, 1, 1), channel_row(16, 4), p, d), 0);
+}
+
 TEST(VectorWidth, ReductionRowsTakeVectorsThatDivideThem) {
     // A row that fits in a vector is one vector (global_avg_pool 14x14, 7x7).
     EXPECT_EQ(rtile::reduction_vector_width(14, 16), 14);

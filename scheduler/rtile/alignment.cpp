@@ -81,11 +81,23 @@ int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::
     return int(register_tile_vectors(tile, p, d) * rows);
 }
 
-int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
-    // The vector operand's registers: one set per point of the third dim, each
-    // held across the second dim's points.
+namespace {
+
+// The vector operand's registers: one set per point of the third dim, each held
+// across the second dim's points. Each broadcast feeds one FMA per register.
+int64_t operand_vectors(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
     const int64_t operand_sets = p.third_dim >= 0 ? tile.shape[p.third_dim] : 1;
-    return register_tile_accumulators(tile, p, d) + int(register_tile_vectors(tile, p, d) * operand_sets) +
+    return register_tile_vectors(tile, p, d) * operand_sets;
+}
+
+}  // namespace
+
+bool broadcasts_in_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
+    return !d.fma_broadcasts_from_memory || operand_vectors(tile, p, d) >= 2;
+}
+
+int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
+    return register_tile_accumulators(tile, p, d) + int(operand_vectors(tile, p, d)) +
            (d.fma_broadcasts_from_memory ? 0 : 1);
 }
 
@@ -142,9 +154,10 @@ int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, 
     return streams;
 }
 
-int unrolled_broadcast_window(const analysis::TensorExpr &t, const RProgram &p, const hal::DeviceSpec &d) {
+int unrolled_broadcast_window(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p,
+                              const hal::DeviceSpec &d) {
     const std::vector<size_t> reductions = t.reduction_dims();
-    if (d.fma_broadcasts_from_memory || reductions.empty() || p.chunk_innermost) return -1;
+    if (!broadcasts_in_registers(tile, p, d) || reductions.empty() || p.chunk_innermost) return -1;
     const size_t window = reductions.front();  // the micro-kernel's innermost loop
     const int64_t points = t.dims[window].extent;
     if (window == p.split_reduction || points < 2 || points > kUnrolledWindow) return -1;
@@ -154,24 +167,43 @@ int unrolled_broadcast_window(const analysis::TensorExpr &t, const RProgram &p, 
 int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p,
                                 const hal::DeviceSpec &d) {
     if (p.second_dim < 0) return 0;
-    const int w = unrolled_broadcast_window(t, p, d);
+    const int w = unrolled_broadcast_window(t, tile, p, d);
     if (w < 0) return 0;
     const size_t window = size_t(w);
     const int64_t points = t.dims[window].extent;
-    if (register_tile_vectors(tile, p, d) < 2) return 0;  // each broadcast used once
+    if (operand_vectors(tile, p, d) < 2) return 0;  // each broadcast used once
     const size_t second = size_t(p.second_dim);
     for (const analysis::AccessMap &m : t.reads) {
         if (m.depends_on(p.vector_dim) || !m.depends_on(window) || !m.depends_on(second)) continue;
-        return int(tile.shape[second] * points) - 1;  // beyond the one counted already
+        // Each distinct element of the unrolled window once (neighbouring points of a
+        // stride-1 row share most), beyond the one register_tile_registers counts
+        // without FMA broadcasts from memory. With them (AVX-512) LLVM folds most
+        // broadcasts into the FMAs; it holds a stride-1 row's, which every point of
+        // the window shares, through the unrolled body. (At stride 2, whose points
+        // share one element in three, a chain's 8 columns x 3 vectors ran 1.24x
+        // faster than the 4 rows the count left room for.)
+        std::vector<int64_t> whole = tile.shape;
+        whole[window] = points;
+        const int64_t distinct = m.touched_elements(whole);
+        if (!d.fma_broadcasts_from_memory) return int(distinct) - 1;
+        const bool sliding = tile.shape[second] >= 2 && distinct == tile.shape[second] + points - 1;
+        return sliding ? int(distinct) : 0;
     }
     return 0;
 }
 
 bool register_tile_fits(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
-    // Transposed programs keep 4 registers free: with the whole file their
-    // constructor picked tiles that measured 1.3-1.6x slower (NCHW 3x3, see README).
-    const int budget = p.transposed ? d.vector_registers - 4 : d.vector_registers;
-    return register_tile_registers(tile, p, d) + hoisted_broadcast_registers(t, tile, p, d) <= budget &&
+    // Transposed programs keep 4 registers free: with the whole file their AVX2
+    // NCHW 3x3 tiles measured 1.3-1.6x slower (see README). With FMA broadcasts
+    // from memory (AVX-512) the file is whole where a stride-1 window's hoisted
+    // broadcasts are counted, which the margin stood in for. Elsewhere the margin
+    // stays: a 1x1 chain stage measured 1.18x slower with the whole file (docs/experiments.md, "Broadcasts
+    // hoisted out of the window").
+    const int hoisted = hoisted_broadcast_registers(t, tile, p, d);
+    const bool counted = d.fma_broadcasts_from_memory && hoisted > 0;
+    const bool margin = p.transposed && !counted;
+    const int budget = margin ? d.vector_registers - 4 : d.vector_registers;
+    return register_tile_registers(tile, p, d) + hoisted <= budget &&
            register_tile_row_streams(t, tile, p) <= d.row_address_registers;
 }
 

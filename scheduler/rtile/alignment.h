@@ -53,7 +53,10 @@ int reduction_vector_width(int64_t extent, int lanes);
 
 // Vector registers a register tile needs: accumulators plus one operand vector per
 // vector of the tile, and one broadcast register unless the FMAs read broadcasts
-// from memory (AVX-512).
+// from memory (AVX-512: LLVM folds them, or holds the one a few FMAs share, into
+// the FMAs' operands; NCHW16c 1x1 tiles of 7 pixels x 4 blocks, 28 accumulators
+// and 4 weight vectors, ran fastest). An unrolled window's broadcasts are counted
+// apart (hoisted_broadcast_registers).
 int register_tile_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
 int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
 
@@ -63,16 +66,25 @@ int register_tile_accumulators(const RTile &tile, const RProgram &p, const hal::
 // operand with compile-time row strides (see constant_row_stride).
 int register_tile_row_streams(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p);
 
+// Whether the tile's broadcasts live in registers: always without FMAs that
+// broadcast from memory (AVX2); with them (AVX-512) when each broadcast feeds two
+// or more FMAs (vectors of the tile, or operand sets along its third dim), which
+// LLVM then loads once into a register rather than once per FMA.
+bool broadcasts_in_registers(const RTile &tile, const RProgram &p, const hal::DeviceSpec &d);
+
 // LLVM fully unrolls a micro-kernel's innermost reduction loop of at most
-// kUnrolledWindow points (a 3-wide window) and, where each broadcast feeds two or
-// more vectors, loads every broadcast of the unrolled body up front. Without FMAs
-// that broadcast from memory (AVX2) each takes a register: the registers beyond
-// the one register_tile_registers counts. (NCHW 3x3 with 4 channel rows x 2
-// vectors held 12 broadcasts and spilled 5: 14x14x256 ran 2.11 ms on Zen 3.)
+// kUnrolledWindow points (a 3-wide window) and, where its broadcasts live in
+// registers and each feeds two or more vectors, loads every distinct broadcast of
+// the unrolled body up front: the registers beyond those register_tile_registers
+// counts. (NCHW 3x3 with 4 channel rows x 2 vectors held 12 broadcasts and spilled
+// 5: 14x14x256 ran 2.11 ms on Zen 3. AVX-512, packed 3x3 at 7 columns x 4 panels:
+// 28 accumulators, 4 weight vectors and the 9 inputs of the 3 taps spilled 5
+// accumulators and ran 1.3x slower than 7 columns x 2 panels.)
 constexpr int64_t kUnrolledWindow = 4;
-// That window: the innermost reduction dim when LLVM unrolls it and AVX2 issues its
-// broadcasts as instructions of their own (no FMA broadcasts from memory); -1 if none.
-int unrolled_broadcast_window(const analysis::TensorExpr &t, const RProgram &p, const hal::DeviceSpec &d);
+// That window: the innermost reduction dim when LLVM unrolls it and the tile's
+// broadcasts live in registers; -1 if none.
+int unrolled_broadcast_window(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p,
+                              const hal::DeviceSpec &d);
 int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p,
                                 const hal::DeviceSpec &d);
 

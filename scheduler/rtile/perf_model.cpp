@@ -153,7 +153,7 @@ PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RPro
     double loads = 0, broadcasts = 0, shuffles = 0;
     // Over an unrolled window of a few taps, where broadcasts are instructions of
     // their own, the unrolled body shares those that read one element.
-    const int window = unrolled_broadcast_window(t_, p, d_);
+    const int window = unrolled_broadcast_window(t_, tile, p, d_);
     for (size_t i = 0; i < t_.reads.size(); i++) {
         if (only_read >= 0 && int(i) != only_read) continue;
         const analysis::AccessMap &m = t_.reads[i];
