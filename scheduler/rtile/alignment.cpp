@@ -197,8 +197,8 @@ bool register_tile_fits(const analysis::TensorExpr &t, const RTile &tile, const 
     // NCHW 3x3 tiles measured 1.3-1.6x slower (see README). With FMA broadcasts
     // from memory (AVX-512) the file is whole where a stride-1 window's hoisted
     // broadcasts are counted, which the margin stood in for. Elsewhere the margin
-    // stays: a 1x1 chain stage measured 1.18x slower with the whole file (docs/experiments.md, "Broadcasts
-    // hoisted out of the window").
+    // stays: a 1x1 chain stage measured 1.18x slower with the whole file
+    // (docs/experiments.md, "Broadcasts hoisted out of the window").
     const int hoisted = hoisted_broadcast_registers(t, tile, p, d);
     const bool counted = d.fma_broadcasts_from_memory && hoisted > 0;
     const bool margin = p.transposed && !counted;

@@ -151,8 +151,8 @@ int64_t PerfModel::line_waste(const RTile &tile, const RProgram &p) const {
 
 PerfModel::RegisterLoads PerfModel::register_loads(const RTile &tile, const RProgram &p, int only_read) const {
     double loads = 0, broadcasts = 0, shuffles = 0;
-    // Over an unrolled window of a few taps, where broadcasts are instructions of
-    // their own, the unrolled body shares those that read one element.
+    // Over an unrolled window of a few taps, where broadcasts live in registers
+    // (broadcasts_in_registers), the unrolled body shares those that read one element.
     const int window = unrolled_broadcast_window(t_, tile, p, d_);
     for (size_t i = 0; i < t_.reads.size(); i++) {
         if (only_read >= 0 && int(i) != only_read) continue;
