@@ -70,7 +70,7 @@ struct NodeTimes {
             std::snprintf(line, sizeof line, " %s %.3f ms (predicted %.3f)", form.c_str(), t, s.predicted_ms);
             settings.progress("layout: " + n.name + line);
         }
-        if (!settings.log_path.empty()) {
+        if (!settings.log_path.empty() && settings.append_to_log) {
             TuningRecord r;
             r.signature = signature;
             r.ops = n.op_type + "@" + form;

@@ -21,6 +21,7 @@ struct NodeTimingSettings {
     int threads = 0;       // the model's thread pool (0: every core this process may use)
     int rounds = 5;        // timed rounds after one warm-up; the fastest counts
     std::string log_path;  // the tuning log read and appended to; empty: none
+    bool append_to_log = true;  // false: the log is only read (inspect shows what a compile would take)
     // Replaces the timing (each form still lowered, scheduled and compiled): given the
     // node's name and its form ("nchw", "nhwc", "nchw8c"), the ms. For tests.
     std::function<double(const std::string &node, const std::string &form)> timer_override;

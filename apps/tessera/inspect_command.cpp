@@ -72,7 +72,12 @@ int inspect_command(const std::vector<std::string> &args, const SchedulerOptions
                         r->names[0].c_str());
             if (r->chosen != 0) {
                 try {
-                    alternative = open_model(graph_alternative(o, r->names[size_t(r->chosen)]));
+                    ModelOptions chosen = graph_alternative(o, r->names[size_t(r->chosen)]);
+                    // layout=measured: its nodes' times are the log's too, as a compile
+                    // takes them (timed afresh, the layouts and so every signature may differ).
+                    chosen.layout_timing.log_path = tune_log;
+                    chosen.layout_timing.append_to_log = false;
+                    alternative = open_model(chosen);
                 } catch (const graph::GraphError &e) {
                     throw graph::GraphError(tune_log + ": " + e.what());
                 }
