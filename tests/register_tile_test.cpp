@@ -151,6 +151,20 @@ TEST(RegisterTile, Avx2CountsTheWindowsDistinctBroadcasts) {
     EXPECT_EQ(rtile::hoisted_broadcast_registers(test::nchw_conv(1, 1, 1), channel_row(16, 4), p, d), 0);
 }
 
+TEST(RegisterTile, Avx2CountedBroadcastsTakeTheMarginForTwoOperandVectors) {
+    const hal::DeviceSpec d = device("x86-64-linux-avx-avx2-f16c-fma-sse41");
+    const rtile::RProgram p = transposed_window_program();
+    const analysis::TensorExpr s1 = test::nchw_conv(3, 3, 1, 28, 128, 128);
+    // 8 accumulators, 2 weight vectors and 6 broadcasts: the whole file, no margin.
+    EXPECT_TRUE(rtile::register_tile_fits(s1, channel_row(16, 4), p, d));
+    EXPECT_FALSE(rtile::register_tile_fits(s1, channel_row(16, 5), p, d));  // 10 + 2 + 7 > 16
+    // 4 operand vectors keep the margin: 8 + 4 + 4 > 12.
+    EXPECT_FALSE(rtile::register_tile_fits(s1, channel_row(32, 2), p, d));
+    // One vector: nothing hoisted, the margin stays (7 + 1 + 1 <= 12; 14 + 1 + 1 > 12).
+    EXPECT_TRUE(rtile::register_tile_fits(s1, channel_row(8, 7), p, d));
+    EXPECT_FALSE(rtile::register_tile_fits(s1, channel_row(8, 14), p, d));
+}
+
 TEST(VectorWidth, ReductionRowsTakeVectorsThatDivideThem) {
     // A row that fits in a vector is one vector (global_avg_pool 14x14, 7x7).
     EXPECT_EQ(rtile::reduction_vector_width(14, 16), 14);

@@ -194,13 +194,16 @@ int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile
 
 bool register_tile_fits(const analysis::TensorExpr &t, const RTile &tile, const RProgram &p, const hal::DeviceSpec &d) {
     // Transposed programs keep 4 registers free: with the whole file their AVX2
-    // NCHW 3x3 tiles measured 1.3-1.6x slower (see README). With FMA broadcasts
-    // from memory (AVX-512) the file is whole where a stride-1 window's hoisted
-    // broadcasts are counted, which the margin stood in for. Elsewhere the margin
-    // stays: a 1x1 chain stage measured 1.18x slower with the whole file
-    // (docs/experiments.md, "Broadcasts hoisted out of the window").
+    // NCHW 3x3 tiles measured 1.3-1.6x slower (see README). Where a stride-1
+    // window's hoisted broadcasts are counted the file is whole, the count standing
+    // in for the margin: with FMA broadcasts from memory (AVX-512) always, without
+    // them (AVX2) where the tile holds at most two operand vectors (4 points x 2
+    // vectors, 16 registers with its 6 hoisted broadcasts, 28x28x128 1.59 -> 1.35 ms
+    // on Zen 3; 2 points x 4 vectors 1.2-1.3x slower than 7 x 1 at 14x14).
+    // Elsewhere the margin stays: a 1x1 chain stage measured 1.18x slower with the
+    // whole file (docs/experiments.md, "Broadcasts hoisted out of the window").
     const int hoisted = hoisted_broadcast_registers(t, tile, p, d);
-    const bool counted = d.fma_broadcasts_from_memory && hoisted > 0;
+    const bool counted = hoisted > 0 && (d.fma_broadcasts_from_memory || operand_vectors(tile, p, d) <= 2);
     const bool margin = p.transposed && !counted;
     const int budget = margin ? d.vector_registers - 4 : d.vector_registers;
     return register_tile_registers(tile, p, d) + hoisted <= budget &&
