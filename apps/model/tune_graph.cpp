@@ -135,6 +135,17 @@ ModelOptions graph_alternative(const ModelOptions &asked, const std::string &nam
     return o;
 }
 
+ModelOptions logged_alternative(const ModelOptions &asked, const std::string &name, const std::string &log_path) {
+    try {
+        ModelOptions o = graph_alternative(asked, name);
+        o.layout_timing.log_path = log_path;
+        o.layout_timing.append_to_log = false;
+        return o;
+    } catch (const graph::GraphError &e) {
+        throw graph::GraphError(log_path + ": " + e.what());
+    }
+}
+
 GraphTuning tune_graph(const ModelOptions &asked, const TuneSettings &settings,
                        const std::function<void(const std::string &)> &progress) {
     auto say = [&](const std::string &line) {

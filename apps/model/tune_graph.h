@@ -39,6 +39,12 @@ std::vector<std::string> graph_alternative_names(const ModelOptions &asked);
 // for a name this build does not write.
 ModelOptions graph_alternative(const ModelOptions &asked, const std::string &name);
 
+// The options of an alternative the log at `log_path` chose, read back without timing:
+// with layout=measured its nodes' times come from the same log, as the compile took
+// them (timed afresh, the layouts and so every partition's signature could differ),
+// and nothing is appended. Throws graph::GraphError naming the log for a bad name.
+ModelOptions logged_alternative(const ModelOptions &asked, const std::string &name, const std::string &log_path);
+
 // Times the alternatives of `asked` (skipping those whose graph is the same as the
 // one asked for) and returns the fastest, or takes the log's record. Uses
 // settings.threads, rounds, log_path and timer_override (called with partition

@@ -71,16 +71,7 @@ int inspect_command(const std::vector<std::string> &args, const SchedulerOptions
             std::printf("  the graph: %s from the log (as asked, %s)\n", r->names[size_t(r->chosen)].c_str(),
                         r->names[0].c_str());
             if (r->chosen != 0) {
-                try {
-                    ModelOptions chosen = graph_alternative(o, r->names[size_t(r->chosen)]);
-                    // layout=measured: its nodes' times are the log's too, as a compile
-                    // takes them (timed afresh, the layouts and so every signature may differ).
-                    chosen.layout_timing.log_path = tune_log;
-                    chosen.layout_timing.append_to_log = false;
-                    alternative = open_model(chosen);
-                } catch (const graph::GraphError &e) {
-                    throw graph::GraphError(tune_log + ": " + e.what());
-                }
+                alternative = open_model(logged_alternative(o, r->names[size_t(r->chosen)], tune_log));
                 std::printf("  its %zu partitions:\n", alternative->plan.partitions.size());
             }
         }
