@@ -25,6 +25,35 @@ const std::map<std::string, std::string> &plugin_paths() {
     return paths;
 }
 
+// Halide's own autoschedulers get the pipeline with run-time extents, the form
+// Halide's apps give them: the graph layer and the op bench make every extent a
+// constant for Tessera's tiles (graph/lower/lower_partition.cpp), and under constant
+// extents Halide 14 computed Mullapudi2016's layer_norm schedule wrong (9 rows of 65:
+// relative error 320 against the reference). Strides stay as set.
+void drop_extent_constraints(Halide::Pipeline &pipeline) {
+    class ImageReads : public Halide::Internal::IRVisitor {
+    public:
+        std::vector<Halide::Internal::Parameter> params;
+
+    private:
+        using Halide::Internal::IRVisitor::visit;
+        void visit(const Halide::Internal::Call *c) override {
+            if (c->param.defined() && c->param.is_buffer()) params.push_back(c->param);
+            Halide::Internal::IRVisitor::visit(c);
+        }
+    };
+    ImageReads reads;
+    for (const Halide::Func &out : pipeline.outputs()) {
+        for (const auto &[name, f] : Halide::Internal::find_transitive_calls(out.function())) f.accept(&reads);
+        for (Halide::OutputImageParam buffer : out.output_buffers()) {
+            for (int d = 0; d < buffer.dimensions(); d++) buffer.parameter().set_extent_constraint(d, Halide::Expr());
+        }
+    }
+    for (Halide::Internal::Parameter &param : reads.params) {
+        for (int d = 0; d < param.dimensions(); d++) param.set_extent_constraint(d, Halide::Expr());
+    }
+}
+
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
     return s;
@@ -80,6 +109,7 @@ void apply_scheduler(Halide::Pipeline &pipeline, const SchedulerChoice &choice) 
         return;
     }
     load_scheduler(name);
+    drop_extent_constraints(pipeline);
     pipeline.auto_schedule(name, choice.target, machine_params(choice.options));
 }
 
