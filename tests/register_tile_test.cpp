@@ -144,9 +144,15 @@ TEST(RegisterTile, Avx2CountsTheWindowsDistinctBroadcasts) {
     const hal::DeviceSpec d = device("x86-64-linux-avx-avx2-f16c-fma-sse41");
     const rtile::RProgram p = transposed_window_program();
     // Beyond the one broadcast register: 4 points x 3 taps touch 6 inputs at
-    // stride 1, 9 at stride 2.
+    // stride 1, each held; at stride 2 they touch 9, of which two taps share 3.
     EXPECT_EQ(rtile::hoisted_broadcast_registers(test::nchw_conv(3, 3, 1), channel_row(16, 4), p, d), 5);
-    EXPECT_EQ(rtile::hoisted_broadcast_registers(test::nchw_conv(3, 3, 2), channel_row(16, 4), p, d), 8);
+    EXPECT_EQ(rtile::hoisted_broadcast_registers(test::nchw_conv(3, 3, 2), channel_row(16, 4), p, d), 3);
+    // Stride 4: no input is shared, none held.
+    EXPECT_EQ(rtile::hoisted_broadcast_registers(test::nchw_conv(3, 3, 4), channel_row(16, 4), p, d), 0);
+    // So at stride 2, 4 points x 2 vectors fit with the window innermost (8 + 2 + 1 +
+    // 3 <= 16, the margin replaced); 5 x 2 do not (10 + 2 + 1 + 4 > 16).
+    EXPECT_TRUE(rtile::register_tile_fits(test::nchw_conv(3, 3, 2, 28, 64, 128), channel_row(16, 4), p, d));
+    EXPECT_FALSE(rtile::register_tile_fits(test::nchw_conv(3, 3, 2, 28, 64, 128), channel_row(16, 5), p, d));
     // 1x1: no window.
     EXPECT_EQ(rtile::hoisted_broadcast_registers(test::nchw_conv(1, 1, 1), channel_row(16, 4), p, d), 0);
 }
