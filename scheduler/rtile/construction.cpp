@@ -545,8 +545,10 @@ void construct_fused_programs(const TensorExpr &t, const TilingContext &tiling, 
 
 ConstructionResult construct_programs(const TensorExpr &t, const hal::DeviceSpec &d, int top_k,
                                       const std::vector<bool> &packable, bool under_epilogue,
-                                      const TilingContext &tiling) {
+                                      const TilingContext &given) {
     ConstructionResult result;
+    TilingContext tiling = given;
+    tiling.under_epilogue = under_epilogue;
     PerfModel model(t, d, tiling);
     RProgram base;
     base.vector_dim = choose_vector_dim(t);

@@ -95,6 +95,7 @@ private:
     // does not index; none otherwise.
     std::optional<PanelSweep> panel_sweep(const RTile &tile, const RProgram &p, int64_t resident) const;
     bool shifts(size_t j) const { return tiling_.shifts(j); }
+    bool l2_shifts(size_t j) const { return tiling_.l2_shifts(j); }
 
     const analysis::TensorExpr &t_;
     const hal::DeviceSpec &d_;

@@ -16,6 +16,10 @@ namespace tessera::rtile {
 struct TilingContext {
     std::vector<bool> overrun_ok;
     std::vector<bool> shift_ok;
+    // The stage is computed per L2 tile of a pure epilogue: along a dim its tiles
+    // may overrun, the epilogue's L2 tiles still shift inwards (its own buffer has
+    // no room past the end), so the last one recomputes an overlap.
+    bool under_epilogue = false;
 
     TailRule tail_rule(size_t j) const {
         if (j < overrun_ok.size() && overrun_ok[j]) return TailRule::Overrun;
@@ -24,6 +28,8 @@ struct TilingContext {
     }
     bool overruns(size_t j) const { return j < overrun_ok.size() && overrun_ok[j]; }
     bool shifts(size_t j) const { return j < shift_ok.size() && shift_ok[j]; }
+    // Whether the L2 tiles along j shift inwards (whole tiles, an overlap recomputed).
+    bool l2_shifts(size_t j) const { return shifts(j) || (under_epilogue && overruns(j)); }
 };
 
 // The context of analysis::fuse_axes(t, f)'s dims: the fused dim's tiles beyond the
