@@ -140,6 +140,10 @@ StagePlan plan_stages(const FunctionDag &dag) {
     // clamped input, or such an argument of another Function. Producers come first.
     std::map<std::string, std::vector<bool>> safe;
     auto reads_safe_along = [&](const AccessMap &m, size_t j) {
+        // A non-affine index (a reshape's div and mod) may move with any dim: a
+        // ConvTranspose's run-time weights, swapped by a reshape, were read past
+        // their end by register tiles overrunning the output channels.
+        if (!m.affine) return false;
         for (size_t d = 0; d < m.coef.size(); d++) {
             if (m.coef[d][j] == 0) continue;
             bool ok = m.is_input ? bool(m.clamped[d]) : safe.count(m.tensor) && safe[m.tensor][d];
@@ -163,7 +167,7 @@ StagePlan plan_stages(const FunctionDag &dag) {
             for (size_t j : t.spatial_dims()) {
                 bool ok = true;
                 for (const AccessMap &m : t.reads)
-                    ok = ok && (!m.depends_on(j) || (!m.is_input && reads_safe_along(m, j)));
+                    ok = ok && m.affine && (!m.depends_on(j) || (!m.is_input && reads_safe_along(m, j)));
                 anywhere[j] = ok;
             }
             plan.evaluable_anywhere[name].push_back(anywhere);
