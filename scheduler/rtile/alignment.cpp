@@ -187,8 +187,10 @@ int hoisted_broadcast_registers(const analysis::TensorExpr &t, const RTile &tile
         const int64_t distinct = m.touched_elements(whole);
         const bool sliding = tile.shape[second] >= 2 && distinct == tile.shape[second] + points - 1;
         if (!d.fma_broadcasts_from_memory) {
-            if (sliding) return int(distinct) - 1;
-            // A strided window: only the inputs two of its points share are held (the
+            bool along_second = false;  // the window moves the read along the second dim's storage dim
+            for (const std::vector<int64_t> &c : m.coef) along_second = along_second || (c[window] != 0 && c[second] != 0);
+            if (sliding || !along_second || tile.shape[second] < 2) return int(distinct) - 1;
+            // A window strided along the row: only the inputs two of its points share are held (the
             // rest feed one tap each and are broadcast where they are used). Counted
             // whole, they had left NCHW 3x3 stride-2 56x56x64 -> 128 the chunk-innermost
             // form; 4 points x 2 vectors with the window innermost ran 1.61 -> 1.33 ms
