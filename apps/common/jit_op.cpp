@@ -13,25 +13,6 @@
 
 namespace tessera {
 
-namespace {
-
-// The op's buffers as a compiled model's partitions see their constants and blocked
-// values: extents the compiled code takes as constants (loop bounds, tile buffers on
-// the stack) and dense strides (a blocked image's pixels constant offsets apart, the
-// register tiles' rows one pointer). With run-time strides and extents the blocked
-// 3x3 at 14x14x256 ran 1.4x slower alone than inside ResNet-18. Every buffer the
-// bench passes (Tensor) is dense.
-void dense_and_static(Halide::OutputImageParam buffer, const ops::Shape &shape) {
-    int stride = 1;
-    for (int d = 0; d < int(shape.size()); d++) {
-        const int extent = int(shape[shape.size() - 1 - size_t(d)]);
-        buffer.dim(d).set_extent(extent);
-        buffer.dim(d).set_stride(stride);
-        stride *= extent;
-    }
-}
-
-}  // namespace
 
 JitOp::JitOp(const ops::OpConfig &config, const SchedulerChoice &choice, int measured_candidates,
              graph::JitThreadPool *measure_on)
@@ -87,13 +68,19 @@ void JitOp::build(const SchedulerChoice &choice) {
     for (const ops::TensorSpec &spec : signature_.inputs) {
         Halide::ImageParam param(Halide::Float(32), int(spec.shape.size()), spec.name);
         param.set_estimates(ops::halide_region(spec.shape));
-        dense_and_static(param, spec.shape);
+        // As a model's partitions see their constants and blocked values (see
+        // graph/lower/lower_partition.cpp): with run-time strides and extents the
+        // blocked 3x3 at 14x14x256 ran 1.4x slower alone than inside ResNet-18.
+        // Every buffer the bench passes (Tensor) is dense.
+        ops::set_static_extents(param, spec.shape);
+        ops::set_dense_strides(param, spec.shape);
         params_.push_back(param);
         inputs.push_back(param);
     }
     Halide::Func out = ops::build_op(config_, inputs);
     out.set_estimates(ops::halide_region(signature_.output.shape));
-    dense_and_static(out.output_buffer(), signature_.output.shape);
+    ops::set_static_extents(out.output_buffer(), signature_.output.shape);
+    ops::set_dense_strides(out.output_buffer(), signature_.output.shape);
     pipeline_ = Halide::Pipeline(out);
     hal::add_lowering_passes(pipeline_);
 

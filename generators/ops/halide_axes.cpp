@@ -32,6 +32,18 @@ Halide::Region halide_region(const Shape &logical) {
     return region;
 }
 
+void set_static_extents(Halide::OutputImageParam buffer, const Shape &logical) {
+    for (int d = 0; d < int(logical.size()); d++) buffer.dim(d).set_extent(int(logical[logical.size() - 1 - size_t(d)]));
+}
+
+void set_dense_strides(Halide::OutputImageParam buffer, const Shape &logical) {
+    int stride = 1;
+    for (int d = 0; d < int(logical.size()); d++) {
+        buffer.dim(d).set_stride(stride);
+        stride *= int(logical[logical.size() - 1 - size_t(d)]);
+    }
+}
+
 Halide::Region image_bounds(bool nhwc, bool blocked, int64_t h, int64_t w) {
     const Halide::Range rh(0, int(h)), rw(0, int(w));
     if (blocked) return {Halide::Range(), rw, rh, Halide::Range(), Halide::Range()};

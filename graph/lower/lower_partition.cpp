@@ -31,19 +31,6 @@ Halide::Func constant_func(const TensorData &data, const std::string &name) {
     return f;
 }
 
-// Every shape is static: extents the compiled code takes as constants, so its loop
-// extents and the tile buffers inside parallel tasks are known at compile time
-// (on the stack, not a halide_malloc per task: a 3x3 depthwise over 960 planes of
-// 7x7 ran 0.20-0.35 ms with its padded planes sized at run time, 0.07-0.085 with
-// constant extents). The mins stay symbolic: with constant mins too the same
-// depthwise ran 0.03 ms, but a shifted-inwards tile's start then became a constant
-// expression Halide inlines in the store of a fused 1x1 convolution's accumulators
-// and not in their load, LLVM kept them in memory, and NCHW 1x1 512 -> 128 at
-// 28x28 ran 2.2-2.7 ms against 0.96.
-void set_static_extents(Halide::OutputImageParam buffer, const Shape &shape) {
-    for (int d = 0; d < int(shape.size()); d++) buffer.dim(d).set_extent(int(shape[shape.size() - 1 - size_t(d)]));
-}
-
 }  // namespace
 
 Halide::Type boundary_type(DType dtype) {
@@ -68,17 +55,20 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
         }
         Halide::ImageParam param(boundary_type(info.dtype), int(info.shape.size()), name);
         param.set_estimates(ops::halide_region(info.shape));
-        set_static_extents(param, info.shape);
-        if (dense_value(g, value)) {
-            // Strides the compiled code may take as constants: a blocked image's
-            // pixels are then constant offsets apart (the plugin's register tiles
-            // may span them), whatever the buffer's run-time strides would say.
-            int stride = 1;
-            for (int d = 0; d < int(info.shape.size()); d++) {
-                param.dim(d).set_stride(stride);
-                stride *= int(info.shape[info.shape.size() - 1 - size_t(d)]);
-            }
-        }
+        // Every shape is static: extents the compiled code takes as constants, so its loop
+        // extents and the tile buffers inside parallel tasks are known at compile time
+        // (on the stack, not a halide_malloc per task: a 3x3 depthwise over 960 planes of
+        // 7x7 ran 0.20-0.35 ms with its padded planes sized at run time, 0.07-0.085 with
+        // constant extents). The mins stay symbolic: with constant mins too the same
+        // depthwise ran 0.03 ms, but a shifted-inwards tile's start then became a constant
+        // expression Halide inlines in the store of a fused 1x1 convolution's accumulators
+        // and not in their load, LLVM kept them in memory, and NCHW 1x1 512 -> 128 at
+        // 28x28 ran 2.2-2.7 ms against 0.96.
+        ops::set_static_extents(param, info.shape);
+        // Strides the compiled code may take as constants: a blocked image's pixels
+        // are then constant offsets apart (the plugin's register tiles may span
+        // them), whatever the buffer's run-time strides would say.
+        if (dense_value(g, value)) ops::set_dense_strides(param, info.shape);
         lp.input_values.push_back(value);
         lp.params.push_back(param);
         funcs[value] = param;
@@ -102,7 +92,7 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
         lp.output = cast;
     }
     lp.output.set_estimates(ops::halide_region(g.value(p.output).shape));
-    set_static_extents(lp.output.output_buffer(), g.value(p.output).shape);
+    ops::set_static_extents(lp.output.output_buffer(), g.value(p.output).shape);
     lp.pipeline = Halide::Pipeline(lp.output);
     hal::add_lowering_passes(lp.pipeline);
     return lp;

@@ -94,7 +94,6 @@ private:
     // the L2 and that has more than one L1 tile along some dim the packed operand
     // does not index; none otherwise.
     std::optional<PanelSweep> panel_sweep(const RTile &tile, const RProgram &p, int64_t resident) const;
-    bool shifts(size_t j) const { return tiling_.shifts(j); }
     bool l2_shifts(size_t j) const { return tiling_.l2_shifts(j); }
 
     const analysis::TensorExpr &t_;
