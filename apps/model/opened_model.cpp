@@ -8,6 +8,7 @@
 #include "options_from_environment.h"
 #include "schedulers.h"
 #include "tessera_scheduler.h"
+#include "x86_device.h"
 
 namespace tessera::cli {
 
@@ -109,10 +110,16 @@ OpenedModel open_model(const ModelOptions &o) {
         lo.block = channel_block_of(o, s.target);
         lo.blocked = o.layout != "nhwc";
         lo.nhwc = o.layout == "chosen" || o.layout == "measured" || o.layout == "nhwc";
-        // auto: as nchwc, but only regions with a depthwise convolution or a share of 1x1
-        // ones (MobileNet- and bottleneck-class nets; ResNet-18's dense 3x3 convolutions
-        // run faster in NCHW, see LayoutOptions).
-        lo.only_where_blocking_gains = o.layout == "auto";
+        // auto: as nchwc, but with 32 vector registers (AVX-512) only regions with a
+        // depthwise convolution or a share of 1x1 ones (MobileNet- and bottleneck-class
+        // nets; ResNet-18's dense 3x3 convolutions ran faster in NCHW there, see
+        // LayoutOptions). With 16 (AVX2) every region: NCHW's tiles, vectorised along
+        // the output channels, keep a 4-register margin, the blocked ones hold pixels x
+        // two output blocks. Zen 3, one core: dense 3x3s 1.17-1.24x faster blocked
+        // (64x112x112 11.5 -> 9.7 ms, 512x14x14 12.0 -> 9.9), ResNet-18 26.6 -> 24.5 ms
+        // whole on two (docs/experiments.md, "Dense 3x3 convolutions blocked on AVX2").
+        const bool wide_register_file = hal::make_x86_device_spec(s.target, 0, profile, 4).vector_registers >= 32;
+        lo.only_where_blocking_gains = o.layout == "auto" && wide_register_file;
         // A conversion moves its tensor at about the machine's copy rate.
         if (profile.dram_copy_gbs > 0) lo.conversion_gbs = profile.dram_copy_gbs;
         // Each candidate's forms as Tessera's model predicts them (whatever scheduler
