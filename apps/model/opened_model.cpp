@@ -104,6 +104,8 @@ OpenedModel open_model(const ModelOptions &o) {
     if (o.channel_block > 0 && !(assigns_layouts(o) && o.layout != "nhwc")) {
         throw UsageError("--channel-block goes with a channel-blocked --layout (auto, chosen, measured, blocked or nchwc)");
     }
+    // AVX-512's 32 vector registers or AVX2's 16 (GPU targets: as the former).
+    const bool wide_register_file = gpu || hal::make_x86_device_spec(s.target, 0, profile, 4).vector_registers >= 32;
     // Before the plan: the partitions then read the blocked values and packed constants.
     if (assigns_layouts(o) && !gpu) {
         graph::LayoutOptions lo;
@@ -118,7 +120,6 @@ OpenedModel open_model(const ModelOptions &o) {
         // two output blocks. Zen 3, one core: dense 3x3s 1.17-1.24x faster blocked
         // (64x112x112 11.5 -> 9.7 ms, 512x14x14 12.0 -> 9.9), ResNet-18 26.6 -> 24.5 ms
         // whole on two (docs/experiments.md, "Dense 3x3 convolutions blocked on AVX2").
-        const bool wide_register_file = hal::make_x86_device_spec(s.target, 0, profile, 4).vector_registers >= 32;
         lo.only_where_blocking_gains = o.layout == "auto" && wide_register_file;
         // A conversion moves its tensor at about the machine's copy rate.
         if (profile.dram_copy_gbs > 0) lo.conversion_gbs = profile.dram_copy_gbs;
@@ -153,8 +154,9 @@ OpenedModel open_model(const ModelOptions &o) {
         s.layouts = graph::assign_layouts(s.graph, lo);
     }
     if (o.layout != "fixed") {
-        s.packed_weights =
-            graph::pack_weights(s.graph, o.layout == "packed" ? graph::PackOptions{} : graph::default_packing());
+        graph::PackOptions packing = o.layout == "packed" ? graph::PackOptions{} : graph::default_packing();
+        if (!wide_register_file) packing.matmul_block = graph::kPackedMatmulBlockAvx2;
+        s.packed_weights = graph::pack_weights(s.graph, packing);
     }
     s.plan = graph::plan_fusion(s.graph, {balance, o.fuse});
     if (o.fuse && o.chains) s.plan = graph::plan_chains(s.graph, s.plan);

@@ -61,6 +61,16 @@ struct PackOptions {
 // in the models (graph/README.md).
 PackOptions default_packing();
 
+// Matrix products' panel width (PackOptions::matmul_block) with 16 vector registers
+// (AVX2: two vectors of fp32; with AVX-512's 32, the default 64, four). The register tiles of 4 rows x 2-3
+// vectors that fit 16 registers read a part of a 64-wide panel's rows, 256 bytes apart, and
+// use a quarter of the L1's sets. Measured (Zen 3, one thread, `tessera-bench` lines
+// `matmul ... packed=1 block=B`, docs/experiments.md "Matrix panels two vectors wide on
+// AVX2"): 128x768x768 2.07 -> 1.62 ms (unpacked row-major B 1.69), 128x768x3072 10.5 ->
+// 6.67, 128x2304x768 6.28 -> 5.02, 128x3072x768 8.32 -> 6.65; panels of 24 alike; a
+// matrix-vector product unchanged.
+inline constexpr int64_t kPackedMatmulBlockAvx2 = 16;
+
 // Output points of the largest plane whose 1x1 convolutions default_packing packs.
 // Measured (docs/results.md, "Pointwise convolutions"): packed in 32-wide panels, the
 // 1x1 layers of ResNet-50, ResNeXt and MobileNetV2 on 14x14 and 7x7 planes (stride 2

@@ -9,6 +9,7 @@
 #include "lower_partition.h"
 #include "model_builder.h"
 #include "opened_model.h"
+#include "pack_weights.h"
 #include "evaluate.h"
 #include "compare.h"
 #include "jit_model.h"
@@ -499,6 +500,39 @@ TEST(MeasuredLayouts, TheFastestMeasuredFormIsTakenAndLogged) {
     const OpenedModel again = open_measured("nhwc", &timed);
     EXPECT_EQ(timed, 0);
     EXPECT_EQ(again.layouts.blocked_nodes + again.layouts.nhwc_nodes, 0) << again.layouts.describe();
+}
+
+// --layout auto follows the target's register file: with AVX2's 16 vector registers every
+// region is blocked and matrix panels are two vectors wide; with AVX-512's 32 a region of
+// dense 3x3 convolutions stays NCHW and the panels are 64 wide.
+TEST(OpenModel, AutoLayoutFollowsTheTargetsRegisterFile) {
+    ModelBuilder b(13);
+    b.input("image", {1, 16, 8, 8}).output("logits");
+    b.initializer("w", graph::testing::random_floats({16, 16, 3, 3}, 1, -0.3f, 0.3f));
+    b.initializer("fc", graph::testing::random_floats({64, 16}, 2, -0.3f, 0.3f));
+    b.initializer("w2", graph::testing::random_floats({16, 16, 3, 3}, 3, -0.3f, 0.3f));
+    graph::testing::set_ints(b.node("Conv", {"image", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+    b.node("Relu", {"c"}, {"r"});
+    graph::testing::set_ints(b.node("Conv", {"r", "w2"}, {"c2"}), "pads", {1, 1, 1, 1});
+    b.node("Relu", {"c2"}, {"r2"});
+    b.node("GlobalAveragePool", {"r2"}, {"g"});
+    graph::testing::set_int(b.node("Flatten", {"g"}, {"f"}), "axis", 1);
+    graph::testing::set_int(b.node("Gemm", {"f", "fc"}, {"logits"}, "fc_gemm"), "transB", 1);
+    const std::string path = b.save("auto_register_file.onnx");
+    for (const bool avx512 : {false, true}) {
+        SCOPED_TRACE(avx512 ? "avx512" : "avx2");
+        ModelOptions o;
+        o.model = path;
+        o.ahead_of_time = true;
+        o.target = avx512 ? "x86-64-linux-avx-avx2-f16c-fma-sse41-avx512-avx512_skylake" : "x86-64-linux-avx-avx2-f16c-fma-sse41";
+        const OpenedModel m = open_model(o);
+        EXPECT_EQ(m.layouts.blocked_nodes > 0, !avx512) << m.layouts.describe();
+        int64_t block = 0;
+        for (const graph::Node &n : m.graph.nodes) {
+            if (n.op_type == "Gemm") block = graph::packed_block(n);
+        }
+        EXPECT_EQ(block, avx512 ? 64 : graph::kPackedMatmulBlockAvx2);
+    }
 }
 
 }  // namespace
