@@ -155,7 +155,7 @@ OpenedModel open_model(const ModelOptions &o) {
     }
     if (o.layout != "fixed") {
         graph::PackOptions packing = o.layout == "packed" ? graph::PackOptions{} : graph::default_packing();
-        if (!wide_register_file) packing.matmul_block = graph::kPackedMatmulBlockAvx2;
+        if (!wide_register_file) packing = graph::for_sixteen_vector_registers(packing);
         s.packed_weights = graph::pack_weights(s.graph, packing);
     }
     s.plan = graph::plan_fusion(s.graph, {balance, o.fuse});

@@ -116,6 +116,12 @@ PackOptions default_packing() {
     return o;
 }
 
+PackOptions for_sixteen_vector_registers(PackOptions o) {
+    o.matmul_block = kPackedMatmulBlockAvx2;
+    o.max_rows = 0;
+    return o;
+}
+
 int64_t packed_block(const Node &node) {
     return node.get_int(kPackedBlockAttr, 0);
 }

@@ -71,6 +71,13 @@ PackOptions default_packing();
 // matrix-vector product unchanged.
 inline constexpr int64_t kPackedMatmulBlockAvx2 = 16;
 
+// `o` for a target with 16 vector registers (AVX2): matrix products' panels
+// kPackedMatmulBlockAvx2 wide, and every matrix product with a constant B packed (in 64-wide
+// panels the larger GEMMs ran slower packed; in these, BERT's layer on one Zen 3 core: its FFN
+// GEMMs 7.70-7.80 -> 7.00-7.03 ms and 7.29 -> 7.12-7.14, QKV 5.50 -> 5.30, the partitions
+// 23.1-23.3 -> 22.1 ms in all, `tessera run --threads 1 --profile`).
+PackOptions for_sixteen_vector_registers(PackOptions o);
+
 // Output points of the largest plane whose 1x1 convolutions default_packing packs.
 // Measured (docs/results.md, "Pointwise convolutions"): packed in 32-wide panels, the
 // 1x1 layers of ResNet-50, ResNeXt and MobileNetV2 on 14x14 and 7x7 planes (stride 2

@@ -503,8 +503,9 @@ TEST(MeasuredLayouts, TheFastestMeasuredFormIsTakenAndLogged) {
 }
 
 // --layout auto follows the target's register file: with AVX2's 16 vector registers every
-// region is blocked and matrix panels are two vectors wide; with AVX-512's 32 a region of
-// dense 3x3 convolutions stays NCHW and the panels are 64 wide.
+// region is blocked and every matrix product with a constant B packed in panels two vectors
+// wide; with AVX-512's 32 a region of dense 3x3 convolutions stays NCHW, only matrix-vector
+// products and transB Gemms are packed, in panels 64 wide.
 TEST(OpenModel, AutoLayoutFollowsTheTargetsRegisterFile) {
     ModelBuilder b(13);
     b.input("image", {1, 16, 8, 8}).output("logits");
@@ -532,6 +533,15 @@ TEST(OpenModel, AutoLayoutFollowsTheTargetsRegisterFile) {
             if (n.op_type == "Gemm") block = graph::packed_block(n);
         }
         EXPECT_EQ(block, avx512 ? 64 : graph::kPackedMatmulBlockAvx2);
+        // A matrix product of several rows with constant B: packed only with 16 registers.
+        ModelBuilder mm(13);
+        mm.input("a", {4, 16}).output("c");
+        mm.initializer("b", graph::testing::random_floats({16, 32}, 4, -0.3f, 0.3f));
+        mm.node("MatMul", {"a", "b"}, {"c"});
+        o.model = mm.save("auto_register_file_matmul.onnx");
+        const OpenedModel rows = open_model(o);
+        ASSERT_EQ(rows.graph.nodes.size(), 1u);
+        EXPECT_EQ(graph::packed_block(rows.graph.nodes[0]), avx512 ? 0 : graph::kPackedMatmulBlockAvx2);
     }
 }
 
