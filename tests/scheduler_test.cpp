@@ -724,6 +724,30 @@ TEST(TesseraPlugin, ChainsOfComputeIntensiveStagesGetABlockOrder) {
     const ScheduleOutcome one_by_one = schedule_pipeline(Pipeline(unfused.out), Target(avx512.target), off);
     ASSERT_EQ(one_by_one.decisions.chains.size(), 1u);
     EXPECT_EQ(one_by_one.decisions.chains[0].outcome, ChainOutcome::FusionOff);
+    // One by one, the probabilities the second GEMM reads are divided by each row's
+    // sum: computed at root row by row, the softmax's statistics and exponentials
+    // at each of its rows (in L1), not each at root in a pass of its own (the
+    // attention op, B=12 M=L=256 as above).
+    BuiltOp op = build("attention B=12 M=256 N=64 K=64 L=256");
+    const ScheduleOutcome rows = schedule_pipeline(Pipeline(op.out), Target(avx512.target), off);
+    std::map<std::string, std::string> placed;
+    for (const StageDecision &s : rows.decisions.stages) placed[base_name(s.func)] = base_name(s.computed_at);
+    ASSERT_EQ(placed.count("attention_probs"), 1u) << rows.explanation;
+    EXPECT_EQ(placed["attention_probs"], "") << rows.explanation;
+    for (const char *row_stage : {"attention_max", "attention_sum"}) {
+        EXPECT_EQ(placed[row_stage].rfind("attention_probs.", 0), 0u) << row_stage << ": " << placed[row_stage] << "\n"
+                                                                      << rows.explanation;
+    }
+    EXPECT_NE(rows.explanation.find("attention_exp: shared producer, at attention_probs."), std::string::npos)
+        << rows.explanation;
+    // And correct on this host so placed (chains unfused there or not).
+    SchedulerChoice host_off = test::host_choice("Tessera");
+    host_off.options.fuse_chains = false;
+    const std::string line = "attention B=2 M=40 N=24 K=16 L=56";
+    const uint64_t seed = test::test_seed("Tessera unfused: " + line);
+    const OpCheck r = check_op(ops::parse_op_line(line), host_off, seed, 0);
+    EXPECT_TRUE(r.error.empty()) << line << ": " << r.error;
+    EXPECT_LE(r.rel_error, kRelTolerance) << line << ", seed " << seed;
 
     // The model in numbers: fusing keeps the 12x256x256 scores on chip, so the best
     // order moves less than the two GEMMs one by one beyond L1. Its blocks hold the

@@ -197,6 +197,16 @@ bool reads_row_reduction(const TensorExpr &out, const FunctionDag &dag, const St
     return false;
 }
 
+bool reads_reduction_across_rows(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan) {
+    for (const AccessMap &m : out.reads) {
+        if (!read_reduction(m, dag, plan) || compute_stage(plan.stages.at(m.tensor))) continue;
+        for (size_t j : out.spatial_dims()) {
+            if (out.dims[j].extent > 1 && !m.depends_on(j)) return true;
+        }
+    }
+    return false;
+}
+
 std::vector<std::string> readers_of(const FunctionNode &node, const FunctionDag &dag, const StagePlan &plan) {
     std::vector<std::string> readers;
     std::vector<std::string> pending = node.consumers;

@@ -70,6 +70,11 @@ bool reads_only_at_point(const TensorExpr &t, const std::string &name);
 // its own parallel blocks.
 bool reads_row_reduction(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan);
 
+// Whether `out` reads a reduction (not a compute-intensive one) that is constant
+// along one of its pure dims: a softmax's probabilities divided by each row's sum,
+// a layer norm's output scaled by each row's variance.
+bool reads_reduction_across_rows(const TensorExpr &out, const FunctionDag &dag, const StagePlan &plan);
+
 // Whether every Function that reads `node` (readers_of) reads all of it at each of
 // its own points: no read of it moves with a pure dim of the reader (a
 // squeeze-excite's pooled vector, read whole by every output channel of the 1x1
