@@ -77,8 +77,8 @@ std::vector<double> time_partitions(const graph::Graph &g, const std::vector<Sch
     }
     auto run = [&](size_t c) {
         graph::LoweredPartition &lp = partitions[c]->lowered;
-        for (size_t k = 0; k < lp.params.size(); k++) lp.params[k].set(graph::halide_view(inputs[c][k]));
-        Halide::Buffer<> out = graph::halide_view(outputs[c]);
+        for (size_t k = 0; k < lp.params.size(); k++) lp.params[k].set(graph::halide_view(inputs[c][k], lp.param_shapes[k]));
+        Halide::Buffer<> out = graph::halide_view(outputs[c], lp.output_shape);
         const graph::JitThreadPool::Run scope(pool);
         pool.realize(lp.pipeline, Halide::Realization(out), target);
         return true;

@@ -74,8 +74,11 @@ EmitReport emit_model(const Graph &g, const FusionPlan &plan, const PartitionSch
     // scheduling and code generation are the tasks, run by o.run_tasks (in parallel
     // processes from the CLI), each writing its object and header.
     std::vector<std::function<std::string()>> tasks;
+    LowerOptions lower_options;
+    // A GPU library keeps values on the device in their own shapes, shared by kernels.
+    lower_options.planes_as_rows = !o.target.has_gpu_feature();
     for (size_t k = 0; k < plan.partitions.size(); k++) {
-        parts.push_back(lower_partition(g, plan.partitions[k]));
+        parts.push_back(lower_partition(g, plan.partitions[k], lower_options));
         const std::string fn = o.name + "_" + parts.back().name;
         functions.push_back(fn);
         headers.push_back(fn + ".h");

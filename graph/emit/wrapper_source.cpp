@@ -246,20 +246,21 @@ WrapperSource generate_wrapper(const Graph &g, const std::vector<LoweredPartitio
         std::string args;
         // A value kept on the device is its persistent buffer; any other (the caller's
         // arrays) a buffer for this call, copied over and back on a GPU.
-        auto buffer = [&](const std::string &var, const std::string &v, bool input) {
+        // In the shape the kernel takes it (lower_partition: planes as rows).
+        auto buffer = [&](const std::string &var, const std::string &v, const Shape &shape, bool input) {
             if (device_index.count(v)) {
                 s << "        Halide::Runtime::Buffer<> &" << var << " = m->on_device[" << device_index.at(v) << "];\n";
                 return;
             }
             s << "        Halide::Runtime::Buffer<" << c_type(g, v) << "> " << var << "(" << where.at(v) << ", "
-              << extents(g.value(v).shape) << ");\n";
+              << extents(shape) << ");\n";
             if (on_gpu && input) s << "        " << var << ".set_host_dirty();\n";
         };
         for (size_t i = 0; i < lp.input_values.size(); i++) {
-            buffer("a" + std::to_string(i), lp.input_values[i], true);
+            buffer("a" + std::to_string(i), lp.input_values[i], lp.param_shapes[i], true);
             args += "a" + std::to_string(i) + ", ";
         }
-        buffer("out", lp.output_value, false);
+        buffer("out", lp.output_value, lp.output_shape, false);
         // The pool is each kernel's user context (Target::UserContext): its parallel loops run there.
         s << "        if (int e = " << function_names[k] << "(m->pool.get(), " << args << "out)) return fail(\"" << lp.name
           << "\", e);\n";

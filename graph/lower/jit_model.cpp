@@ -13,7 +13,14 @@
 namespace tessera::graph {
 
 Halide::Buffer<> halide_view(TensorData &t) {
-    std::vector<int> sizes(t.shape.rbegin(), t.shape.rend());
+    return halide_view(t, t.shape);
+}
+
+Halide::Buffer<> halide_view(TensorData &t, const Shape &as) {
+    if (num_elements(as) != num_elements(t.shape)) {
+        throw GraphError("a " + shape_string(t.shape) + " tensor viewed as " + shape_string(as) + " (internal error)");
+    }
+    std::vector<int> sizes(as.rbegin(), as.rend());
     if (t.is_float()) return Halide::Buffer<float>(t.f.data(), sizes);
     return Halide::Buffer<int64_t>(t.i.data(), sizes);  // every integer-like dtype: boundary_type
 }
@@ -68,10 +75,10 @@ TensorMap JitModel::run(const TensorMap &inputs, std::vector<double> *partition_
     for (const LoweredPartition &lp : partitions_) {
         for (size_t k = 0; k < lp.params.size(); k++) {
             Halide::ImageParam param = lp.params[k];
-            param.set(halide_view(value_of(lp.input_values[k])));
+            param.set(halide_view(value_of(lp.input_values[k]), lp.param_shapes[k]));
         }
         auto out = std::make_shared<TensorData>(poisoned_output(graph_.value(lp.output_value)));
-        Halide::Buffer<> out_buffer = halide_view(*out);
+        Halide::Buffer<> out_buffer = halide_view(*out, lp.output_shape);
         Halide::Pipeline pipeline = lp.pipeline;  // a handle: realize is not const
         const auto start = std::chrono::steady_clock::now();
         try {

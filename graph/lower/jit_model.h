@@ -49,6 +49,9 @@ private:
 // A host buffer's data seen as a Halide buffer (dimensions reversed; no copy): float
 // for fp32, int64 for the integer-like dtypes (boundary_type).
 Halide::Buffer<> halide_view(TensorData &t);
+// The same data under `as`, a shape with as many elements (a kernel's param_shapes
+// or output_shape: the value with its planes as rows).
+Halide::Buffer<> halide_view(TensorData &t, const Shape &as);
 
 // A buffer for a value of `info`'s dtype and shape, poisoned: a kernel that leaves an
 // element unwritten shows as NaN (fp32) or INT64_MIN (integer-like).

@@ -5,6 +5,7 @@
 #include "halide_name.h"
 #include "lower_rule.h"
 #include "lowering_passes.h"
+#include "planes_as_rows.h"
 
 #include <algorithm>
 #include <map>
@@ -37,7 +38,10 @@ Halide::Type boundary_type(DType dtype) {
     return dtype == DType::f32 ? Halide::Float(32) : Halide::Int(64);
 }
 
-LoweredPartition lower_partition(const Graph &g, const Partition &p) {
+LoweredPartition lower_partition(const Graph &original, const Partition &p, const LowerOptions &options) {
+    const auto plane = options.planes_as_rows ? pointwise_plane(original, p) : std::nullopt;
+    const Graph rows = plane ? with_planes_as_rows(original, p, plane->first, plane->second) : Graph();
+    const Graph &g = plane ? rows : original;
     LoweredPartition lp;
     lp.name = halide_name(p.name);
     std::map<std::string, Halide::Func> funcs;
@@ -71,6 +75,7 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
         if (dense_value(g, value)) ops::set_dense_strides(param, info.shape);
         lp.input_values.push_back(value);
         lp.params.push_back(param);
+        lp.param_shapes.push_back(info.shape);
         funcs[value] = param;
     }
     for (int index : p.nodes) {
@@ -84,6 +89,7 @@ LoweredPartition lower_partition(const Graph &g, const Partition &p) {
         for (size_t k = 0; k < outs.size(); k++) funcs[node.outputs[k]] = outs[k];
     }
     lp.output_value = p.output;
+    lp.output_shape = g.value(p.output).shape;
     lp.output = funcs.at(p.output);
     const Halide::Type out_type = boundary_type(g.value(p.output).dtype);
     if (lp.output.output_types().at(0) != out_type) {

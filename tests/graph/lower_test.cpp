@@ -16,6 +16,7 @@
 #include "pack_weights.h"
 #include "plan_chains.h"
 #include "plan_fusion.h"
+#include "planes_as_rows.h"
 #include "prepare_graph.h"
 #include "tessera_scheduler.h"
 #include "remove_dead.h"
@@ -443,6 +444,91 @@ TEST(GraphLowering, BlockedLayoutComputesTheModelAsWritten) {
     Graph wide = original;
     EXPECT_EQ(assign_layouts(wide, blocks_of(16)).blocked_nodes, 0);
     EXPECT_EQ(wide.nodes.size(), original.nodes.size());
+}
+
+// A bottleneck's last stage at 7x7: 1x1 convolution, bias, the skip connection
+// added, ReLU. `stride` 2 or a 3x3 kernel make it read neighbouring points.
+ModelBuilder pointwise_residual(int64_t kernel = 1, int64_t stride = 1) {
+    ModelBuilder b(13);
+    const int64_t c = 16, side = 7;
+    b.input("x", {1, c, side, side}).input("skip", {1, c, side, side}).output("y");
+    b.initializer("w", weights({c, c, kernel, kernel}, 3));
+    b.initializer("bias", weights({c}, 4));
+    auto &conv = b.node("Conv", {"x", "w", "bias"}, {"c"}, "pointwise");
+    testing::set_ints(conv, "kernel_shape", {kernel, kernel});
+    testing::set_ints(conv, "strides", {stride, stride});
+    if (kernel == 3) testing::set_ints(conv, "pads", {1, 1, 1, 1});
+    if (stride == 1) {
+        b.node("Add", {"c", "skip"}, {"sum"});
+    } else {
+        b.node("Add", {"c", "c"}, {"sum"});
+    }
+    b.node("Relu", {"sum"}, {"y"});
+    return b;
+}
+
+// A partition pointwise across the plane (1x1 stride-1 convolution and element-wise
+// nodes) is lowered with its 7x7 planes as rows of 49 points, NCHW and NCHW8c, its
+// buffers in those shapes; a GPU's lowering (planes_as_rows off), a 3x3 kernel or a
+// stride keeps the plane. Each computes the model as written.
+TEST(GraphLowering, PointwisePartitionsSeeTheirPlanesAsRows) {
+    for (const bool blocked : {false, true}) {
+        const Graph original = prepared(pointwise_residual());
+        Graph g = original;
+        if (blocked) {
+            LayoutOptions o = blocks_of(8);
+            o.max_conversion_share = 1;  // a region this small: its conversions are most of its traffic
+            const LayoutReport r = assign_layouts(g, o);
+            ASSERT_EQ(r.blocked_nodes, 3) << r.describe();
+        }
+        const FusionPlan plan = plan_fusion(g, {4.0, true});
+        const Partition *conv = nullptr;
+        for (const Partition &p : plan.partitions) {
+            if (partition_op_types(g, p).find("Conv") != std::string::npos) conv = &p;
+        }
+        ASSERT_TRUE(conv) << blocked << ": " << ::testing::PrintToString(partition_ops(g, plan));
+        // Blocked, the input's and the skip's conversions join it.
+        EXPECT_EQ(partition_op_types(g, *conv), blocked ? "ToBlockedLayout+ToBlockedLayout+Conv+Add+Relu" : "Conv+Add+Relu");
+        ASSERT_TRUE(pointwise_plane(g, *conv)) << blocked;
+        EXPECT_EQ(*pointwise_plane(g, *conv), (std::pair<int64_t, int64_t>{7, 7}));
+        const Shape rows = blocked ? Shape{1, 2, 1, 49, 8} : Shape{1, 16, 1, 49};
+        const LoweredPartition lp = lower_partition(g, *conv);
+        EXPECT_EQ(lp.output_shape, rows) << blocked;
+        for (size_t k = 0; k < lp.params.size(); k++) {
+            const Shape &own = g.value(lp.input_values[k]).shape;
+            EXPECT_EQ(lp.param_shapes[k], plane_as_row(own, 7, 7)) << lp.input_values[k];
+            EXPECT_EQ(num_elements(lp.param_shapes[k]), num_elements(own)) << lp.input_values[k];
+            EXPECT_EQ(lp.params[k].dimensions(), int(own.size())) << lp.input_values[k];
+        }
+        LowerOptions gpu;
+        gpu.planes_as_rows = false;
+        EXPECT_EQ(lower_partition(g, *conv, gpu).output_shape, g.value(conv->output).shape) << blocked;
+        expect_matches_reference(g, plan, 61, &original);
+        expect_matches_reference(g, plan_fusion(g, {4.0, false}), 62, &original);
+    }
+    for (const auto &[kernel, stride] : {std::pair<int64_t, int64_t>{3, 1}, {1, 2}}) {
+        const Graph g = prepared(pointwise_residual(kernel, stride));
+        const FusionPlan plan = plan_fusion(g, {4.0, true});
+        for (const Partition &p : plan.partitions) {
+            EXPECT_FALSE(pointwise_plane(g, p)) << kernel << " " << stride << ": " << partition_op_types(g, p);
+        }
+        expect_matches_reference(g, plan, 63);
+    }
+}
+
+// A value broadcast along the plane's last axis alone ([7] against [1, 16, 7, 7])
+// would meet the row's 49 points: the partition keeps its plane.
+TEST(GraphLowering, AValueAlignedWithThePlanesLastAxisKeepsThePlane) {
+    ModelBuilder b = pointwise_residual();
+    b.initializer("row", weights({7}, 5));
+    b.node("Mul", {"y", "row"}, {"scaled"});
+    b.output("scaled");
+    const Graph g = prepared(b);
+    const FusionPlan plan = plan_fusion(g, {4.0, true});
+    for (const Partition &p : plan.partitions) {
+        if (partition_op_types(g, p).find("Mul") != std::string::npos) EXPECT_FALSE(pointwise_plane(g, p));
+    }
+    expect_matches_reference(g, plan, 64);
 }
 
 // SqueezeNet's fire module blocked: two expand convolutions (bias, relu) concatenated

@@ -192,6 +192,35 @@ std::string write_cnn(const std::string &file) {
     return b.save(file);
 }
 
+// A bottleneck's tail at 7x7 (1x1 expand with ReLU, 1x1 project, the skip added):
+// its partitions are pointwise across the plane and take their buffers as rows of
+// 49 points (lower_partition); the compiled library, NCHW and NCHW8c, computes the
+// model as written.
+TEST(TesseraCli, PointwisePartitionsCompiledWithPlanesAsRowsMatchTheReference) {
+    ModelBuilder b(13);
+    b.input("x", {1, 16, 7, 7}).output("y");
+    b.initializer("w1", testing::random_floats({32, 16, 1, 1}, 41, -0.3f, 0.3f));
+    b.initializer("b1", testing::random_floats({32}, 42));
+    b.initializer("w2", testing::random_floats({16, 32, 1, 1}, 43, -0.3f, 0.3f));
+    b.node("Conv", {"x", "w1", "b1"}, {"c1"});
+    b.node("Relu", {"c1"}, {"r1"});
+    b.node("Conv", {"r1", "w2"}, {"c2"});
+    b.node("Add", {"c2", "x"}, {"y"});
+    const std::string model = b.save("pointwise_rows.onnx");
+    const std::string x = testing::temp_path("pointwise_rows_x.npy"), want = testing::temp_path("pointwise_rows_want.npy");
+    write_npy(x, testing::random_floats({1, 16, 7, 7}, 44));
+    CommandResult r = tessera("run " + model + " --reference --input " + x + " --output " + want + " --reps 1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char *layout : {"fixed", "nchwc"}) {
+        const std::string out = testing::temp_path(std::string("pointwise_rows_") + layout);
+        std::filesystem::remove_all(out);
+        r = tessera("compile " + model + " -o " + out + " --layout " + layout);
+        ASSERT_EQ(r.exit_code, 0) << layout << "\n" << r.output;
+        r = tessera("run " + out + " --input " + x + " --expect " + want + " --reps 2 --tolerance 1e-4");
+        EXPECT_EQ(r.exit_code, 0) << layout << "\n" << r.output;
+    }
+}
+
 // GPU targets: compiled ahead of time (Tessera's GPU schedules for every
 // partition); an OpenCL library runs on PoCL in tessera-run-library (no libHalide
 // in the process) and matches the reference; a CUDA library compiles (no GPU
