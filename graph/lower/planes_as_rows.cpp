@@ -1,7 +1,10 @@
 #include "planes_as_rows.h"
 
 #include "assign_layouts.h"
+#include "graph_error.h"
 #include "node_cost.h"
+#include "shape_inference.h"
+#include "window.h"
 
 #include <set>
 
@@ -9,29 +12,23 @@ namespace tessera::graph {
 
 namespace {
 
-bool all_equal(const std::vector<int64_t> &values, int64_t v) {
-    for (int64_t x : values) {
-        if (x != v) return false;
-    }
-    return true;
-}
-
-// A Conv each of whose output points reads its input at that point only.
+// A Conv each of whose output points reads its input at that point only: a 1x1
+// window (weights OIHW, or panels [oc/b][c][kh][kw][b]) with stride 1 and no pad,
+// as the lowering resolves it.
 bool pointwise_conv(const Graph &g, const Node &n) {
     if (n.op_type != "Conv" || n.inputs.size() < 2 || n.get_int("group", 1) != 1) return false;
-    if (!all_equal(n.get_ints("strides", {}), 1) || !all_equal(n.get_ints("pads", {}), 0)) return false;
-    const std::string pad = n.get_string("auto_pad", "NOTSET");
-    if (pad != "NOTSET" && pad != "VALID") return false;
-    // Weights OIHW, or panels [oc/b][c][kh][kw][b] (pack_weights, assign_layouts).
-    const Shape &w = g.value(n.inputs[1]).shape;
-    return (w.size() == 4 || w.size() == 5) && w[2] == 1 && w[3] == 1;
-}
-
-bool single_element(const Shape &s) {
-    for (int64_t d : s) {
-        if (d != 1) return false;
+    const Shape &x = g.value(n.inputs[0]).shape, &w = g.value(n.inputs[1]).shape;
+    if (x.size() < 4 || (w.size() != 4 && w.size() != 5) || w[2] != 1 || w[3] != 1) return false;
+    try {
+        InferContext ic(n, g.opset, input_infos(g, n));
+        const Window win = resolve_window(ic, {x[2], x[3]}, {1, 1}, false);
+        for (size_t a = 0; a < win.strides.size(); a++) {
+            if (win.strides[a] != 1 || win.pad_begin[a] != 0 || win.pad_end[a] != 0) return false;
+        }
+        return true;
+    } catch (const GraphError &) {
+        return false;  // the lowering reports it
     }
-    return true;
 }
 
 // The values a node reads as images (a Conv's weights and bias are not).
@@ -57,7 +54,7 @@ std::optional<std::pair<int64_t, int64_t>> pointwise_plane(const Graph &g, const
         if (!pointwise_conv(g, n) && !is_elementwise(n) && !conversion) return std::nullopt;
         for (const std::string &v : image_values(n)) {
             const TensorInfo &info = g.value(v);
-            if (single_element(info.shape)) continue;
+            if (num_elements(info.shape) == 1) continue;
             if (info.shape.size() != 4 && info.shape.size() != 5) return std::nullopt;
             const std::pair<int64_t, int64_t> hw{info.shape[2], info.shape[3]};
             if (hw == std::pair<int64_t, int64_t>{1, 1}) continue;
