@@ -613,11 +613,21 @@ std::set<std::string> unrolled_loops(const schedule::PipelineSchedule &s, const 
     return unrolled;
 }
 
+// The vector width of the padded copy of a convolution's input (0: none split).
+int padded_copy_lanes(const schedule::PipelineSchedule &s) {
+    for (const auto &[func, split] : directives_of<schedule::Split>(s)) {
+        if (func == "constant_exterior" && split.inner == split.old_var + "_vi") return split.factor;
+    }
+    return 0;
+}
+
 TEST(TesseraPlugin, DepthwiseRegisterTilesUnrollTheirWindowsTaps) {
     // A depthwise register tile sums only a window: its taps unrolled, the tile's
     // neighbouring points that read one input vector load it once (NCHW16c 3x3
     // 144x56x56 on Zen 4 0.24-0.27 -> 0.15 ms). A dense convolution's tile also sums
-    // channels: its taps stay loops around the channel sum.
+    // channels: its taps stay loops around the channel sum. The padded copy takes
+    // whole vectors where a vector is one point's channel block (NCHW16c), half
+    // vectors where rows straddle the edge (NCHW).
     load_plugin(TESSERA_PLUGIN_PATH);
     const std::vector<std::string> depthwise = {
         "depthwise_conv2d n=1 c=144 h=56 w=56 kh=3 kw=3 stride=1 pad=1 layout=nchwc block=16",
@@ -630,6 +640,9 @@ TEST(TesseraPlugin, DepthwiseRegisterTilesUnrollTheirWindowsTaps) {
             const std::set<std::string> unrolled = unrolled_loops(s.schedule, "depthwise_sum");
             EXPECT_TRUE(unrolled.count("r$x") && unrolled.count("r$y")) << machine.name << ", " << line << ":\n"
                                                                         << s.source;
+            const bool blocked = line.find("layout=nchwc") != std::string::npos;
+            EXPECT_EQ(padded_copy_lanes(s.schedule), blocked ? machine.lanes : machine.lanes / 2)
+                << machine.name << ", " << line << ":\n" << s.source;
         }
         const PinnedSchedule d = tessera_schedule(dense, machine);
         for (const std::string &tap : {"r$y", "r$z"}) {
