@@ -3,6 +3,7 @@
 #include "alignment.h"
 #include "diagnostics.h"
 #include "loops.h"
+#include "program_family.h"
 
 #include <algorithm>
 
@@ -94,17 +95,16 @@ constexpr int64_t kChunkUnroll = 4;
 // The widest window whose taps a register tile unrolls (ConvNeXt's 7x7 depthwise).
 constexpr int64_t kMaxUnrolledTaps = 7;
 
-// Whether every reduction of `t` is a window's taps (a depthwise convolution: no
-// channel sum), each at most kMaxUnrolledTaps: unrolled, the taps that read the
+// Whether `t` sums windows only (rtile::program_family's "depthwise": no channel
+// sum), each tap dim at most kMaxUnrolledTaps: unrolled, the taps that read the
 // same input vector (neighbouring rows of a tile, shifted columns) load it once,
 // as LLVM numbers their addresses alike. Zen 4, one thread, side by side: NCHW16c
 // 3x3 144x56x56 0.24-0.27 -> 0.15 ms, 7x7 96x56x56 0.37 -> 0.32; NCHW 5x5
 // 240x28x28 0.20-0.22 -> 0.17; strided and 14x14 ones unchanged.
 bool unrolls_window_taps(const TensorExpr &t) {
-    const std::vector<size_t> reductions = t.reduction_dims();
-    return !reductions.empty() && std::all_of(reductions.begin(), reductions.end(), [&](size_t r) {
-        return t.dims[r].extent <= kMaxUnrolledTaps;
-    });
+    const std::vector<size_t> taps = t.reduction_dims();
+    return rtile::program_family(t) == "depthwise" &&
+           std::all_of(taps.begin(), taps.end(), [&](size_t r) { return t.dims[r].extent <= kMaxUnrolledTaps; });
 }
 
 // A computed operand (a boundary condition's padded copy) read by tiles that may
@@ -194,10 +194,6 @@ int dense_output_point(const TensorExpr &t, const rtile::RTile &reg, const hal::
     return points == d.vector_lanes || points == d.vector_lanes / 2 ? j : -1;
 }
 
-// The operands of a compute stage's tiles (packed input copies, computed
-// producers) computed at `at_func`.`at_var`, vectorised; an input is copied
-// through a wrapper Func read by `consumer`.
-// An input copy goes to `panel_var` instead when that is given (see panel_packing).
 // Whether `t` reads computed operand `func` with storage dim 0 indexed by the vector
 // dim alone: a vector of it is one point's channel block (NCHW[b]c), which a
 // boundary condition keeps or zeroes whole.
@@ -212,6 +208,10 @@ bool reads_channel_block(const TensorExpr &t, const rtile::RProgram &p, const st
     return false;
 }
 
+// The operands of a compute stage's tiles (packed input copies, computed
+// producers) computed at `at_func`.`at_var`, vectorised; an input is copied
+// through a wrapper Func read by `consumer`.
+// An input copy goes to `panel_var` instead when that is given (see panel_packing).
 void place_operands(schedule::ScheduleBuilder &script, const TensorExpr &t, const rtile::RProgram &p,
                     const hal::DeviceSpec &d, const std::vector<TileOperand> &operands, const std::string &consumer,
                     const std::string &at_func, const std::string &at_var, const std::string &panel_var = "") {
